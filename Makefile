@@ -1,0 +1,136 @@
+# warpgrade -- top-level build.
+#
+#   make            bin/warpgrade, the runner library and the emulator runtime
+#   make demo       build, then grade the bundled sample submission
+#   make check      Check unit tests and end-to-end grading cases (no GPU needed)
+#   make check-gpu  the GPU tests (needs a usable NVIDIA GPU)
+#   make bench      reference-kernel benchmark on the GPU -> docs/PERFORMANCE.md
+#   make coverage   lcov HTML report of the test suite under build/coverage/
+#   make deps       install the Debian packages (as root)
+#
+# Objects go to build/ with dependency files; V=1 shows the commands;
+# DEVELOPER=1 adds -Werror.  CUDA_HOME defaults to /usr/local/cuda.
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+CC ?= cc
+CXX ?= c++
+PKG_CONFIG ?= pkg-config
+PKGS = check libarchive jansson
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+ifeq ($(DEVELOPER),1)
+WARN += -Werror
+endif
+OPT ?= -O2 -g
+CPPFLAGS += -I. -Iharness -Iexercises -Igrader -I$(CUDA_HOME)/include \
+	-D_GNU_SOURCE -DWG_CUDA_HOME='"$(CUDA_HOME)"'
+CFLAGS += -std=c11 $(OPT) $(WARN) -MMD -MP $(COVFLAGS)
+LDFLAGS += $(COVFLAGS)
+
+# Library flags come from pkg-config; a missing package stops the build
+# with the command that installs it.
+MISSING_PKGS := $(shell for p in $(PKGS); do \
+	$(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done)
+ifneq ($(filter-out deps clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(MISSING_PKGS),)
+$(error missing libraries: $(MISSING_PKGS); install them with 'sudo make deps' (or: sudo .ci/install-deps))
+endif
+ifeq ($(wildcard $(NVCC)),)
+$(error nvcc not found at '$(NVCC)': install the CUDA Toolkit or set CUDA_HOME)
+endif
+endif
+LIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags libarchive jansson 2>/dev/null)
+LIB_LIBS := $(shell $(PKG_CONFIG) --libs libarchive jansson 2>/dev/null)
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+CFLAGS += $(LIB_CFLAGS)
+
+# ---- sources ----
+EXERCISE_SRC := $(wildcard exercises/*.c exercises/*/*.c)
+# Shared between grader and runner: protocol codec and exercise oracles.
+COMMON_SRC := harness/protocol.c $(EXERCISE_SRC)
+GRADER_SRC := $(filter-out grader/main.c,$(wildcard grader/*.c))
+RUNNER_SRC := $(filter-out harness/protocol.c,$(wildcard harness/*.c))
+EMU_SRC := $(wildcard harness/emu/*.c)
+TEST_SRC := $(wildcard tests/check_*.c)
+
+obj = $(patsubst %.c,build/%.o,$(1))
+COMMON_OBJ := $(call obj,$(COMMON_SRC))
+GRADER_OBJ := $(call obj,$(GRADER_SRC))
+RUNNER_OBJ := $(call obj,$(RUNNER_SRC))
+EMU_OBJ := $(call obj,$(EMU_SRC))
+TEST_BIN := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
+
+all: bin/warpgrade build/libwgrunner.a build/libwgemu.a
+
+-include harness/emu/emu.mk
+
+build/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+build/libwgcore.a: $(COMMON_OBJ) $(GRADER_OBJ)
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The runner library: everything the runner executable is linked from,
+# apart from the submission's and the reference's objects and the CUDA
+# runtime (NVIDIA's libcudart or build/libwgemu.a).
+build/libwgrunner.a: $(RUNNER_OBJ) $(COMMON_OBJ)
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+build/libwgemu.a: $(EMU_OBJ)
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+bin/warpgrade: build/grader/main.o build/libwgcore.a build/libwgemu.a
+	@mkdir -p bin
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< build/libwgcore.a $(LIB_LIBS) -lm
+
+build/tests/%: tests/%.c build/libwgcore.a build/libwgemu.a
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  TEST    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests -o $@ $< \
+		build/libwgcore.a build/libwgemu.a $(LDFLAGS) $(LIB_LIBS) \
+		$(CHECK_LIBS) -lm -lpthread
+
+# ---- user targets ----
+.PHONY: all check check-unit check-gpu demo bench coverage deps clean fuzz
+
+deps:
+	.ci/install-deps
+
+check: all $(TEST_BIN)
+	$(Q)tests/run-tests $(TEST_BIN)
+
+check-gpu: all
+	$(Q)tests/run-gpu-tests
+
+demo: all
+	$(Q)bin/warpgrade grade tests/fixtures/good
+
+bench: all
+	$(Q)bench/run-bench
+
+coverage:
+	$(MAKE) clean
+	$(MAKE) COVFLAGS=--coverage OPT=-O0 check
+	lcov --quiet --capture --directory build --output-file build/coverage.info \
+		--ignore-errors mismatch
+	genhtml --quiet build/coverage.info --output-directory build/coverage
+	@echo "coverage report: build/coverage/index.html"
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,95 @@
+/*
+ * The exercise table: what every part of warpgrade knows about an exercise.
+ *
+ * Each exercise folder provides one `const struct exercise` (its oracle and
+ * its spec); exercises/exercises.c lists them.  The table is plain C with no
+ * CUDA in it, so the grader (trusted, never touches CUDA) and the runner
+ * (untrusted side) link the very same code: the runner generates inputs
+ * with ex->generate and the grader regenerates them to compute the expected
+ * output with ex->expected.  Correctness is never decided by the runner.
+ *
+ * Shapes are (m, n): rows x cols for matrices, count x fields for AoS->SoA.
+ * The correctness domain of every exercise is all 1 <= m, n <= 64 (the
+ * "sweep", 4,096 shapes, in index order m-major: index = (m-1)*64 + (n-1))
+ * followed by the exercise's edge shapes.
+ */
+#ifndef EXERCISE_H
+#define EXERCISE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define EXERCISE_SWEEP_MAX 64
+#define EXERCISE_SWEEP_COUNT (EXERCISE_SWEEP_MAX * EXERCISE_SWEEP_MAX)
+
+/* Technique checks an exercise asks for (bit set). */
+#define EXERCISE_TECH_COALESCED     0x1u /* global sectors/request near ideal */
+#define EXERCISE_TECH_NO_CONFLICTS  0x2u /* zero shared-memory bank conflicts */
+#define EXERCISE_TECH_DYNAMIC_SHARED 0x4u /* extern __shared__ sized at launch */
+
+/* Edge-shape flags. */
+#define EXERCISE_EDGE_GPU_ONLY 0x1u /* too large to interpret: GPU backend only */
+
+struct exercise_shape {
+	int64_t m;
+	int64_t n;
+};
+
+struct exercise_edge {
+	struct exercise_shape shape;
+	unsigned flags;
+	const char *why; /* one line: what this shape catches */
+};
+
+struct exercise {
+	const char *name;      /* folder and file stem, e.g. "padded_tile" */
+	const char *launcher;  /* student launcher symbol (C linkage) */
+	const char *title;     /* one line for reports */
+	const char *dim_m;     /* "rows" or "count" */
+	const char *dim_n;     /* "cols" or "fields" */
+	size_t elem_size;      /* bytes per element (4 for every exercise now) */
+	int elem_is_float;     /* 1: float, 0: int32 (for printing values) */
+
+	/* Fill in[0 .. m*n) for shape index `index` of a run seeded `seed`.
+	 * Deterministic: same (seed, index, shape) gives the same bytes. */
+	void (*generate)(uint64_t seed, size_t index, struct exercise_shape s,
+			 void *in);
+	/* out[0 .. m*n) = the exercise's function of in. */
+	void (*expected)(const void *in, void *out, struct exercise_shape s);
+
+	const struct exercise_edge *edges;
+	size_t nedges;
+	struct exercise_shape perf_shape;    /* ~256 MB per buffer, GPU timing */
+	struct exercise_shape counter_shape; /* mid-size, emulator counters */
+	unsigned techniques;                 /* EXERCISE_TECH_* */
+};
+
+/* The table, in report order; exercise_count() entries. */
+extern const struct exercise *const exercise_table[];
+size_t exercise_count(void);
+
+/* Lookup by folder name; NULL when unknown. */
+const struct exercise *exercise_find(const char *name);
+
+/* Number of correctness shapes: the sweep plus the edges. */
+size_t exercise_nshapes(const struct exercise *ex);
+/* Shape number `index` of the correctness domain (sweep first, then edges).
+ * *flags receives the edge flags (0 for sweep shapes); it may be NULL. */
+struct exercise_shape exercise_shape_at(const struct exercise *ex,
+					size_t index, unsigned *flags);
+
+/* Elements in a shape (m*n). */
+static inline size_t exercise_shape_elems(struct exercise_shape s)
+{
+	return (size_t)s.m * (size_t)s.n;
+}
+
+/* Shared helpers for generators and the harness. */
+uint64_t exercise_mix64(uint64_t x); /* splitmix64 finaliser */
+/* Finite floats, mixed signs and magnitudes, no NaN/Inf/denormal. */
+void exercise_fill_float(uint64_t seed, size_t index, float *p, size_t n);
+void exercise_fill_int(uint64_t seed, size_t index, int32_t *p, size_t n);
+/* 64-bit FNV-1a over bytes, used for the "input unchanged" check. */
+uint64_t exercise_hash(const void *p, size_t n);
+
+#endif

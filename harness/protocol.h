@@ -1,0 +1,236 @@
+/*
+ * The wire between the grader and the runner: framed, versioned,
+ * size-capped binary messages on a pipe.  This one module encodes and
+ * decodes every message; the runner, the grader and their tests all use it.
+ *
+ * A frame is a 12-byte header -- magic "WGP" + version byte, type (u16),
+ * reserved (u16), payload length (u32), all little-endian -- followed by the
+ * payload.  A payload never exceeds PROTO_MAX_PAYLOAD; a decoder rejects
+ * bad magic, another version, an unknown type, an oversized length and a
+ * stream that ends inside a frame.  Integers are little-endian, strings are
+ * u32 length + bytes (no NUL), doubles are IEEE-754 bit patterns in a u64.
+ *
+ * Trust: the grader decodes what an untrusted process wrote.  Every getter
+ * is bounds-checked and only sets the reader's error flag on overrun;
+ * callers check proto_reader_ok() once after decoding a message.
+ */
+#ifndef PROTOCOL_H
+#define PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_VERSION 1
+#define PROTO_HEADER_SIZE 12
+#define PROTO_MAX_PAYLOAD (64u << 20)
+#define PROTO_MAX_STRING 4096u
+#define PROTO_MAX_LAUNCHES 64u  /* launches described per launcher call */
+#define PROTO_MAX_REPS 1000u
+
+enum proto_type {
+	PROTO_JOB = 1,   /* grader -> runner: what to do */
+	PROTO_HELLO,     /* runner: backend and device */
+	PROTO_PHASE,     /* runner: a phase begins */
+	PROTO_SHAPE,     /* runner: one chunk of one shape's guarded output */
+	PROTO_LAUNCHES,  /* runner: the launches one launcher call made */
+	PROTO_ERROR,     /* runner: a CUDA error or kernel fault */
+	PROTO_PERF,      /* runner: timing results */
+	PROTO_COUNTERS,  /* runner: emulator traffic counters of one launcher */
+	PROTO_DONE,      /* runner: a phase ended normally */
+	PROTO_TYPE_MAX
+};
+
+/* Phases, also used as bits in proto_job.phases. */
+enum proto_phase {
+	PROTO_PHASE_CORRECTNESS = 1,
+	PROTO_PHASE_PERF = 2,
+	PROTO_PHASE_COUNTERS = 4
+};
+
+/* ---- growable output buffer ---- */
+struct proto_buf {
+	unsigned char *data;
+	size_t len;
+	size_t cap;
+	int oom; /* set when an allocation failed; later puts are ignored */
+};
+
+void proto_buf_init(struct proto_buf *b);
+void proto_buf_release(struct proto_buf *b);
+void proto_put_u32(struct proto_buf *b, uint32_t v);
+void proto_put_u64(struct proto_buf *b, uint64_t v);
+void proto_put_i32(struct proto_buf *b, int32_t v);
+void proto_put_f64(struct proto_buf *b, double v);
+void proto_put_bytes(struct proto_buf *b, const void *p, size_t n);
+void proto_put_str(struct proto_buf *b, const char *s); /* NULL = "" */
+
+/* ---- bounds-checked reader ---- */
+struct proto_reader {
+	const unsigned char *p;
+	size_t len;
+	size_t pos;
+	int err;
+};
+
+void proto_reader_init(struct proto_reader *r, const void *p, size_t len);
+uint32_t proto_get_u32(struct proto_reader *r);
+uint64_t proto_get_u64(struct proto_reader *r);
+int32_t proto_get_i32(struct proto_reader *r);
+double proto_get_f64(struct proto_reader *r);
+/* Points into the payload (no copy); NULL and err on overrun. */
+const void *proto_get_bytes(struct proto_reader *r, size_t n);
+/* Copies into dst (NUL-terminated, truncated to dstlen-1); err on overrun
+ * or a string longer than PROTO_MAX_STRING. */
+void proto_get_str(struct proto_reader *r, char *dst, size_t dstlen);
+/* 1 when no overrun happened and every byte was consumed. */
+int proto_reader_done(const struct proto_reader *r);
+
+/* ---- frames ---- */
+
+/* Append a frame header + payload to b. */
+void proto_frame(struct proto_buf *b, enum proto_type type,
+		 const void *payload, size_t len);
+/* Write one frame to fd, retrying short writes and EINTR; 0 or -1. */
+int proto_write_frame(int fd, enum proto_type type, const void *payload,
+		      size_t len);
+
+/* Incremental decoder for a byte stream.  Feed it what the pipe gave, then
+ * take frames until proto_decoder_next returns 0.  The payload pointer is
+ * valid until the next feed or next call. */
+struct proto_decoder {
+	unsigned char *buf;
+	size_t len;   /* bytes held */
+	size_t start; /* first unconsumed byte */
+	size_t cap;
+	size_t max_payload;
+	char error[128];
+};
+
+void proto_decoder_init(struct proto_decoder *d, size_t max_payload);
+void proto_decoder_release(struct proto_decoder *d);
+int proto_decoder_feed(struct proto_decoder *d, const void *p, size_t n);
+/* 1: a frame was returned; 0: need more bytes; -1: corrupt stream (reason
+ * in d->error; the decoder stays failed). */
+int proto_decoder_next(struct proto_decoder *d, enum proto_type *type,
+		       const unsigned char **payload, size_t *len);
+/* 1 when bytes of an incomplete frame are still held (call at EOF). */
+int proto_decoder_pending(const struct proto_decoder *d);
+
+const char *proto_type_name(enum proto_type t);
+
+/* ---- messages ---- */
+
+struct proto_job {
+	char exercise[64];
+	uint64_t seed;
+	uint32_t phases;     /* PROTO_PHASE_* bits */
+	uint32_t perf_reps;  /* timed repetitions per launcher */
+	uint32_t flags;      /* PROTO_JOB_* */
+};
+#define PROTO_JOB_SKIP_GPU_ONLY 0x1u /* skip edges flagged GPU-only */
+
+struct proto_hello {
+	char backend[16];  /* "cuda" or "emu" */
+	char device[128];
+	uint32_t cc_major, cc_minor;
+	uint32_t sm_count;
+	uint64_t l2_bytes;
+	uint64_t global_mem_bytes;
+};
+
+struct proto_phase_msg {
+	uint32_t phase;
+	uint32_t count; /* shapes or repetitions to come */
+};
+
+/* One chunk of the guarded output of one correctness shape: the bytes
+ * [offset, offset+len) of guard + output + guard. */
+struct proto_shape {
+	uint32_t index;
+	uint32_t guard_elems;  /* elements of guard on each side */
+	uint64_t total_bytes;  /* whole guarded region */
+	uint64_t offset;
+	uint64_t input_hash;   /* exercise_hash of the input after the run */
+	const void *data;      /* decode: points into the frame */
+	uint64_t len;
+};
+
+struct proto_launch {
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint64_t dynamic_shared_bytes;
+	uint32_t on_given_stream; /* 1: launched on the stream it was given */
+};
+
+struct proto_launches {
+	uint32_t phase;
+	uint32_t index;      /* shape index, or UINT32_MAX for perf */
+	uint32_t total;      /* launches the launcher call made */
+	uint32_t count;      /* described below (<= PROTO_MAX_LAUNCHES) */
+	struct proto_launch launch[PROTO_MAX_LAUNCHES];
+};
+
+struct proto_error {
+	uint32_t phase;
+	uint32_t index;       /* shape index or repetition */
+	int32_t cuda_code;    /* cudaError_t value, 0 when not a CUDA error */
+	uint32_t fault_kind;  /* enum wgemu_fault_kind, 0 on a GPU */
+	char name[64];        /* e.g. "cudaErrorIllegalAddress" */
+	char message[512];
+};
+
+struct proto_perf {
+	uint32_t reps;
+	double student_ms[PROTO_MAX_REPS];
+	double reference_ms[PROTO_MAX_REPS];
+	double empty_launch_ms;    /* median event time of an empty launch */
+	double copy_gbps;          /* measured device-to-device copy, R+W */
+	uint64_t bytes_moved;      /* bytes read + written by one launcher call */
+	uint32_t mismatched_runs;  /* timed outputs unlike the reference */
+	uint32_t outside_stream_runs; /* output incomplete at stream end */
+	double host_sync_ms;       /* median host-clock launch+device sync */
+};
+
+struct proto_counter_launch {
+	char kernel[128];
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint64_t dynamic_shared_bytes;
+	uint64_t c[9]; /* struct wgemu_counters, in field order */
+};
+
+struct proto_counters {
+	uint32_t who; /* 0 student, 1 reference */
+	uint64_t m, n;
+	uint32_t total;   /* launches made */
+	uint32_t count;   /* described (<= PROTO_MAX_LAUNCHES) */
+	struct proto_counter_launch launch[PROTO_MAX_LAUNCHES];
+};
+
+struct proto_done {
+	uint32_t phase;
+	uint32_t completed; /* shapes or repetitions done */
+};
+
+/* Encoders append one whole frame to b.  Decoders take a payload and
+ * return 0 or -1 (malformed: wrong size, overrun, out-of-range count). */
+void proto_enc_job(struct proto_buf *b, const struct proto_job *m);
+int proto_dec_job(const void *p, size_t n, struct proto_job *m);
+void proto_enc_hello(struct proto_buf *b, const struct proto_hello *m);
+int proto_dec_hello(const void *p, size_t n, struct proto_hello *m);
+void proto_enc_phase(struct proto_buf *b, const struct proto_phase_msg *m);
+int proto_dec_phase(const void *p, size_t n, struct proto_phase_msg *m);
+void proto_enc_shape(struct proto_buf *b, const struct proto_shape *m);
+int proto_dec_shape(const void *p, size_t n, struct proto_shape *m);
+void proto_enc_launches(struct proto_buf *b, const struct proto_launches *m);
+int proto_dec_launches(const void *p, size_t n, struct proto_launches *m);
+void proto_enc_error(struct proto_buf *b, const struct proto_error *m);
+int proto_dec_error(const void *p, size_t n, struct proto_error *m);
+void proto_enc_perf(struct proto_buf *b, const struct proto_perf *m);
+int proto_dec_perf(const void *p, size_t n, struct proto_perf *m);
+void proto_enc_counters(struct proto_buf *b, const struct proto_counters *m);
+int proto_dec_counters(const void *p, size_t n, struct proto_counters *m);
+void proto_enc_done(struct proto_buf *b, const struct proto_done *m);
+int proto_dec_done(const void *p, size_t n, struct proto_done *m);
+
+#endif
