@@ -27,6 +27,12 @@
 #define PROTO_MAX_LAUNCHES 64u  /* launches described per launcher call */
 #define PROTO_MAX_REPS 1000u
 
+/* Correctness buffers: each shape's output is poisoned with POISON bytes
+ * and framed by GUARD_ELEMS elements of GUARD bytes on each side. */
+#define PROTO_GUARD_ELEMS 512u
+#define PROTO_POISON_BYTE 0xA5
+#define PROTO_GUARD_BYTE 0x5A
+
 enum proto_type {
 	PROTO_JOB = 1,   /* grader -> runner: what to do */
 	PROTO_HELLO,     /* runner: backend and device */
@@ -90,6 +96,8 @@ int proto_reader_done(const struct proto_reader *r);
 /* Append a frame header + payload to b. */
 void proto_frame(struct proto_buf *b, enum proto_type type,
 		 const void *payload, size_t len);
+/* Write n bytes to fd, retrying short writes and EINTR; 0 or -1. */
+int proto_write_all(int fd, const void *p, size_t n);
 /* Write one frame to fd, retrying short writes and EINTR; 0 or -1. */
 int proto_write_frame(int fd, enum proto_type type, const void *payload,
 		      size_t len);

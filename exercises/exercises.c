@@ -1,0 +1,117 @@
+/*
+ * The exercise table and the helpers every oracle shares.  Adding an
+ * exercise is one folder (header, statement, spec.c defining
+ * `exercise_<name>`) and one line in exercise_table below.
+ */
+#include "exercise.h"
+
+extern const struct exercise exercise_coalesced_transpose;
+extern const struct exercise exercise_padded_tile;
+extern const struct exercise exercise_aos_to_soa;
+extern const struct exercise exercise_dynamic_reverse;
+
+const struct exercise *const exercise_table[] = {
+	&exercise_coalesced_transpose,
+	&exercise_padded_tile,
+	&exercise_aos_to_soa,
+	&exercise_dynamic_reverse,
+};
+
+#include <string.h>
+
+size_t exercise_count(void)
+{
+	return sizeof(exercise_table) / sizeof(exercise_table[0]);
+}
+
+const struct exercise *exercise_find(const char *name)
+{
+	for (size_t i = 0; i < exercise_count(); i++)
+		if (!strcmp(exercise_table[i]->name, name))
+			return exercise_table[i];
+	return NULL;
+}
+
+size_t exercise_nshapes(const struct exercise *ex)
+{
+	return EXERCISE_SWEEP_COUNT + ex->nedges;
+}
+
+struct exercise_shape exercise_shape_at(const struct exercise *ex,
+					size_t index, unsigned *flags)
+{
+	struct exercise_shape s = { 0, 0 };
+
+	if (flags)
+		*flags = 0;
+	if (index < EXERCISE_SWEEP_COUNT) {
+		s.m = (int64_t)(index / EXERCISE_SWEEP_MAX) + 1;
+		s.n = (int64_t)(index % EXERCISE_SWEEP_MAX) + 1;
+	} else if (index - EXERCISE_SWEEP_COUNT < ex->nedges) {
+		const struct exercise_edge *e =
+			&ex->edges[index - EXERCISE_SWEEP_COUNT];
+
+		s = e->shape;
+		if (flags)
+			*flags = e->flags;
+	}
+	return s;
+}
+
+uint64_t exercise_mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* Every shape gets its own stream of values, so one shape's data does not
+ * depend on which others were generated. */
+static uint64_t shape_state(uint64_t seed, size_t index)
+{
+	return exercise_mix64(seed ^ exercise_mix64((uint64_t)index + 1));
+}
+
+void exercise_fill_float(uint64_t seed, size_t index, float *p, size_t n)
+{
+	uint64_t st = shape_state(seed, index);
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = exercise_mix64(st + i);
+		/* sign, exponent 100..163 (about 2^-27 .. 2^36), mantissa:
+		 * finite, normal, and never equal to the poison pattern */
+		uint32_t bits = (uint32_t)(r >> 63) << 31 |
+				(uint32_t)(100 + ((r >> 40) & 63)) << 23 |
+				(uint32_t)(r & 0x7fffff);
+
+		memcpy(&p[i], &bits, 4);
+	}
+}
+
+void exercise_fill_int(uint64_t seed, size_t index, int32_t *p, size_t n)
+{
+	uint64_t st = shape_state(seed, index);
+
+	for (size_t i = 0; i < n; i++)
+		p[i] = (int32_t)(uint32_t)exercise_mix64(st + i);
+}
+
+uint64_t exercise_hash(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i = 0;
+
+	/* 8 bytes at a time: the grader hashes hundreds of MB per run */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}

@@ -1,0 +1,122 @@
+/*
+ * The one internal result of grading a submission.  Every output format
+ * (text, JSON, and the integrations) is a view of this structure, and the
+ * JSON view is the archive format batch and leaderboard read back.
+ *
+ * Ownership: a grade_result owns its exercise array and every string in
+ * it; result_release frees them.  Numbers that were not measured are NAN
+ * (JSON null).
+ */
+#ifndef RESULT_H
+#define RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exercise.h"
+
+/* Verdicts, worst first (the order decides which one an exercise gets
+ * when several apply).  XX is the grader's own fault and stands apart: it
+ * never becomes a zero for the student. */
+enum status {
+	STATUS_CE,       /* compile error */
+	STATUS_MISSING,  /* file not in the submission */
+	STATUS_REJECTED, /* illegal symbols (reference, harness, libraries) */
+	STATUS_TO,       /* timeout */
+	STATUS_SG,       /* killed by a signal */
+	STATUS_RE,       /* runtime error (CUDA error, early exit) */
+	STATUS_OOB,      /* out-of-bounds access */
+	STATUS_RACE,     /* shared-memory race */
+	STATUS_WA,       /* wrong answer */
+	STATUS_TECH,     /* correct, technique check failed */
+	STATUS_OK,
+	STATUS_XX,       /* internal error of the grader */
+	STATUS_COUNT
+};
+
+const char *status_name(enum status s);
+/* -1 when unknown */
+int status_parse(const char *name);
+/* One line explaining the status to a student. */
+const char *status_meaning(enum status s);
+/* The worse of two statuses (XX wins over everything: it means the
+ * verdict could not be reached). */
+enum status status_worse(enum status a, enum status b);
+
+#define RESULT_MAX_CHECKS 8
+#define RESULT_MAX_FLAGS 8
+
+struct check_result {
+	char name[64];
+	int passed;   /* 1, 0, or -1 when not measured */
+	double value; /* NAN when not measured */
+	double limit;
+	char detail[160];
+};
+
+struct failure {
+	int present;
+	int64_t m, n;
+	long long index;   /* element index in the output, -1 if none */
+	char expected[48];
+	char got[48];
+	char reason[640];
+	size_t shape_index;
+};
+
+struct exercise_result {
+	const struct exercise *ex;
+	enum status status;
+	double score;
+	double max_score;
+	double score_correctness, score_technique, score_performance;
+	char *message;
+
+	/* correctness */
+	size_t passed, total;
+	size_t sweep_passed, sweep_total;
+	size_t edge_passed, edge_total;
+	struct failure first_failure;
+
+	/* technique */
+	int technique_passed; /* 1, 0, -1 not measured */
+	struct check_result checks[RESULT_MAX_CHECKS];
+	size_t nchecks;
+
+	/* performance */
+	double speedup, ci_low, ci_high;
+	double student_ms, reference_ms;
+	double bandwidth_fraction;
+	char flags[RESULT_MAX_FLAGS][64];
+	size_t nflags;
+	char perf_model[16]; /* "time" (GPU) or "traffic" (emulator) */
+
+	char *compile_log;   /* CE only */
+	char *runner_output; /* the submission's stdout/stderr, capped */
+	double seconds;      /* wall time spent on this exercise */
+};
+
+struct grade_result {
+	char *submission;
+	char *backend;   /* "cuda" or "emu" */
+	char *device;
+	char *isolation;
+	uint64_t seed;
+	double score, max_score;
+	char *error;     /* unusable submission: the one-line reason */
+	struct exercise_result *ex;
+	size_t nex;
+	double seconds;
+	char *generated; /* ISO 8601 UTC time of grading */
+};
+
+void result_init(struct grade_result *r);
+void result_release(struct grade_result *r);
+/* Add a check to an exercise result (ignored past RESULT_MAX_CHECKS). */
+struct check_result *result_add_check(struct exercise_result *e,
+				      const char *name);
+void result_add_flag(struct exercise_result *e, const char *flag);
+void result_set_message(struct exercise_result *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

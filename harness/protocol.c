@@ -1,0 +1,675 @@
+/*
+ * The grader <-> runner wire format (see protocol.h).  Shared by both sides
+ * of the trust boundary, so every decoder assumes hostile input: lengths
+ * and counts are checked against the payload and the protocol's caps before
+ * anything is copied.
+ */
+#include "protocol.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROTO_MAGIC0 'W'
+#define PROTO_MAGIC1 'G'
+#define PROTO_MAGIC2 'P'
+
+/* ---- buffer ---- */
+
+void proto_buf_init(struct proto_buf *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void proto_buf_release(struct proto_buf *b)
+{
+	free(b->data);
+	proto_buf_init(b);
+}
+
+static int buf_grow(struct proto_buf *b, size_t n)
+{
+	size_t cap;
+	unsigned char *p;
+
+	if (b->oom)
+		return -1;
+	if (b->len + n <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap < b->len + n)
+		cap *= 2;
+	p = realloc(b->data, cap);
+	if (!p) {
+		b->oom = 1;
+		return -1;
+	}
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+void proto_put_bytes(struct proto_buf *b, const void *p, size_t n)
+{
+	if (!n || buf_grow(b, n))
+		return;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+void proto_put_u32(struct proto_buf *b, uint32_t v)
+{
+	unsigned char x[4];
+
+	for (int i = 0; i < 4; i++)
+		x[i] = (unsigned char)(v >> (8 * i));
+	proto_put_bytes(b, x, 4);
+}
+
+void proto_put_u64(struct proto_buf *b, uint64_t v)
+{
+	unsigned char x[8];
+
+	for (int i = 0; i < 8; i++)
+		x[i] = (unsigned char)(v >> (8 * i));
+	proto_put_bytes(b, x, 8);
+}
+
+void proto_put_i32(struct proto_buf *b, int32_t v)
+{
+	proto_put_u32(b, (uint32_t)v);
+}
+
+void proto_put_f64(struct proto_buf *b, double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, 8);
+	proto_put_u64(b, u);
+}
+
+void proto_put_str(struct proto_buf *b, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n > PROTO_MAX_STRING)
+		n = PROTO_MAX_STRING;
+	proto_put_u32(b, (uint32_t)n);
+	proto_put_bytes(b, s, n);
+}
+
+/* ---- reader ---- */
+
+void proto_reader_init(struct proto_reader *r, const void *p, size_t len)
+{
+	r->p = p;
+	r->len = len;
+	r->pos = 0;
+	r->err = 0;
+}
+
+const void *proto_get_bytes(struct proto_reader *r, size_t n)
+{
+	const void *p;
+
+	if (r->err || n > r->len - r->pos) {
+		r->err = 1;
+		return NULL;
+	}
+	p = r->p + r->pos;
+	r->pos += n;
+	return p;
+}
+
+uint32_t proto_get_u32(struct proto_reader *r)
+{
+	const unsigned char *x = proto_get_bytes(r, 4);
+	uint32_t v = 0;
+
+	if (!x)
+		return 0;
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t)x[i] << (8 * i);
+	return v;
+}
+
+uint64_t proto_get_u64(struct proto_reader *r)
+{
+	const unsigned char *x = proto_get_bytes(r, 8);
+	uint64_t v = 0;
+
+	if (!x)
+		return 0;
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)x[i] << (8 * i);
+	return v;
+}
+
+int32_t proto_get_i32(struct proto_reader *r)
+{
+	return (int32_t)proto_get_u32(r);
+}
+
+double proto_get_f64(struct proto_reader *r)
+{
+	uint64_t u = proto_get_u64(r);
+	double v;
+
+	memcpy(&v, &u, 8);
+	return v;
+}
+
+void proto_get_str(struct proto_reader *r, char *dst, size_t dstlen)
+{
+	uint32_t n = proto_get_u32(r);
+	const char *s;
+	size_t k;
+
+	if (dstlen)
+		dst[0] = '\0';
+	if (n > PROTO_MAX_STRING) {
+		r->err = 1;
+		return;
+	}
+	s = proto_get_bytes(r, n);
+	if (!s || !dstlen)
+		return;
+	k = n < dstlen - 1 ? n : dstlen - 1;
+	memcpy(dst, s, k);
+	dst[k] = '\0';
+	/* an embedded NUL would hide the rest; keep what precedes it */
+}
+
+int proto_reader_done(const struct proto_reader *r)
+{
+	return !r->err && r->pos == r->len;
+}
+
+/* ---- frames ---- */
+
+static void put_header(unsigned char h[PROTO_HEADER_SIZE], unsigned type,
+		       size_t len)
+{
+	h[0] = PROTO_MAGIC0;
+	h[1] = PROTO_MAGIC1;
+	h[2] = PROTO_MAGIC2;
+	h[3] = PROTO_VERSION;
+	h[4] = (unsigned char)type;
+	h[5] = (unsigned char)(type >> 8);
+	h[6] = 0;
+	h[7] = 0;
+	for (int i = 0; i < 4; i++)
+		h[8 + i] = (unsigned char)(len >> (8 * i));
+}
+
+void proto_frame(struct proto_buf *b, enum proto_type type,
+		 const void *payload, size_t len)
+{
+	unsigned char h[PROTO_HEADER_SIZE];
+
+	if (len > PROTO_MAX_PAYLOAD) {
+		b->oom = 1; /* refuse to produce a frame no decoder accepts */
+		return;
+	}
+	put_header(h, type, len);
+	proto_put_bytes(b, h, sizeof(h));
+	proto_put_bytes(b, payload, len);
+}
+
+int proto_write_all(int fd, const void *buf, size_t n)
+{
+	const unsigned char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int proto_write_frame(int fd, enum proto_type type, const void *payload,
+		      size_t len)
+{
+	unsigned char h[PROTO_HEADER_SIZE];
+
+	if (len > PROTO_MAX_PAYLOAD)
+		return -1;
+	put_header(h, type, len);
+	if (proto_write_all(fd, h, sizeof(h)))
+		return -1;
+	return proto_write_all(fd, payload, len);
+}
+
+void proto_decoder_init(struct proto_decoder *d, size_t max_payload)
+{
+	memset(d, 0, sizeof(*d));
+	d->max_payload = max_payload && max_payload < PROTO_MAX_PAYLOAD ?
+		max_payload : PROTO_MAX_PAYLOAD;
+}
+
+void proto_decoder_release(struct proto_decoder *d)
+{
+	free(d->buf);
+	d->buf = NULL;
+	d->len = d->start = d->cap = 0;
+}
+
+int proto_decoder_feed(struct proto_decoder *d, const void *p, size_t n)
+{
+	if (d->error[0])
+		return -1;
+	if (d->start) {
+		/* drop consumed bytes before growing */
+		memmove(d->buf, d->buf + d->start, d->len - d->start);
+		d->len -= d->start;
+		d->start = 0;
+	}
+	if (d->len + n > d->cap) {
+		size_t cap = d->cap ? d->cap : 65536;
+		unsigned char *nb;
+
+		while (cap < d->len + n)
+			cap *= 2;
+		nb = realloc(d->buf, cap);
+		if (!nb) {
+			strcpy(d->error, "out of memory");
+			return -1;
+		}
+		d->buf = nb;
+		d->cap = cap;
+	}
+	if (n)
+		memcpy(d->buf + d->len, p, n);
+	d->len += n;
+	return 0;
+}
+
+int proto_decoder_next(struct proto_decoder *d, enum proto_type *type,
+		       const unsigned char **payload, size_t *len)
+{
+	const unsigned char *h;
+	unsigned t;
+	size_t plen;
+
+	if (d->error[0])
+		return -1;
+	if (d->len - d->start < PROTO_HEADER_SIZE)
+		return 0;
+	h = d->buf + d->start;
+	if (h[0] != PROTO_MAGIC0 || h[1] != PROTO_MAGIC1 ||
+	    h[2] != PROTO_MAGIC2) {
+		strcpy(d->error, "bad frame magic");
+		return -1;
+	}
+	if (h[3] != PROTO_VERSION) {
+		snprintf(d->error, sizeof(d->error),
+			 "protocol version %u, expected %u", h[3],
+			 PROTO_VERSION);
+		return -1;
+	}
+	t = h[4] | (unsigned)h[5] << 8;
+	if (t == 0 || t >= PROTO_TYPE_MAX || h[6] || h[7]) {
+		snprintf(d->error, sizeof(d->error), "unknown frame type %u",
+			 t);
+		return -1;
+	}
+	plen = (size_t)h[8] | (size_t)h[9] << 8 | (size_t)h[10] << 16 |
+	       (size_t)h[11] << 24;
+	if (plen > d->max_payload) {
+		snprintf(d->error, sizeof(d->error),
+			 "frame of %zu bytes exceeds the %zu-byte cap", plen,
+			 d->max_payload);
+		return -1;
+	}
+	if (d->len - d->start - PROTO_HEADER_SIZE < plen)
+		return 0;
+	*type = (enum proto_type)t;
+	*payload = h + PROTO_HEADER_SIZE;
+	*len = plen;
+	d->start += PROTO_HEADER_SIZE + plen;
+	return 1;
+}
+
+int proto_decoder_pending(const struct proto_decoder *d)
+{
+	return d->len > d->start;
+}
+
+const char *proto_type_name(enum proto_type t)
+{
+	static const char *const names[] = {
+		[PROTO_JOB] = "job", [PROTO_HELLO] = "hello",
+		[PROTO_PHASE] = "phase", [PROTO_SHAPE] = "shape",
+		[PROTO_LAUNCHES] = "launches", [PROTO_ERROR] = "error",
+		[PROTO_PERF] = "perf", [PROTO_COUNTERS] = "counters",
+		[PROTO_DONE] = "done",
+	};
+
+	if ((unsigned)t < PROTO_TYPE_MAX && names[t])
+		return names[t];
+	return "unknown";
+}
+
+/* ---- messages ---- */
+
+/* Encode a message into a scratch buffer, then frame it into b. */
+#define ENCODE_BEGIN struct proto_buf m_; proto_buf_init(&m_)
+#define ENCODE_END(type) do { \
+		if (m_.oom) \
+			b->oom = 1; \
+		else \
+			proto_frame(b, type, m_.data, m_.len); \
+		proto_buf_release(&m_); \
+	} while (0)
+
+void proto_enc_job(struct proto_buf *b, const struct proto_job *m)
+{
+	ENCODE_BEGIN;
+	proto_put_str(&m_, m->exercise);
+	proto_put_u64(&m_, m->seed);
+	proto_put_u32(&m_, m->phases);
+	proto_put_u32(&m_, m->perf_reps);
+	proto_put_u32(&m_, m->flags);
+	ENCODE_END(PROTO_JOB);
+}
+
+int proto_dec_job(const void *p, size_t n, struct proto_job *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	proto_get_str(&r, m->exercise, sizeof(m->exercise));
+	m->seed = proto_get_u64(&r);
+	m->phases = proto_get_u32(&r);
+	m->perf_reps = proto_get_u32(&r);
+	m->flags = proto_get_u32(&r);
+	if (m->perf_reps > PROTO_MAX_REPS)
+		return -1;
+	return proto_reader_done(&r) ? 0 : -1;
+}
+
+void proto_enc_hello(struct proto_buf *b, const struct proto_hello *m)
+{
+	ENCODE_BEGIN;
+	proto_put_str(&m_, m->backend);
+	proto_put_str(&m_, m->device);
+	proto_put_u32(&m_, m->cc_major);
+	proto_put_u32(&m_, m->cc_minor);
+	proto_put_u32(&m_, m->sm_count);
+	proto_put_u64(&m_, m->l2_bytes);
+	proto_put_u64(&m_, m->global_mem_bytes);
+	ENCODE_END(PROTO_HELLO);
+}
+
+int proto_dec_hello(const void *p, size_t n, struct proto_hello *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	proto_get_str(&r, m->backend, sizeof(m->backend));
+	proto_get_str(&r, m->device, sizeof(m->device));
+	m->cc_major = proto_get_u32(&r);
+	m->cc_minor = proto_get_u32(&r);
+	m->sm_count = proto_get_u32(&r);
+	m->l2_bytes = proto_get_u64(&r);
+	m->global_mem_bytes = proto_get_u64(&r);
+	return proto_reader_done(&r) ? 0 : -1;
+}
+
+void proto_enc_phase(struct proto_buf *b, const struct proto_phase_msg *m)
+{
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->phase);
+	proto_put_u32(&m_, m->count);
+	ENCODE_END(PROTO_PHASE);
+}
+
+int proto_dec_phase(const void *p, size_t n, struct proto_phase_msg *m)
+{
+	struct proto_reader r;
+
+	proto_reader_init(&r, p, n);
+	m->phase = proto_get_u32(&r);
+	m->count = proto_get_u32(&r);
+	return proto_reader_done(&r) ? 0 : -1;
+}
+
+void proto_enc_shape(struct proto_buf *b, const struct proto_shape *m)
+{
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->index);
+	proto_put_u32(&m_, m->guard_elems);
+	proto_put_u64(&m_, m->total_bytes);
+	proto_put_u64(&m_, m->offset);
+	proto_put_u64(&m_, m->input_hash);
+	proto_put_u64(&m_, m->len);
+	proto_put_bytes(&m_, m->data, m->len);
+	ENCODE_END(PROTO_SHAPE);
+}
+
+int proto_dec_shape(const void *p, size_t n, struct proto_shape *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->index = proto_get_u32(&r);
+	m->guard_elems = proto_get_u32(&r);
+	m->total_bytes = proto_get_u64(&r);
+	m->offset = proto_get_u64(&r);
+	m->input_hash = proto_get_u64(&r);
+	m->len = proto_get_u64(&r);
+	if (r.err || m->len > n)
+		return -1;
+	m->data = proto_get_bytes(&r, (size_t)m->len);
+	if (!proto_reader_done(&r))
+		return -1;
+	/* the chunk must lie inside the region it claims to be part of */
+	if (m->offset > m->total_bytes ||
+	    m->len > m->total_bytes - m->offset)
+		return -1;
+	return 0;
+}
+
+static void put_launch(struct proto_buf *b, const struct proto_launch *l)
+{
+	for (int i = 0; i < 3; i++)
+		proto_put_u32(b, l->grid[i]);
+	for (int i = 0; i < 3; i++)
+		proto_put_u32(b, l->block[i]);
+	proto_put_u64(b, l->dynamic_shared_bytes);
+	proto_put_u32(b, l->on_given_stream);
+}
+
+static void get_launch(struct proto_reader *r, struct proto_launch *l)
+{
+	for (int i = 0; i < 3; i++)
+		l->grid[i] = proto_get_u32(r);
+	for (int i = 0; i < 3; i++)
+		l->block[i] = proto_get_u32(r);
+	l->dynamic_shared_bytes = proto_get_u64(r);
+	l->on_given_stream = proto_get_u32(r);
+}
+
+void proto_enc_launches(struct proto_buf *b, const struct proto_launches *m)
+{
+	uint32_t count = m->count < PROTO_MAX_LAUNCHES ?
+		m->count : PROTO_MAX_LAUNCHES;
+
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->phase);
+	proto_put_u32(&m_, m->index);
+	proto_put_u32(&m_, m->total);
+	proto_put_u32(&m_, count);
+	for (uint32_t i = 0; i < count; i++)
+		put_launch(&m_, &m->launch[i]);
+	ENCODE_END(PROTO_LAUNCHES);
+}
+
+int proto_dec_launches(const void *p, size_t n, struct proto_launches *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->phase = proto_get_u32(&r);
+	m->index = proto_get_u32(&r);
+	m->total = proto_get_u32(&r);
+	m->count = proto_get_u32(&r);
+	if (r.err || m->count > PROTO_MAX_LAUNCHES || m->count > m->total)
+		return -1;
+	for (uint32_t i = 0; i < m->count; i++)
+		get_launch(&r, &m->launch[i]);
+	return proto_reader_done(&r) ? 0 : -1;
+}
+
+void proto_enc_error(struct proto_buf *b, const struct proto_error *m)
+{
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->phase);
+	proto_put_u32(&m_, m->index);
+	proto_put_i32(&m_, m->cuda_code);
+	proto_put_u32(&m_, m->fault_kind);
+	proto_put_str(&m_, m->name);
+	proto_put_str(&m_, m->message);
+	ENCODE_END(PROTO_ERROR);
+}
+
+int proto_dec_error(const void *p, size_t n, struct proto_error *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->phase = proto_get_u32(&r);
+	m->index = proto_get_u32(&r);
+	m->cuda_code = proto_get_i32(&r);
+	m->fault_kind = proto_get_u32(&r);
+	proto_get_str(&r, m->name, sizeof(m->name));
+	proto_get_str(&r, m->message, sizeof(m->message));
+	return proto_reader_done(&r) ? 0 : -1;
+}
+
+void proto_enc_perf(struct proto_buf *b, const struct proto_perf *m)
+{
+	uint32_t reps = m->reps < PROTO_MAX_REPS ? m->reps : PROTO_MAX_REPS;
+
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, reps);
+	for (uint32_t i = 0; i < reps; i++)
+		proto_put_f64(&m_, m->student_ms[i]);
+	for (uint32_t i = 0; i < reps; i++)
+		proto_put_f64(&m_, m->reference_ms[i]);
+	proto_put_f64(&m_, m->empty_launch_ms);
+	proto_put_f64(&m_, m->copy_gbps);
+	proto_put_u64(&m_, m->bytes_moved);
+	proto_put_u32(&m_, m->mismatched_runs);
+	proto_put_u32(&m_, m->outside_stream_runs);
+	proto_put_f64(&m_, m->host_sync_ms);
+	ENCODE_END(PROTO_PERF);
+}
+
+int proto_dec_perf(const void *p, size_t n, struct proto_perf *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->reps = proto_get_u32(&r);
+	if (m->reps > PROTO_MAX_REPS)
+		return -1;
+	for (uint32_t i = 0; i < m->reps; i++)
+		m->student_ms[i] = proto_get_f64(&r);
+	for (uint32_t i = 0; i < m->reps; i++)
+		m->reference_ms[i] = proto_get_f64(&r);
+	m->empty_launch_ms = proto_get_f64(&r);
+	m->copy_gbps = proto_get_f64(&r);
+	m->bytes_moved = proto_get_u64(&r);
+	m->mismatched_runs = proto_get_u32(&r);
+	m->outside_stream_runs = proto_get_u32(&r);
+	m->host_sync_ms = proto_get_f64(&r);
+	return proto_reader_done(&r) ? 0 : -1;
+}
+
+void proto_enc_counters(struct proto_buf *b, const struct proto_counters *m)
+{
+	uint32_t count = m->count < PROTO_MAX_LAUNCHES ?
+		m->count : PROTO_MAX_LAUNCHES;
+
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->who);
+	proto_put_u64(&m_, m->m);
+	proto_put_u64(&m_, m->n);
+	proto_put_u32(&m_, m->total);
+	proto_put_u32(&m_, count);
+	for (uint32_t i = 0; i < count; i++) {
+		const struct proto_counter_launch *l = &m->launch[i];
+
+		proto_put_str(&m_, l->kernel);
+		for (int k = 0; k < 3; k++)
+			proto_put_u32(&m_, l->grid[k]);
+		for (int k = 0; k < 3; k++)
+			proto_put_u32(&m_, l->block[k]);
+		proto_put_u64(&m_, l->dynamic_shared_bytes);
+		for (int k = 0; k < 9; k++)
+			proto_put_u64(&m_, l->c[k]);
+	}
+	ENCODE_END(PROTO_COUNTERS);
+}
+
+int proto_dec_counters(const void *p, size_t n, struct proto_counters *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->who = proto_get_u32(&r);
+	m->m = proto_get_u64(&r);
+	m->n = proto_get_u64(&r);
+	m->total = proto_get_u32(&r);
+	m->count = proto_get_u32(&r);
+	if (r.err || m->count > PROTO_MAX_LAUNCHES || m->count > m->total ||
+	    m->who > 1)
+		return -1;
+	for (uint32_t i = 0; i < m->count; i++) {
+		struct proto_counter_launch *l = &m->launch[i];
+
+		proto_get_str(&r, l->kernel, sizeof(l->kernel));
+		for (int k = 0; k < 3; k++)
+			l->grid[k] = proto_get_u32(&r);
+		for (int k = 0; k < 3; k++)
+			l->block[k] = proto_get_u32(&r);
+		l->dynamic_shared_bytes = proto_get_u64(&r);
+		for (int k = 0; k < 9; k++)
+			l->c[k] = proto_get_u64(&r);
+	}
+	return proto_reader_done(&r) ? 0 : -1;
+}
+
+void proto_enc_done(struct proto_buf *b, const struct proto_done *m)
+{
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->phase);
+	proto_put_u32(&m_, m->completed);
+	ENCODE_END(PROTO_DONE);
+}
+
+int proto_dec_done(const void *p, size_t n, struct proto_done *m)
+{
+	struct proto_reader r;
+
+	proto_reader_init(&r, p, n);
+	m->phase = proto_get_u32(&r);
+	m->completed = proto_get_u32(&r);
+	return proto_reader_done(&r) ? 0 : -1;
+}
