@@ -57,7 +57,11 @@ EXERCISE_SRC := $(wildcard exercises/*.c exercises/*/*.c)
 # Shared between grader and runner: protocol codec and exercise oracles.
 COMMON_SRC := harness/protocol.c $(EXERCISE_SRC)
 GRADER_SRC := $(filter-out grader/main.c,$(wildcard grader/*.c))
-RUNNER_SRC := $(filter-out harness/protocol.c,$(wildcard harness/*.c))
+# The runner's main and the wrappers of NVIDIA-only launch calls are
+# linked by name; the rest of harness/ goes into libwgrunner.a.
+RUNNER_MAIN := harness/runner.c harness/launches_ext.c
+RUNNER_SRC := $(filter-out harness/protocol.c harness/probe.c $(RUNNER_MAIN),\
+	$(wildcard harness/*.c))
 EMU_SRC := $(wildcard harness/emu/*.c)
 TEST_SRC := $(wildcard tests/check_*.c)
 
@@ -68,7 +72,8 @@ RUNNER_OBJ := $(call obj,$(RUNNER_SRC))
 EMU_OBJ := $(call obj,$(EMU_SRC))
 TEST_BIN := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 
-all: bin/warpgrade build/libwgrunner.a build/libwgemu.a
+all: bin/warpgrade build/libwgrunner.a build/libwgemu.a build/wg-probe \
+	$(call obj,$(RUNNER_MAIN))
 
 -include harness/emu/emu.mk
 
@@ -92,7 +97,19 @@ build/libwgemu.a: $(EMU_OBJ)
 	$(if $(Q),@echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-bin/warpgrade: build/grader/main.o build/libwgcore.a build/libwgemu.a
+# The GPU probe the grader runs instead of calling CUDA itself.
+build/wg-probe: harness/probe.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 \
+		-lcudart_static -ldl -lrt -lpthread
+
+# The emulator's compile and link flags are compiled into the grader.
+build/grader/build.o: CPPFLAGS += -DWG_EMU_NVCC_FLAGS='"$(EMU_NVCC_FLAGS)"' \
+	-DWG_EMU_LINK_LIBS='"$(EMU_LINK_LIBS)"'
+build/grader/build.o: $(wildcard harness/emu/emu.mk)
+
+bin/warpgrade: build/grader/main.o build/libwgcore.a
 	@mkdir -p bin
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< build/libwgcore.a $(LIB_LIBS) -lm

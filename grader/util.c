@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,5 +279,51 @@ char *str_replace_all(char *s, const char *from, const char *to)
 		p = q + fl;
 	}
 	free(s);
+	return out;
+}
+
+char *utf8_sanitize(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), o = 0;
+	char *out = xmalloc(n * 3 + 1);
+
+	while (*p) {
+		size_t len = 0;
+		uint32_t cp = 0;
+
+		if (*p < 0x80)
+			len = 1, cp = *p;
+		else if ((*p & 0xE0) == 0xC0)
+			len = 2, cp = *p & 0x1F;
+		else if ((*p & 0xF0) == 0xE0)
+			len = 3, cp = *p & 0x0F;
+		else if ((*p & 0xF8) == 0xF0)
+			len = 4, cp = *p & 0x07;
+		for (size_t i = 1; i < len; i++) {
+			if ((p[i] & 0xC0) != 0x80) {
+				len = 0;
+				break;
+			}
+			cp = cp << 6 | (p[i] & 0x3F);
+		}
+		/* overlong forms, surrogates and out-of-range points */
+		if (len == 2 && cp < 0x80)
+			len = 0;
+		if (len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000)))
+			len = 0;
+		if (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))
+			len = 0;
+		if (!len) {
+			memcpy(out + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			p++;
+			continue;
+		}
+		memcpy(out + o, p, len);
+		o += len;
+		p += len;
+	}
+	out[o] = '\0';
 	return out;
 }

@@ -43,4 +43,7 @@ double now_s(void);
  * new owned string. */
 char *str_replace_all(char *s, const char *from, const char *to);
 
+/* A copy of s with every invalid UTF-8 sequence replaced by U+FFFD. */
+char *utf8_sanitize(const char *s);
+
 #endif

@@ -1,0 +1,80 @@
+/*
+ * Building a submission: choosing the backend, compiling each exercise
+ * file with nvcc (one compile error costs one exercise), checking every
+ * student object's symbols before anything runs, and linking the runner
+ * with the reference objects, which are built once per GPU architecture
+ * (or for the emulator) and kept under build/cache/.
+ *
+ * Every child process (nvcc, nm, the linker) runs through sandbox_run
+ * with a timeout; nothing here calls CUDA.
+ */
+#ifndef BUILD_H
+#define BUILD_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "exercise.h"
+#include "score.h"
+
+enum build_backend { BUILD_CUDA, BUILD_EMU };
+
+struct build_target {
+	enum build_backend backend;
+	char arch[16];        /* "sm_90", or "emu" */
+	char device[128];     /* the probe's description */
+	char cache[PATH_MAX]; /* build/cache/<arch> */
+};
+
+struct build_env {
+	const struct score_config *cfg;
+	int have_gpu;
+	int have_emu;
+	struct build_target gpu; /* valid when have_gpu */
+	struct build_target emu; /* valid when have_emu */
+	char why_no_gpu[256];
+	char why_no_emu[256];
+};
+
+/* Probe for a usable GPU (by running build/wg-probe, never CUDA in this
+ * process) and for the emulator.  0, or -1 when the tree is broken. */
+int build_env_init(struct build_env *env, const struct score_config *cfg);
+
+/* 1 when the emulator can run submissions in this build. */
+int build_emu_available(char *why, size_t len);
+
+/* Compile the reference objects and the runner kernels for a target if
+ * they are not cached yet (serialised with a lock file).  0 or -1 with
+ * err set. */
+int build_prepare(const struct build_target *t,
+		  const struct score_config *cfg, char *err, size_t len);
+
+/* Compile src (the student's <exercise>.cu, its directory is the working
+ * directory) to obj.  0: compiled; 1: compile error (*log holds the
+ * compiler's messages with paths shown as the student's file name);
+ * -1: grader failure (*log says why).  *log is owned by the caller. */
+int build_compile(const struct build_target *t,
+		  const struct score_config *cfg, const struct exercise *ex,
+		  const char *src, const char *obj, char **log);
+
+/* Check a student object: it defines its launcher, defines nothing that a
+ * system library or warpgrade defines, and references only the CUDA
+ * runtime and the C/C++ standard libraries.  0: fine; 1: rejected (why
+ * names the symbol); -1: grader failure. */
+int build_check_symbols(const struct exercise *ex, const char *obj,
+			char *why, size_t len);
+
+/* Link a runner for the exercises given (parallel arrays of n entries;
+ * objs[i] is the student object of exs[i]) into out.  0, or -1 with *log
+ * set (owned by the caller). */
+int build_link(const struct build_target *t, const struct score_config *cfg,
+	       const struct exercise *const *exs, const char *const *objs,
+	       size_t n, const char *workdir, const char *out, char **log);
+
+/* Run argv (a trusted tool) in cwd with a timeout, collecting stdout and
+ * stderr together into *output (owned by the caller).  Returns the exit
+ * status, 124 on timeout, 128+signal, or -1 when it could not start. */
+int build_run(const char *const *argv, const char *cwd, double timeout_s,
+	      char **output);
+
+#endif

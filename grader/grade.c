@@ -1,0 +1,683 @@
+/*
+ * The grading pipeline (see grade.h).  Trusted code: it compiles and runs
+ * the submission only through build.c and sandbox.c, and takes nothing
+ * from the runner but frames, which verify.c checks.
+ */
+#include "grade.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "intake.h"
+#include "paths.h"
+#include "protocol.h"
+#include "sandbox.h"
+#include "util.h"
+#include "verify.h"
+
+#define WG_VERSION_STR "0.1.0"
+
+enum task_state { T_MISSING, T_CE, T_REJECTED, T_XX, T_READY };
+
+struct task {
+	const struct exercise *ex;
+	struct exercise_result *res;
+	char src[PATH_MAX];
+	char obj[2][PATH_MAX];   /* primary target, emulator for counters */
+	enum task_state state;
+	int emu_ok;              /* the counters object built and passed */
+	char *log;
+	char why[512];
+};
+
+struct run_ctx {
+	struct proto_decoder dec;
+	const struct proto_buf *job; /* sent once the runner says hello */
+	int job_sent;
+	struct verify *v;
+	const struct grade_opts *o;
+	double phase_timeout[8];
+	int killed;
+	size_t shapes_seen;
+	const char *name;
+};
+
+static void progress(const struct grade_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void progress(const struct grade_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!o->progress)
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+}
+
+static int on_data(struct sandbox_run *sb, void *arg,
+		   const unsigned char *p, size_t n)
+{
+	struct run_ctx *c = arg;
+	enum proto_type t;
+	const unsigned char *payload;
+	size_t len;
+	int r;
+
+	if (proto_decoder_feed(&c->dec, p, n))
+		goto bad;
+	while ((r = proto_decoder_next(&c->dec, &t, &payload, &len)) == 1) {
+		if (verify_frame(c->v, t, payload, len))
+			goto bad;
+		if (t == PROTO_HELLO && !c->job_sent) {
+			/* main() is running: student constructors are done,
+			 * so the seed can go out now */
+			if (sandbox_send(sb, c->job->data, c->job->len))
+				goto bad;
+			sandbox_close_input(sb);
+			c->job_sent = 1;
+		}
+		if (t == PROTO_PHASE) {
+			double limit = c->phase_timeout[
+				c->v->current_phase & 7];
+
+			if (limit > 0)
+				sandbox_set_deadline(sb, limit);
+		}
+		if (t == PROTO_SHAPE && c->o->progress &&
+		    c->v->cur < 0 && (++c->shapes_seen % 128) == 0)
+			progress(c->o, "%s: %zu/%zu shapes checked", c->name,
+				 c->shapes_seen, c->v->nshapes);
+	}
+	if (r < 0) {
+		snprintf(c->v->protocol_error, sizeof(c->v->protocol_error),
+			 "%s", c->dec.error);
+		goto bad;
+	}
+	return 0;
+bad:
+	c->killed = 1;
+	return -1;
+}
+
+/* What isolation the last runner had, for the report. */
+static char *last_isolation;
+
+/* One runner process: its job, its sandbox, its frames into v. */
+static int run_runner(const struct grade_opts *o, struct verify *v,
+		      const char *runner, const char *workdir, int gpu,
+		      uint32_t phases, uint32_t flags, char **output)
+{
+	const char *argv[2] = { runner, NULL };
+	char home[PATH_MAX + 8];
+	const char *env[5];
+	const char *ro[3];
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+	struct proto_job job;
+	struct proto_buf jb;
+	struct run_ctx ctx;
+	struct verify_exit x;
+	char *dir = NULL;
+	const struct score_config *cfg = o->cfg;
+	double corr = cfg->correctness_timeout_s;
+	int rc = -1;
+
+	sandbox_spec_init(&spec);
+	memset(&res, 0, sizeof(res));
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&job, 0, sizeof(job));
+	proto_buf_init(&jb);
+	snprintf(job.exercise, sizeof(job.exercise), "%s", v->ex->name);
+	job.seed = v->seed;
+	job.phases = phases;
+	job.perf_reps = cfg->perf_reps;
+	job.flags = flags;
+	proto_enc_job(&jb, &job);
+
+	/* a private, empty working directory for each run */
+	dir = xstrfmt("%s/run-%s-%u", workdir, v->ex->name, phases);
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		error("cannot create '%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	snprintf(home, sizeof(home), "HOME=%s", dir);
+	env[0] = "PATH=/usr/bin:/bin";
+	env[1] = home;
+	env[2] = "LANG=C";
+	env[3] = "TMPDIR=/tmp";
+	env[4] = NULL;
+	ro[0] = runner;
+	ro[1] = NULL;
+
+	proto_decoder_init(&ctx.dec, 0);
+	ctx.v = v;
+	ctx.o = o;
+	ctx.job = &jb;
+	ctx.name = v->ex->name;
+	if (!gpu)
+		corr *= 4; /* interpretation is slower than a GPU */
+	ctx.phase_timeout[PROTO_PHASE_CORRECTNESS] = corr;
+	ctx.phase_timeout[PROTO_PHASE_PERF] = cfg->perf_timeout_s;
+	ctx.phase_timeout[PROTO_PHASE_COUNTERS] = cfg->counters_timeout_s;
+
+	spec.argv = argv;
+	spec.env = env;
+	spec.workdir = dir;
+	spec.ro_paths = ro;
+	spec.gpu = gpu;
+	spec.isolation = SANDBOX_ISOLATE_AUTO;
+	spec.hold_stdin = 1;
+	spec.on_data = on_data;
+	spec.ctx = &ctx;
+	/* start-up (CUDA initialisation) gets the counter-phase limit */
+	spec.limits.wall_s = cfg->counters_timeout_s;
+	spec.limits.cpu_s = (corr + cfg->perf_timeout_s +
+			     cfg->counters_timeout_s) * cfg->cpu_factor;
+	spec.limits.data_bytes = cfg->data_limit_bytes;
+	spec.limits.nproc = cfg->nproc_limit;
+	spec.limits.fsize_bytes = cfg->fsize_limit_bytes;
+	spec.limits.nofile = cfg->nofile_limit;
+	spec.limits.out_cap = cfg->output_cap_bytes;
+
+	verify_process_begin(v, phases);
+	if (sandbox_run(&spec, &res)) {
+		error("cannot run the runner for %s: %s", v->ex->name,
+		      res.error);
+		goto out;
+	}
+	memset(&x, 0, sizeof(x));
+	x.timed_out = res.timed_out;
+	x.signal = ctx.killed ? 0 : res.signal;
+	x.exited = res.exited || ctx.killed;
+	x.exit_code = res.exit_code;
+	x.killed_by_grader = ctx.killed;
+	verify_process_end(v, &x);
+	if (output) {
+		char *s = xstrfmt("%s%s%s", *output ? *output : "",
+				  res.out ? res.out : "",
+				  res.err ? res.err : "");
+		free(*output);
+		*output = s;
+	}
+	free(last_isolation);
+	last_isolation = xstrdup(res.isolation);
+	rc = 0;
+out:
+	sandbox_result_release(&res);
+	proto_decoder_release(&ctx.dec);
+	proto_buf_release(&jb);
+	free(dir);
+	return rc;
+}
+
+static int selected(const struct grade_opts *o, const struct exercise *ex)
+{
+	if (!o->nonly)
+		return 1;
+	for (size_t i = 0; i < o->nonly; i++)
+		if (!strcmp(o->only[i], ex->name))
+			return 1;
+	return 0;
+}
+
+/* Compile (and check) every ready task for one target, up to o->jobs
+ * compilers at a time, each in a child process that reports through its
+ * exit status and a log file. */
+static void compile_all(const struct grade_opts *o, struct task *t,
+			size_t n, const struct build_target *tgt, int which,
+			const char *workdir)
+{
+	pid_t *pids = xcalloc(n, sizeof(pid_t));
+	size_t next = 0, running = 0;
+	unsigned jobs = o->jobs ? o->jobs : 1;
+
+	for (;;) {
+		while (next < n && running < jobs) {
+			struct task *k = &t[next];
+			pid_t pid;
+
+			snprintf(k->obj[which], sizeof(k->obj[which]),
+				 "%s/%s.%s.o", workdir, k->ex->name,
+				 tgt->arch);
+			if (k->state != T_READY) {
+				next++;
+				continue;
+			}
+			fflush(NULL);
+			pid = fork();
+			if (pid == 0) {
+				char *log = NULL, why[512] = "";
+				char *lp = xstrfmt("%s/%s.%s.log", workdir,
+						   k->ex->name, tgt->arch);
+				int rc = build_compile(tgt, o->cfg, k->ex,
+						       k->src, k->obj[which],
+						       &log);
+
+				if (rc == 0) {
+					rc = build_check_symbols(k->ex,
+						k->obj[which], why,
+						sizeof(why));
+					if (rc == 1)
+						rc = 2;
+					else if (rc < 0)
+						rc = 3;
+					free(log);
+					log = xstrdup(why);
+				} else if (rc < 0) {
+					rc = 3;
+				}
+				if (log)
+					write_file_atomic(lp, log,
+							  strlen(log));
+				_exit(rc);
+			}
+			if (pid < 0) {
+				k->state = T_XX;
+				snprintf(k->why, sizeof(k->why),
+					 "cannot fork: %s", strerror(errno));
+			} else {
+				pids[next] = pid;
+				running++;
+			}
+			next++;
+		}
+		if (!running)
+			break;
+		{
+			int status;
+			pid_t pid = waitpid(-1, &status, 0);
+
+			if (pid < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			for (size_t i = 0; i < n; i++) {
+				struct task *k = &t[i];
+				char *lp;
+				int code;
+
+				if (pids[i] != pid)
+					continue;
+				pids[i] = 0;
+				running--;
+				code = WIFEXITED(status) ?
+					WEXITSTATUS(status) : 3;
+				lp = xstrfmt("%s/%s.%s.log", workdir,
+					     k->ex->name, tgt->arch);
+				if (which == 0) {
+					free(k->log);
+					k->log = read_file(lp, 64 << 10, NULL);
+				}
+				if (which == 1) {
+					k->emu_ok = code == 0;
+				} else if (code == 1) {
+					k->state = T_CE;
+				} else if (code == 2) {
+					k->state = T_REJECTED;
+					snprintf(k->why, sizeof(k->why), "%s",
+						 k->log ? k->log : "");
+				} else if (code != 0) {
+					k->state = T_XX;
+					snprintf(k->why, sizeof(k->why),
+						 "could not compile or check: "
+						 "%.400s",
+						 k->log ? k->log : "");
+				}
+				free(lp);
+			}
+		}
+	}
+	free(pids);
+}
+
+/* Link a runner with every ready task; when the whole link fails, find
+ * the culprits by linking each one alone. */
+static int link_runner(const struct grade_opts *o, struct task *t, size_t n,
+		       const struct build_target *tgt, int which,
+		       const char *workdir, const char *out)
+{
+	const struct exercise **exs = xcalloc(n, sizeof(*exs));
+	const char **objs = xcalloc(n, sizeof(*objs));
+	size_t k = 0;
+	char *log = NULL;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].state != T_READY || (which == 1 && !t[i].emu_ok))
+			continue;
+		exs[k] = t[i].ex;
+		objs[k++] = t[i].obj[which];
+	}
+	rc = k ? build_link(tgt, o->cfg, exs, objs, k, workdir, out, &log) :
+		 0;
+	if (rc && which == 0) {
+		for (size_t i = 0; i < n; i++) {
+			char *one = NULL, *solo;
+
+			if (t[i].state != T_READY)
+				continue;
+			solo = xstrfmt("%s.%s", out, t[i].ex->name);
+			if (build_link(tgt, o->cfg, &t[i].ex,
+				       (const char *const *)&t[i].obj[0], 1,
+				       workdir, solo, &one)) {
+				t[i].state = T_XX;
+				snprintf(t[i].why, sizeof(t[i].why),
+					 "the runner could not be linked: "
+					 "%.400s", one ? one : "");
+			}
+			free(one);
+			free(solo);
+		}
+		free(log);
+		log = NULL;
+		/* relink with those that link */
+		k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (t[i].state == T_READY) {
+				exs[k] = t[i].ex;
+				objs[k++] = t[i].obj[which];
+			}
+		rc = k ? build_link(tgt, o->cfg, exs, objs, k, workdir, out,
+				    &log) : 0;
+	}
+	if (rc && which == 1)
+		for (size_t i = 0; i < n; i++)
+			t[i].emu_ok = 0;
+	free(log);
+	free(exs);
+	free(objs);
+	return rc;
+}
+
+static char *iso_now(void)
+{
+	char buf[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return xstrdup(buf);
+}
+
+int grade_run(const struct grade_opts *o, struct grade_result *r)
+{
+	struct intake in;
+	struct intake_limits lim;
+	struct build_env env;
+	const struct build_target *tgt = NULL;
+	struct task *tasks = NULL;
+	size_t ntasks = 0, present = 0;
+	char *workdir = NULL, *runner = NULL, *emu_runner = NULL;
+	const char *slash;
+	char err[1024];
+	double t0 = now_s();
+	int use_emu_counters = 0, rc = GRADE_INTERNAL;
+
+	memset(&in, 0, sizeof(in));
+	slash = strrchr(o->submission, '/');
+	while (slash && !slash[1] && slash > o->submission) {
+		/* "dir/": name it by the directory */
+		const char *p = slash - 1;
+
+		while (p > o->submission && *p != '/')
+			p--;
+		slash = *p == '/' ? p : NULL;
+		break;
+	}
+	r->submission = xstrdup(slash ? slash + 1 : o->submission);
+	{
+		size_t l = strlen(r->submission);
+
+		if (l > 1 && r->submission[l - 1] == '/')
+			r->submission[l - 1] = '\0';
+	}
+	r->generated = iso_now();
+	if (o->has_seed) {
+		r->seed = o->seed;
+	} else if (getrandom(&r->seed, sizeof(r->seed), 0) !=
+		   sizeof(r->seed)) {
+		r->seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+	}
+	r->seed &= (1ULL << 53) - 1; /* exact in JSON numbers */
+
+	/* intake: the submission must be usable before anything else */
+	intake_limits_default(&lim);
+	if (intake_open(&in, o->submission, &lim, o->tmpdir)) {
+		r->error = xstrdup(in.error);
+		rc = GRADE_UNUSABLE;
+		goto out;
+	}
+	for (size_t i = 0; i < exercise_count(); i++)
+		if (selected(o, exercise_table[i]))
+			ntasks++;
+	tasks = xcalloc(ntasks ? ntasks : 1, sizeof(*tasks));
+	r->ex = xcalloc(ntasks ? ntasks : 1, sizeof(*r->ex));
+	r->nex = ntasks;
+	ntasks = 0;
+	for (size_t i = 0; i < exercise_count(); i++) {
+		const struct exercise *ex = exercise_table[i];
+		struct task *k;
+		char file[128];
+
+		if (!selected(o, ex))
+			continue;
+		k = &tasks[ntasks];
+		k->ex = ex;
+		k->res = &r->ex[ntasks++];
+		k->res->ex = ex;
+		snprintf(file, sizeof(file), "%s.cu", ex->name);
+		if (intake_find(&in, file, k->src, sizeof(k->src)) == 0) {
+			k->state = T_READY;
+			present++;
+		} else {
+			k->state = T_MISSING;
+		}
+	}
+	if (!present) {
+		char names[512] = "";
+
+		for (size_t i = 0; i < exercise_count(); i++)
+			if (selected(o, exercise_table[i]))
+				snprintf(names + strlen(names),
+					 sizeof(names) - strlen(names),
+					 "%s%s.cu", *names ? ", " : "",
+					 exercise_table[i]->name);
+		r->error = xstrfmt("no exercise file in '%s' (expected %s)",
+				   o->submission, names);
+		rc = GRADE_UNUSABLE;
+		goto out;
+	}
+
+	/* backend */
+	if (build_env_init(&env, o->cfg)) {
+		r->error = xstrdup("cannot inspect the build environment");
+		goto out;
+	}
+	if (!strcmp(o->backend, "cuda")) {
+		if (!env.have_gpu) {
+			r->error = xstrfmt("--backend cuda: %s",
+					   env.why_no_gpu);
+			goto out;
+		}
+		tgt = &env.gpu;
+	} else if (!strcmp(o->backend, "emu")) {
+		if (!env.have_emu) {
+			r->error = xstrfmt("--backend emu: emulator not "
+					   "available: %s", env.why_no_emu);
+			goto out;
+		}
+		tgt = &env.emu;
+	} else if (env.have_gpu) {
+		tgt = &env.gpu;
+	} else if (env.have_emu) {
+		tgt = &env.emu;
+	} else {
+		r->error = xstrfmt("no GPU; emulator not available (%s; %s)",
+				   env.why_no_gpu, env.why_no_emu);
+		goto out;
+	}
+	use_emu_counters = tgt->backend == BUILD_CUDA && env.have_emu;
+	r->backend = xstrdup(tgt->backend == BUILD_CUDA ? "cuda" : "emu");
+	r->device = xstrdup(tgt->device);
+
+	/* build */
+	{
+		const char *tmp = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
+		char *tmpl = xstrfmt("%s/warpgrade-build-XXXXXX",
+				     tmp && *tmp ? tmp : "/tmp");
+
+		if (!mkdtemp(tmpl)) {
+			r->error = xstrfmt("cannot create a build directory: "
+					   "%s", strerror(errno));
+			free(tmpl);
+			goto out;
+		}
+		workdir = tmpl;
+	}
+	progress(o, "preparing the reference objects for %s", tgt->arch);
+	if (build_prepare(tgt, o->cfg, err, sizeof(err))) {
+		r->error = xstrdup(err);
+		goto out;
+	}
+	if (use_emu_counters &&
+	    build_prepare(&env.emu, o->cfg, err, sizeof(err))) {
+		warning("technique checks unavailable: %s", err);
+		use_emu_counters = 0;
+	}
+	progress(o, "compiling %zu file(s)", present);
+	compile_all(o, tasks, ntasks, tgt, 0, workdir);
+	if (use_emu_counters)
+		compile_all(o, tasks, ntasks, &env.emu, 1, workdir);
+	runner = xstrfmt("%s/runner", workdir);
+	progress(o, "linking");
+	link_runner(o, tasks, ntasks, tgt, 0, workdir, runner);
+	if (use_emu_counters) {
+		emu_runner = xstrfmt("%s/runner-emu", workdir);
+		if (link_runner(o, tasks, ntasks, &env.emu, 1, workdir,
+				emu_runner))
+			use_emu_counters = 0;
+	}
+
+	/* run and verify, one exercise at a time (timings must not share
+	 * the GPU) */
+	for (size_t i = 0; i < ntasks; i++) {
+		struct task *k = &tasks[i];
+		struct exercise_result *e = k->res;
+		struct verify v;
+		double te = now_s();
+		int gpu = tgt->backend == BUILD_CUDA;
+
+		switch (k->state) {
+		case T_MISSING:
+			e->status = STATUS_MISSING;
+			result_set_message(e, "%s.cu is not in the submission",
+					   k->ex->name);
+			break;
+		case T_CE:
+			e->status = STATUS_CE;
+			e->compile_log = k->log;
+			k->log = NULL;
+			result_set_message(e, "%s.cu does not compile",
+					   k->ex->name);
+			break;
+		case T_REJECTED:
+			e->status = STATUS_REJECTED;
+			result_set_message(e, "%s", k->why);
+			break;
+		case T_XX:
+			e->status = STATUS_XX;
+			result_set_message(e, "%s", k->why);
+			break;
+		case T_READY:
+			break;
+		}
+		if (k->state != T_READY) {
+			e->ex = k->ex;
+			e->max_score = score_max(o->cfg);
+			e->technique_passed = -1;
+			e->speedup = e->ci_low = e->ci_high = NAN;
+			e->student_ms = e->reference_ms = NAN;
+			e->bandwidth_fraction = NAN;
+			continue;
+		}
+		progress(o, "%s: running on %s", k->ex->name, tgt->arch);
+		verify_init(&v, k->ex, o->cfg, r->seed, !gpu, e);
+		if (run_runner(o, &v, runner, workdir, gpu,
+			       PROTO_PHASE_CORRECTNESS | (gpu ?
+			       PROTO_PHASE_PERF : PROTO_PHASE_COUNTERS),
+			       gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY,
+			       &e->runner_output)) {
+			e->status = STATUS_XX;
+			v.worst = STATUS_XX;
+			result_set_message(e, "the runner could not be "
+					   "started");
+		} else if (gpu && use_emu_counters && k->emu_ok) {
+			progress(o, "%s: counting memory traffic",
+				 k->ex->name);
+			run_runner(o, &v, emu_runner, workdir, 0,
+				   PROTO_PHASE_COUNTERS,
+				   PROTO_JOB_SKIP_GPU_ONLY, NULL);
+		}
+		verify_finish(&v);
+		verify_release(&v);
+		e->seconds = now_s() - te;
+	}
+	r->isolation = xstrdup(last_isolation ? last_isolation :
+			       "no student code was run");
+	rc = GRADE_OK;
+	for (size_t i = 0; i < r->nex; i++) {
+		r->score += r->ex[i].score;
+		r->max_score += r->ex[i].max_score;
+		if (r->ex[i].status == STATUS_XX)
+			rc = GRADE_INTERNAL;
+	}
+	r->score = round(r->score * 100) / 100;
+out:
+	if (rc == GRADE_UNUSABLE) {
+		/* nothing was graded: no exercise entries at all */
+		free(r->ex);
+		r->ex = NULL;
+		r->nex = 0;
+	}
+	progress(o, "%s", "");
+	if (o->progress)
+		fputs("\r\033[K", stderr);
+	if (!r->backend)
+		r->backend = xstrdup(tgt ? (tgt->backend == BUILD_CUDA ?
+					    "cuda" : "emu") : "none");
+	if (!r->device)
+		r->device = xstrdup("none");
+	if (!r->isolation)
+		r->isolation = xstrdup("no student code was run");
+	if (!r->max_score)
+		r->max_score = score_max(o->cfg) * (double)(ntasks ? ntasks :
+			exercise_count());
+	for (size_t i = 0; i < ntasks; i++)
+		free(tasks[i].log);
+	free(tasks);
+	if (workdir && !getenv("WARPGRADE_KEEP"))
+		remove_tree(workdir);
+	free(workdir);
+	free(runner);
+	free(emu_runner);
+	free(last_isolation);
+	last_isolation = NULL;
+	intake_release(&in);
+	r->seconds = now_s() - t0;
+	return rc;
+}

@@ -1,0 +1,296 @@
+/*
+ * Text and JSON views of the grading result (see report.h).
+ */
+#include "report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int report_want_colour(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+	const char *term = getenv("TERM");
+
+	if (nc && *nc)
+		return 0;
+	if (term && !strcmp(term, "dumb"))
+		return 0;
+	return isatty(fileno(f));
+}
+
+static const char *status_colour(enum status s)
+{
+	switch (s) {
+	case STATUS_OK:
+		return "\033[1;32m";
+	case STATUS_TECH:
+		return "\033[1;33m";
+	case STATUS_XX:
+		return "\033[1;35m";
+	default:
+		return "\033[1;31m";
+	}
+}
+
+static void indent_block(FILE *f, const char *text, size_t max_lines)
+{
+	size_t lines = 0;
+	const char *p = text;
+
+	while (*p && lines < max_lines) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		fprintf(f, "      | %.*s\n", (int)len, p);
+		lines++;
+		p += len + (nl ? 1 : 0);
+	}
+	if (*p)
+		fprintf(f, "      | ...\n");
+}
+
+void report_text(FILE *f, const struct grade_result *r, int colour)
+{
+	const char *bold = colour ? "\033[1m" : "";
+	const char *dim = colour ? "\033[2m" : "";
+	const char *off = colour ? "\033[0m" : "";
+
+	fprintf(f, "%swarpgrade %s%s: %s\n", bold, WG_VERSION, off,
+		r->submission ? r->submission : "?");
+	if (r->error) {
+		fprintf(f, "  %serror:%s %s\n", colour ? "\033[1;31m" : "",
+			off, r->error);
+		return;
+	}
+	fprintf(f, "  %sbackend %s on %s, seed %llu%s\n", dim, r->backend,
+		r->device, (unsigned long long)r->seed, off);
+	fprintf(f, "  %sisolation: %s%s\n", dim, r->isolation, off);
+	if (r->backend && !strcmp(r->backend, "emu"))
+		fprintf(f, "  %sno GPU: correctness and technique are exact; "
+			"performance is the emulator's traffic model "
+			"(sectors and wavefronts), not time%s\n", dim, off);
+	for (size_t i = 0; i < r->nex; i++) {
+		const struct exercise_result *e = &r->ex[i];
+		const struct failure *ff = &e->first_failure;
+
+		fprintf(f, "\n  %s%-8s%s %s%-20s%s %6.2f / %.0f\n",
+			colour ? status_colour(e->status) : "",
+			status_name(e->status), off, bold, e->ex->name, off,
+			e->score, e->max_score);
+		if (e->message && *e->message && e->status != STATUS_OK)
+			fprintf(f, "      %s\n", e->message);
+		if (e->compile_log && *e->compile_log)
+			indent_block(f, e->compile_log, 20);
+		if (e->status == STATUS_CE || e->status == STATUS_MISSING ||
+		    e->status == STATUS_REJECTED || e->status == STATUS_XX)
+			continue;
+		fprintf(f, "      correctness %zu/%zu shapes (sweep %zu/%zu, "
+			"edges %zu/%zu)  %.2f pts\n", e->passed, e->total,
+			e->sweep_passed, e->sweep_total, e->edge_passed,
+			e->edge_total, e->score_correctness);
+		if (ff->present) {
+			fprintf(f, "      first failure: shape #%zu (%s=%lld, "
+				"%s=%lld): %s\n", ff->shape_index,
+				e->ex->dim_m, (long long)ff->m, e->ex->dim_n,
+				(long long)ff->n, ff->reason);
+			if (ff->index >= 0)
+				fprintf(f, "        element %lld: expected %s,"
+					" got %s\n", ff->index, ff->expected,
+					ff->got);
+		}
+		for (size_t k = 0; k < e->nchecks; k++) {
+			const struct check_result *c = &e->checks[k];
+			const char *mark = c->passed == 1 ? "pass" :
+					   c->passed == 0 ? "FAIL" :
+					   "not measured";
+
+			fprintf(f, "      technique: %-32s %s", c->name, mark);
+			if (!isnan(c->value))
+				fprintf(f, " (%.3g, limit %.3g)", c->value,
+					c->limit);
+			fprintf(f, "\n");
+			if (c->detail[0])
+				fprintf(f, "        %s%s%s\n", dim, c->detail,
+					off);
+		}
+		fprintf(f, "      technique %.2f pts", e->score_technique);
+		if (e->sweep_passed < e->sweep_total)
+			fprintf(f, " %s(counted once the sweep passes)%s",
+				dim, off);
+		fprintf(f, "\n");
+		if (!isnan(e->speedup)) {
+			if (!strcmp(e->perf_model, "time")) {
+				fprintf(f, "      performance: %.3f ms vs "
+					"reference %.3f ms: speedup %.2fx "
+					"[%.2f, %.2f]", e->student_ms,
+					e->reference_ms, e->speedup,
+					e->ci_low, e->ci_high);
+				if (!isnan(e->bandwidth_fraction))
+					fprintf(f, ", %.0f%% of copy "
+						"bandwidth",
+						100 * e->bandwidth_fraction);
+				fprintf(f, "\n");
+			} else {
+				fprintf(f, "      performance (traffic model):"
+					" %.2fx the reference's efficiency\n",
+					e->speedup);
+			}
+		}
+		for (size_t k = 0; k < e->nflags; k++)
+			fprintf(f, "      %sflag:%s %s (no performance "
+				"credit)\n", colour ? "\033[1;31m" : "", off,
+				e->flags[k]);
+		fprintf(f, "      performance %.2f pts", e->score_performance);
+		if (e->passed < e->total)
+			fprintf(f, " %s(counted once every shape passes)%s",
+				dim, off);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n  %stotal %.2f / %.0f%s  %s(%.1f s)%s\n", bold,
+		r->score, r->max_score, off, dim, r->seconds, off);
+}
+
+/* A JSON string of text that may come from the submission (compiler
+ * messages, its output): invalid UTF-8 becomes U+FFFD. */
+static json_t *text(const char *s)
+{
+	json_t *j;
+	char *clean;
+
+	if (!s)
+		return json_null();
+	j = json_string(s);
+	if (j)
+		return j;
+	clean = utf8_sanitize(s);
+	j = json_string(clean);
+	free(clean);
+	return j ? j : json_string("");
+}
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *check_json(const struct check_result *c)
+{
+	return json_pack("{s:s, s:o, s:o, s:o, s:s}", "name", c->name,
+			 "passed", c->passed < 0 ? json_null() :
+				   json_boolean(c->passed),
+			 "value", num_or_null(c->value),
+			 "limit", num_or_null(c->limit),
+			 "detail", c->detail);
+}
+
+static json_t *exercise_json(const struct exercise_result *e)
+{
+	json_t *o, *checks, *flags, *ff = json_null(), *corr, *tech, *perf;
+	const struct failure *f = &e->first_failure;
+
+	if (f->present) {
+		char shape[64];
+
+		snprintf(shape, sizeof(shape), "%lldx%lld", (long long)f->m,
+			 (long long)f->n);
+		ff = json_pack("{s:s, s:I, s:o, s:o, s:o, s:I, s:I}",
+			       "shape", shape,
+			       "index", (json_int_t)f->shape_index,
+			       "expected", f->index >= 0 ?
+				       json_string(f->expected) : json_null(),
+			       "got", f->index >= 0 ?
+				       json_string(f->got) : json_null(),
+			       "reason", text(f->reason),
+			       "m", (json_int_t)f->m, "n", (json_int_t)f->n);
+		if (f->index >= 0)
+			json_object_set_new(ff, "element",
+					    json_integer(f->index));
+	}
+	corr = json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:I}",
+			 "passed", (json_int_t)e->passed,
+			 "total", (json_int_t)e->total,
+			 "first_failure", ff,
+			 "sweep_passed", (json_int_t)e->sweep_passed,
+			 "sweep_total", (json_int_t)e->sweep_total,
+			 "edge_passed", (json_int_t)e->edge_passed,
+			 "edge_total", (json_int_t)e->edge_total);
+	checks = json_array();
+	for (size_t i = 0; i < e->nchecks; i++)
+		json_array_append_new(checks, check_json(&e->checks[i]));
+	tech = json_pack("{s:o, s:o}", "passed",
+			 e->technique_passed < 0 ? json_null() :
+			 json_boolean(e->technique_passed), "checks", checks);
+	flags = json_array();
+	for (size_t i = 0; i < e->nflags; i++)
+		json_array_append_new(flags, json_string(e->flags[i]));
+	perf = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "speedup", num_or_null(e->speedup),
+			 "ci_low", num_or_null(e->ci_low),
+			 "ci_high", num_or_null(e->ci_high),
+			 "student_ms", num_or_null(e->student_ms),
+			 "reference_ms", num_or_null(e->reference_ms),
+			 "bandwidth_fraction",
+			 num_or_null(e->bandwidth_fraction),
+			 "flags", flags,
+			 "model", e->perf_model[0] ?
+				  json_string(e->perf_model) : json_null());
+	o = json_pack("{s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
+		      "name", e->ex->name,
+		      "status", status_name(e->status),
+		      "score", e->score,
+		      "max_score", e->max_score,
+		      "message", text(e->message ? e->message : ""),
+		      "correctness", corr,
+		      "technique", tech,
+		      "performance", perf,
+		      "points", json_pack("{s:f, s:f, s:f}",
+					  "correctness", e->score_correctness,
+					  "technique", e->score_technique,
+					  "performance",
+					  e->score_performance),
+		      "compile_log", text(e->compile_log));
+	if (e->runner_output && *e->runner_output)
+		json_object_set_new(o, "output",
+				    text(e->runner_output));
+	return o;
+}
+
+char *report_json(const struct grade_result *r)
+{
+	json_t *root, *arr;
+	char *s, *out;
+
+	arr = json_array();
+	for (size_t i = 0; i < r->nex; i++)
+		json_array_append_new(arr, exercise_json(&r->ex[i]));
+	root = json_pack("{s:s, s:s, s:o, s:s, s:s, s:s, s:I, s:f, s:f, "
+			 "s:o, s:s, s:f}",
+			 "tool", WG_TOOL, "version", WG_VERSION,
+			 "submission", text(r->submission ? r->submission :
+					    ""),
+			 "backend", r->backend ? r->backend : "none",
+			 "device", r->device ? r->device : "none",
+			 "isolation", r->isolation ? r->isolation : "",
+			 "seed", (json_int_t)r->seed,
+			 "score", r->score, "max_score", r->max_score,
+			 "exercises", arr,
+			 "generated", r->generated ? r->generated : "",
+			 "seconds", r->seconds);
+	if (!root)
+		BUG("cannot build the JSON result");
+	if (r->error)
+		json_object_set_new(root, "error", text(r->error));
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			     JSON_REAL_PRECISION(10));
+	json_decref(root);
+	if (!s)
+		BUG("cannot serialise the JSON result");
+	out = xstrfmt("%s\n", s);
+	free(s);
+	return out;
+}

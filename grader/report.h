@@ -1,0 +1,25 @@
+/*
+ * Views of a grade_result: human text and the JSON archive format.  The
+ * JSON is what `warpgrade batch` and `warpgrade leaderboard` read back
+ * (report_json_parse), so the two directions live together.
+ */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stdio.h>
+
+#include "result.h"
+
+#define WG_TOOL "warpgrade"
+#define WG_VERSION "0.1.0"
+
+/* Human text; colour when `colour` is set. */
+void report_text(FILE *f, const struct grade_result *r, int colour);
+
+/* The JSON document (owned string, ends with a newline). */
+char *report_json(const struct grade_result *r);
+
+/* Colour for a stream: a terminal, NO_COLOR unset, TERM not "dumb". */
+int report_want_colour(FILE *f);
+
+#endif
