@@ -56,6 +56,7 @@ void verify_process_begin(struct verify *v, uint32_t phases)
 	v->done = 0;
 	v->current_phase = 0;
 	v->runner_internal = 0;
+	v->errors = 0;
 	v->cur = -1;
 	v->filled = 0;
 }
@@ -281,6 +282,7 @@ static int on_error(struct verify *v, const unsigned char *p, size_t n)
 		return 0;
 	}
 	st = error_status(&e);
+	v->errors++;
 	if (e.phase == PROTO_PHASE_CORRECTNESS) {
 		if (e.index >= v->nshapes)
 			return proto_fail(v, "error at shape %u out of range",
@@ -404,6 +406,11 @@ void verify_process_end(struct verify *v, const struct verify_exit *x)
 	char where[160];
 
 	if (!missing && !x->timed_out && !x->killed_by_grader)
+		return;
+	/* a phase that ended on a reported CUDA error (the context is lost)
+	 * is explained by that error already */
+	if (x->exited && !x->exit_code && v->errors &&
+	    !x->timed_out && !x->killed_by_grader && !v->runner_internal)
 		return;
 	snprintf(where, sizeof(where), "in the %s phase",
 		 phase_name(v->current_phase));

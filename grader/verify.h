@@ -57,6 +57,7 @@ struct verify {
 	uint32_t current_phase;
 	int64_t last_shape;   /* last shape index heard of */
 	int runner_internal;  /* the runner reported its own failure */
+	int errors;           /* error frames from this process */
 	char runner_error[512];
 
 	struct proto_hello hello;

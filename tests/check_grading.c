@@ -1,0 +1,652 @@
+/*
+ * The grader's own decisions: verdict ordering, scoring arithmetic,
+ * verification of runner frames against the oracle (bit-exact outputs,
+ * guard bands, input hashes, errors, crashes, protocol abuse), and the
+ * JSON view.  No GPU and no runner: frames are built here.
+ */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exercise.h"
+#include "protocol.h"
+#include "report.h"
+#include "result.h"
+#include "score.h"
+#include "verify.h"
+
+/* ---- verdicts and scoring ---- */
+
+START_TEST(status_order)
+{
+	static const char *const order[] = { "CE", "MISSING", "REJECTED",
+		"TO", "SG", "RE", "OOB", "RACE", "WA", "TECH", "OK" };
+
+	for (int i = 0; i < 11; i++) {
+		ck_assert_int_eq(status_parse(order[i]), i);
+		ck_assert_str_eq(status_name((enum status)i), order[i]);
+		if (i)
+			ck_assert_int_eq(status_worse((enum status)i,
+						      (enum status)(i - 1)),
+					 i - 1);
+	}
+	ck_assert_int_eq(status_worse(STATUS_OK, STATUS_XX), STATUS_XX);
+	ck_assert_int_eq(status_worse(STATUS_CE, STATUS_XX), STATUS_XX);
+	ck_assert_int_eq(status_parse("nope"), -1);
+}
+END_TEST
+
+static struct exercise_result fresh(void)
+{
+	struct exercise_result e;
+
+	memset(&e, 0, sizeof(e));
+	e.ex = exercise_find("padded_tile");
+	e.status = STATUS_OK;
+	e.speedup = e.ci_low = e.ci_high = NAN;
+	e.sweep_total = 4096;
+	e.edge_total = 7;
+	return e;
+}
+
+START_TEST(default_scoring)
+{
+	struct score_config c;
+	struct exercise_result e = fresh();
+
+	score_config_default(&c);
+	ck_assert(score_max(&c) == 25);
+	/* all correct, technique passed, half the reference's speed */
+	e.sweep_passed = 4096;
+	e.edge_passed = 7;
+	e.passed = e.total = 4103;
+	result_add_check(&e, "a")->passed = 1;
+	result_add_check(&e, "b")->passed = 1;
+	e.speedup = 0.5;
+	score_exercise(&c, &e);
+	ck_assert_int_eq(e.status, STATUS_OK);
+	ck_assert(fabs(e.score - (15 + 4 + 3)) < 1e-9);
+	/* faster than the reference: capped at 6 */
+	e = fresh();
+	e.sweep_passed = 4096;
+	e.edge_passed = 7;
+	e.passed = e.total = 4103;
+	e.speedup = 1.7;
+	score_exercise(&c, &e);
+	ck_assert(fabs(e.score_performance - 6) < 1e-9);
+}
+END_TEST
+
+START_TEST(partial_correctness_no_perf)
+{
+	struct score_config c;
+	struct exercise_result e = fresh();
+
+	score_config_default(&c);
+	e.status = STATUS_WA;
+	e.sweep_passed = 2048;
+	e.edge_passed = 0;
+	e.passed = 2048;
+	e.total = 4103;
+	e.speedup = 1.0;
+	result_add_check(&e, "a")->passed = 1;
+	score_exercise(&c, &e);
+	ck_assert(fabs(e.score_correctness - 5) < 1e-9);
+	ck_assert(e.score_technique == 0); /* sweep incomplete */
+	ck_assert(e.score_performance == 0);
+	ck_assert_int_eq(e.status, STATUS_WA);
+}
+END_TEST
+
+START_TEST(technique_failure_is_tech)
+{
+	struct score_config c;
+	struct exercise_result e = fresh();
+
+	score_config_default(&c);
+	e.sweep_passed = 4096;
+	e.edge_passed = 7;
+	e.passed = e.total = 4103;
+	result_add_check(&e, "coalesced")->passed = 1;
+	result_add_check(&e, "conflicts")->passed = 0;
+	e.speedup = 1.0;
+	score_exercise(&c, &e);
+	ck_assert_int_eq(e.status, STATUS_TECH);
+	ck_assert(fabs(e.score - (15 + 2 + 6)) < 1e-9);
+}
+END_TEST
+
+START_TEST(flag_removes_perf_credit)
+{
+	struct score_config c;
+	struct exercise_result e = fresh();
+
+	score_config_default(&c);
+	e.sweep_passed = 4096;
+	e.edge_passed = 7;
+	e.passed = e.total = 4103;
+	e.speedup = 3.0;
+	result_add_flag(&e, "below the physical floor");
+	score_exercise(&c, &e);
+	ck_assert(e.score_performance == 0);
+	ck_assert(e.score_technique == 0); /* no checks: not measured */
+	ck_assert_int_eq(e.technique_passed, -1);
+	ck_assert_int_eq(e.status, STATUS_OK);
+}
+END_TEST
+
+START_TEST(unbuilt_statuses_score_zero)
+{
+	struct score_config c;
+	enum status sts[] = { STATUS_CE, STATUS_MISSING, STATUS_REJECTED };
+
+	score_config_default(&c);
+	for (int i = 0; i < 3; i++) {
+		struct exercise_result e = fresh();
+
+		e.status = sts[i];
+		e.sweep_passed = 4096;
+		score_exercise(&c, &e);
+		ck_assert(e.score == 0);
+		ck_assert_int_eq(e.status, sts[i]);
+	}
+}
+END_TEST
+
+START_TEST(speedup_and_interval)
+{
+	double ref[31], stu[31], s, lo, hi;
+
+	for (int i = 0; i < 31; i++) {
+		ref[i] = 1.0 + 0.01 * (i % 5);
+		stu[i] = 2.0 + 0.02 * (i % 7);
+	}
+	score_speedup(ref, stu, 31, &s, &lo, &hi);
+	ck_assert(s > 0.45 && s < 0.55);
+	ck_assert(lo <= s && s <= hi);
+	ck_assert(lo > 0.4 && hi < 0.6);
+}
+END_TEST
+
+START_TEST(config_file)
+{
+	struct score_config c;
+	char err[256], path[] = "/tmp/wgcfgXXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fputs("{\"performance_points\": 10, \"perf_reps\": 50}", f);
+	fclose(f);
+	score_config_default(&c);
+	ck_assert_int_eq(score_config_load(&c, path, err, sizeof(err)), 0);
+	ck_assert(c.performance_points == 10);
+	ck_assert_uint_eq(c.perf_reps, 50);
+	ck_assert(score_max(&c) == 29);
+	f = fopen(path, "w");
+	fputs("{\"perf_points\": 10}", f);
+	fclose(f);
+	ck_assert_int_eq(score_config_load(&c, path, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "unknown key 'perf_points'"));
+	f = fopen(path, "w");
+	fputs("{\"perf_reps\": -3}", f);
+	fclose(f);
+	ck_assert_int_eq(score_config_load(&c, path, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "out of range"));
+	f = fopen(path, "w");
+	fputs("{\"perf_reps\": ", f);
+	fclose(f);
+	ck_assert_int_eq(score_config_load(&c, path, err, sizeof(err)), -1);
+	unlink(path);
+}
+END_TEST
+
+/* ---- verification with synthetic frames ---- */
+
+struct fixture {
+	struct score_config cfg;
+	struct exercise_result res;
+	struct verify v;
+	const struct exercise *ex;
+};
+
+static void feed(struct verify *v, struct proto_buf *b, int want)
+{
+	struct proto_decoder d;
+	enum proto_type t;
+	const unsigned char *p;
+	size_t n;
+	int rc = 0;
+
+	proto_decoder_init(&d, 0);
+	proto_decoder_feed(&d, b->data, b->len);
+	while (proto_decoder_next(&d, &t, &p, &n) == 1)
+		if (verify_frame(v, t, p, n))
+			rc = -1;
+	ck_assert_int_eq(rc, want);
+	proto_decoder_release(&d);
+	proto_buf_release(b);
+}
+
+/* Send shape `index` as a correct runner would, then let `mutate` spoil
+ * the region (offsets in bytes from the start of the guarded region). */
+static void send_shape(struct fixture *fx, size_t index, long mutate_at,
+		       int spoil_input)
+{
+	const struct exercise *ex = fx->ex;
+	struct exercise_shape s = exercise_shape_at(ex, index, NULL);
+	size_t elems = exercise_shape_elems(s), g = PROTO_GUARD_ELEMS;
+	size_t total = (elems + 2 * g) * 4;
+	unsigned char *region = malloc(total), *in = malloc(elems * 4 + 4);
+	struct proto_shape m;
+	struct proto_buf b;
+
+	memset(region, PROTO_GUARD_BYTE, total);
+	ex->generate(fx->v.seed, index, s, in);
+	ex->expected(in, region + g * 4, s);
+	if (mutate_at >= 0)
+		region[mutate_at] ^= 0x40;
+	if (spoil_input)
+		in[0] ^= 1;
+	m.index = (uint32_t)index;
+	m.guard_elems = PROTO_GUARD_ELEMS;
+	m.total_bytes = total;
+	m.offset = 0;
+	m.input_hash = exercise_hash(in, elems * 4);
+	m.data = region;
+	m.len = total;
+	proto_buf_init(&b);
+	proto_enc_shape(&b, &m);
+	feed(&fx->v, &b, 0);
+	free(region);
+	free(in);
+}
+
+static void begin(struct fixture *fx, const char *name)
+{
+	struct proto_buf b;
+	struct proto_hello h = { "cuda", "test", 9, 0, 132, 0, 0 };
+	struct proto_phase_msg ph = { PROTO_PHASE_CORRECTNESS, 0 };
+
+	memset(fx, 0, sizeof(*fx));
+	score_config_default(&fx->cfg);
+	fx->ex = exercise_find(name);
+	verify_init(&fx->v, fx->ex, &fx->cfg, 4242, 1, &fx->res);
+	verify_process_begin(&fx->v, PROTO_PHASE_CORRECTNESS);
+	proto_buf_init(&b);
+	proto_enc_hello(&b, &h);
+	proto_enc_phase(&b, &ph);
+	feed(&fx->v, &b, 0);
+}
+
+static void end(struct fixture *fx, int done)
+{
+	struct verify_exit x;
+
+	if (done) {
+		struct proto_buf b;
+		struct proto_done d = { PROTO_PHASE_CORRECTNESS, 0 };
+
+		proto_buf_init(&b);
+		proto_enc_done(&b, &d);
+		feed(&fx->v, &b, 0);
+	}
+	memset(&x, 0, sizeof(x));
+	x.exited = 1;
+	verify_process_end(&fx->v, &x);
+	verify_finish(&fx->v);
+}
+
+static void release(struct fixture *fx)
+{
+	verify_release(&fx->v);
+	free(fx->res.message);
+}
+
+START_TEST(all_shapes_correct)
+{
+	struct fixture fx;
+
+	begin(&fx, "dynamic_reverse");
+	for (size_t i = 0; i < exercise_nshapes(fx.ex); i++) {
+		unsigned flags;
+
+		exercise_shape_at(fx.ex, i, &flags);
+		if (!(flags & EXERCISE_EDGE_GPU_ONLY))
+			send_shape(&fx, i, -1, 0);
+	}
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_OK);
+	ck_assert_uint_eq(fx.res.passed, fx.res.total);
+	ck_assert_uint_eq(fx.res.sweep_passed, 4096);
+	ck_assert(fx.res.score >= 15);
+	ck_assert_int_eq(fx.res.first_failure.present, 0);
+	release(&fx);
+}
+END_TEST
+
+START_TEST(wrong_value_is_wa_with_details)
+{
+	struct fixture fx;
+	size_t g = PROTO_GUARD_ELEMS * 4;
+
+	begin(&fx, "coalesced_transpose");
+	send_shape(&fx, 0, -1, 0);
+	send_shape(&fx, 70, (long)(g + 4 * 5), 0); /* element 5 */
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_WA);
+	ck_assert_int_eq(fx.res.first_failure.present, 1);
+	ck_assert_uint_eq(fx.res.first_failure.shape_index, 70);
+	ck_assert_int_eq(fx.res.first_failure.index, 5);
+	ck_assert_int_eq(fx.res.first_failure.m, 2);
+	ck_assert_int_eq(fx.res.first_failure.n, 7);
+	ck_assert_uint_eq(fx.res.passed, 1);
+	ck_assert_ptr_nonnull(strstr(fx.res.message, "rows=2"));
+	release(&fx);
+}
+END_TEST
+
+START_TEST(guard_touched_is_oob)
+{
+	struct fixture fx;
+	size_t g = PROTO_GUARD_ELEMS * 4;
+	struct exercise_shape s;
+
+	begin(&fx, "padded_tile");
+	s = exercise_shape_at(fx.ex, 100, NULL);
+	/* one element past the end */
+	send_shape(&fx, 100, (long)(g + exercise_shape_elems(s) * 4), 0);
+	/* and one before the start, at a later shape */
+	send_shape(&fx, 200, (long)(g - 1), 0);
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_OOB);
+	ck_assert_uint_eq(fx.res.first_failure.shape_index, 100);
+	ck_assert_ptr_nonnull(strstr(fx.res.first_failure.reason,
+				     "past its end"));
+	release(&fx);
+}
+END_TEST
+
+START_TEST(input_modified_is_wa)
+{
+	struct fixture fx;
+
+	begin(&fx, "aos_to_soa");
+	send_shape(&fx, 3, -1, 1);
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_WA);
+	ck_assert_ptr_nonnull(strstr(fx.res.first_failure.reason,
+				     "input modified"));
+	release(&fx);
+}
+END_TEST
+
+START_TEST(cuda_error_at_shape)
+{
+	struct fixture fx;
+	struct proto_buf b;
+	struct proto_error e = { PROTO_PHASE_CORRECTNESS, 9, 700, 0,
+				 "cudaErrorIllegalAddress",
+				 "running the launcher: illegal address" };
+	struct proto_error f = { PROTO_PHASE_CORRECTNESS, 4, 9, 0,
+				 "cudaErrorInvalidConfiguration",
+				 "running the launcher: bad config" };
+
+	begin(&fx, "padded_tile");
+	proto_buf_init(&b);
+	proto_enc_error(&b, &f);
+	proto_enc_error(&b, &e);
+	feed(&fx.v, &b, 0);
+	end(&fx, 0); /* sticky: the phase never completed */
+	/* RE ranks worse than OOB in the verdict order */
+	ck_assert_int_eq(fx.res.status, STATUS_RE);
+	ck_assert_uint_eq(fx.res.passed, 0);
+	ck_assert_uint_eq(fx.res.first_failure.shape_index, 4);
+	ck_assert_ptr_nonnull(strstr(fx.res.first_failure.reason,
+				     "cudaErrorInvalidConfiguration"));
+	release(&fx);
+}
+END_TEST
+
+START_TEST(crash_and_timeout)
+{
+	struct fixture fx;
+	struct verify_exit x;
+
+	begin(&fx, "padded_tile");
+	send_shape(&fx, 0, -1, 0);
+	memset(&x, 0, sizeof(x));
+	x.signal = 8; /* SIGFPE */
+	verify_process_end(&fx.v, &x);
+	verify_finish(&fx.v);
+	ck_assert_int_eq(fx.res.status, STATUS_SG);
+	ck_assert_ptr_nonnull(strstr(fx.res.message, "SIGFPE"));
+	release(&fx);
+
+	begin(&fx, "padded_tile");
+	memset(&x, 0, sizeof(x));
+	x.timed_out = 1;
+	x.exited = 0;
+	x.signal = 9;
+	verify_process_end(&fx.v, &x);
+	verify_finish(&fx.v);
+	ck_assert_int_eq(fx.res.status, STATUS_TO);
+	release(&fx);
+
+	begin(&fx, "padded_tile");
+	memset(&x, 0, sizeof(x));
+	x.exited = 1;
+	x.exit_code = 0;
+	verify_process_end(&fx.v, &x);
+	verify_finish(&fx.v);
+	ck_assert_int_eq(fx.res.status, STATUS_RE);
+	ck_assert_ptr_nonnull(strstr(fx.res.message, "exited early"));
+	release(&fx);
+}
+END_TEST
+
+START_TEST(runner_internal_is_xx)
+{
+	struct fixture fx;
+	struct proto_buf b;
+	struct proto_error e = { 0, 0, -1, 0, "runner", "out of memory" };
+	struct verify_exit x;
+
+	begin(&fx, "padded_tile");
+	proto_buf_init(&b);
+	proto_enc_error(&b, &e);
+	feed(&fx.v, &b, 0);
+	memset(&x, 0, sizeof(x));
+	x.exited = 1;
+	x.exit_code = 3;
+	verify_process_end(&fx.v, &x);
+	verify_finish(&fx.v);
+	ck_assert_int_eq(fx.res.status, STATUS_XX);
+	release(&fx);
+}
+END_TEST
+
+START_TEST(protocol_abuse_rejected)
+{
+	struct fixture fx;
+	struct proto_buf b;
+	struct proto_shape m;
+	unsigned char junk[64];
+
+	begin(&fx, "padded_tile");
+	memset(junk, 0, sizeof(junk));
+	/* wrong region size for the shape */
+	m.index = 0;
+	m.guard_elems = PROTO_GUARD_ELEMS;
+	m.total_bytes = 64;
+	m.offset = 0;
+	m.input_hash = 0;
+	m.data = junk;
+	m.len = 64;
+	proto_buf_init(&b);
+	proto_enc_shape(&b, &m);
+	feed(&fx.v, &b, -1);
+	/* shape index out of range */
+	m.index = 999999;
+	proto_buf_init(&b);
+	proto_enc_shape(&b, &m);
+	feed(&fx.v, &b, -1);
+	/* a perf frame during correctness */
+	{
+		struct proto_perf *p = calloc(1, sizeof(*p));
+
+		proto_buf_init(&b);
+		proto_enc_perf(&b, p);
+		feed(&fx.v, &b, -1);
+		free(p);
+	}
+	release(&fx);
+}
+END_TEST
+
+START_TEST(shape_sent_twice_rejected)
+{
+	struct fixture fx;
+	struct exercise_shape s;
+	size_t total;
+	unsigned char *region;
+	struct proto_shape m;
+	struct proto_buf b;
+
+	begin(&fx, "dynamic_reverse");
+	send_shape(&fx, 1, -1, 0);
+	s = exercise_shape_at(fx.ex, 1, NULL);
+	total = (exercise_shape_elems(s) + 2 * PROTO_GUARD_ELEMS) * 4;
+	region = calloc(1, total);
+	m.index = 1;
+	m.guard_elems = PROTO_GUARD_ELEMS;
+	m.total_bytes = total;
+	m.offset = 0;
+	m.input_hash = 0;
+	m.data = region;
+	m.len = total;
+	proto_buf_init(&b);
+	proto_enc_shape(&b, &m);
+	feed(&fx.v, &b, -1);
+	free(region);
+	release(&fx);
+}
+END_TEST
+
+/* ---- JSON ---- */
+
+START_TEST(json_has_the_documented_fields)
+{
+	struct grade_result r;
+	json_t *root, *ex, *e0;
+	json_error_t je;
+	char *s;
+
+	result_init(&r);
+	r.submission = strdup("alice.tar.gz");
+	r.backend = strdup("cuda");
+	r.device = strdup("NVIDIA H200");
+	r.isolation = strdup("bubblewrap");
+	r.seed = 77;
+	r.score = 40;
+	r.max_score = 100;
+	r.nex = 1;
+	r.ex = calloc(1, sizeof(*r.ex));
+	r.ex[0].ex = exercise_find("padded_tile");
+	r.ex[0].status = STATUS_WA;
+	r.ex[0].speedup = NAN;
+	r.ex[0].ci_low = r.ex[0].ci_high = NAN;
+	r.ex[0].student_ms = r.ex[0].reference_ms = NAN;
+	r.ex[0].bandwidth_fraction = NAN;
+	r.ex[0].technique_passed = -1;
+	r.ex[0].first_failure.present = 1;
+	r.ex[0].first_failure.m = 3;
+	r.ex[0].first_failure.n = 4;
+	r.ex[0].first_failure.index = 2;
+	strcpy(r.ex[0].first_failure.expected, "1.5");
+	strcpy(r.ex[0].first_failure.got, "2");
+	strcpy(r.ex[0].first_failure.reason, "wrong value \xff here");
+	r.ex[0].message = strdup("bad \xc3\x28 utf8");
+	s = report_json(&r);
+	root = json_loads(s, 0, &je);
+	ck_assert_msg(root != NULL, "invalid JSON: %s", je.text);
+	for (const char *const *k = (const char *const[]){ "tool", "version",
+		"submission", "backend", "device", "isolation", "seed",
+		"score", "max_score", "exercises", NULL }; *k; k++)
+		ck_assert_msg(json_object_get(root, *k) != NULL, "no %s", *k);
+	ex = json_object_get(root, "exercises");
+	e0 = json_array_get(ex, 0);
+	for (const char *const *k = (const char *const[]){ "name", "status",
+		"score", "max_score", "message", "correctness", "technique",
+		"performance", "compile_log", NULL }; *k; k++)
+		ck_assert_msg(json_object_get(e0, *k) != NULL, "no %s", *k);
+	ck_assert_str_eq(json_string_value(json_object_get(e0, "status")),
+			 "WA");
+	ck_assert(json_is_null(json_object_get(json_object_get(e0,
+		"performance"), "speedup")));
+	ck_assert(json_is_null(json_object_get(json_object_get(e0,
+		"technique"), "passed")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+		json_object_get(e0, "correctness"), "first_failure"),
+		"shape")), "3x4");
+	json_decref(root);
+	free(s);
+	/* an unusable submission still gives an object with error */
+	free(r.error);
+	r.error = strdup("cannot open 'x.zip': not an archive");
+	s = report_json(&r);
+	root = json_loads(s, 0, &je);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_ptr_nonnull(json_object_get(root, "error"));
+	json_decref(root);
+	free(s);
+	result_release(&r);
+}
+END_TEST
+
+static Suite *grading_suite(void)
+{
+	Suite *s = suite_create("grading");
+	TCase *v = tcase_create("verdicts and scores");
+	TCase *f = tcase_create("verification");
+	TCase *j = tcase_create("json");
+
+	tcase_add_test(v, status_order);
+	tcase_add_test(v, default_scoring);
+	tcase_add_test(v, partial_correctness_no_perf);
+	tcase_add_test(v, technique_failure_is_tech);
+	tcase_add_test(v, flag_removes_perf_credit);
+	tcase_add_test(v, unbuilt_statuses_score_zero);
+	tcase_add_test(v, speedup_and_interval);
+	tcase_add_test(v, config_file);
+	tcase_add_test(f, all_shapes_correct);
+	tcase_add_test(f, wrong_value_is_wa_with_details);
+	tcase_add_test(f, guard_touched_is_oob);
+	tcase_add_test(f, input_modified_is_wa);
+	tcase_add_test(f, cuda_error_at_shape);
+	tcase_add_test(f, crash_and_timeout);
+	tcase_add_test(f, runner_internal_is_xx);
+	tcase_add_test(f, protocol_abuse_rejected);
+	tcase_add_test(f, shape_sent_twice_rejected);
+	tcase_add_test(j, json_has_the_documented_fields);
+	tcase_set_timeout(v, 10);
+	tcase_set_timeout(f, 60);
+	tcase_set_timeout(j, 10);
+	suite_add_tcase(s, v);
+	suite_add_tcase(s, f);
+	suite_add_tcase(s, j);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(grading_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,366 @@
+/*
+ * Protocol codec: round trips of every message, and hostile streams
+ * (truncated, oversized, bad magic/version/type, lying lengths) rejected.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "protocol.h"
+
+static int take(struct proto_buf *b, enum proto_type *t,
+		const unsigned char **p, size_t *n, struct proto_decoder *d)
+{
+	proto_decoder_init(d, 0);
+	ck_assert_int_eq(proto_decoder_feed(d, b->data, b->len), 0);
+	return proto_decoder_next(d, t, p, n);
+}
+
+START_TEST(job_round_trip)
+{
+	struct proto_buf b;
+	struct proto_decoder d;
+	struct proto_job j = { "padded_tile", 0x1234567890abcdefULL, 3, 30,
+			       PROTO_JOB_SKIP_GPU_ONLY }, k;
+	enum proto_type t;
+	const unsigned char *p;
+	size_t n;
+
+	proto_buf_init(&b);
+	proto_enc_job(&b, &j);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(t, PROTO_JOB);
+	ck_assert_int_eq(proto_dec_job(p, n, &k), 0);
+	ck_assert_str_eq(k.exercise, "padded_tile");
+	ck_assert_uint_eq(k.seed, j.seed);
+	ck_assert_uint_eq(k.phases, 3);
+	ck_assert_uint_eq(k.perf_reps, 30);
+	ck_assert_uint_eq(k.flags, PROTO_JOB_SKIP_GPU_ONLY);
+	ck_assert_int_eq(proto_decoder_next(&d, &t, &p, &n), 0);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+}
+END_TEST
+
+START_TEST(shape_round_trip_and_bounds)
+{
+	struct proto_buf b;
+	struct proto_decoder d;
+	unsigned char data[100];
+	struct proto_shape s = { 7, PROTO_GUARD_ELEMS, 1000, 900, 42, data,
+				 100 }, r;
+	enum proto_type t;
+	const unsigned char *p;
+	size_t n;
+
+	for (int i = 0; i < 100; i++)
+		data[i] = (unsigned char)i;
+	proto_buf_init(&b);
+	proto_enc_shape(&b, &s);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_shape(p, n, &r), 0);
+	ck_assert_uint_eq(r.index, 7);
+	ck_assert_uint_eq(r.offset, 900);
+	ck_assert_uint_eq(r.len, 100);
+	ck_assert_mem_eq(r.data, data, 100);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+
+	/* a chunk that would run past the region it claims */
+	s.offset = 950;
+	proto_buf_init(&b);
+	proto_enc_shape(&b, &s);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_shape(p, n, &r), -1);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+}
+END_TEST
+
+START_TEST(perf_and_counters_round_trip)
+{
+	struct proto_buf b;
+	struct proto_decoder d;
+	struct proto_perf *pf = calloc(1, sizeof(*pf)), *pg = calloc(1,
+		sizeof(*pg));
+	struct proto_counters *c = calloc(1, sizeof(*c)),
+		*e = calloc(1, sizeof(*e));
+	enum proto_type t;
+	const unsigned char *p;
+	size_t n;
+
+	pf->reps = 5;
+	for (int i = 0; i < 5; i++) {
+		pf->student_ms[i] = 1.5 + i;
+		pf->reference_ms[i] = 1.0 + i;
+	}
+	pf->copy_gbps = 4077.5;
+	pf->bytes_moved = 1ULL << 29;
+	pf->outside_stream_runs = 2;
+	proto_buf_init(&b);
+	proto_enc_perf(&b, pf);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_perf(p, n, pg), 0);
+	ck_assert_uint_eq(pg->reps, 5);
+	ck_assert(pg->student_ms[4] == 5.5);
+	ck_assert(pg->copy_gbps == 4077.5);
+	ck_assert_uint_eq(pg->outside_stream_runs, 2);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+
+	c->who = 1;
+	c->m = 256;
+	c->n = 256;
+	c->total = 1;
+	c->count = 1;
+	strcpy(c->launch[0].kernel, "tile<1>");
+	c->launch[0].c[1] = 8192;
+	proto_buf_init(&b);
+	proto_enc_counters(&b, c);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_counters(p, n, e), 0);
+	ck_assert_str_eq(e->launch[0].kernel, "tile<1>");
+	ck_assert_uint_eq(e->launch[0].c[1], 8192);
+	/* one byte short: rejected */
+	ck_assert_int_eq(proto_dec_counters(p, n - 1, e), -1);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+	free(pf);
+	free(pg);
+	free(c);
+	free(e);
+}
+END_TEST
+
+START_TEST(error_and_launches_round_trip)
+{
+	struct proto_buf b;
+	struct proto_decoder d;
+	struct proto_error e = { 1, 99, 700, 1, "cudaErrorIllegalAddress",
+				 "an illegal memory access" }, f;
+	struct proto_launches l, m;
+	enum proto_type t;
+	const unsigned char *p;
+	size_t n;
+
+	proto_buf_init(&b);
+	proto_enc_error(&b, &e);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_error(p, n, &f), 0);
+	ck_assert_int_eq(f.cuda_code, 700);
+	ck_assert_str_eq(f.name, "cudaErrorIllegalAddress");
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+
+	memset(&l, 0, sizeof(l));
+	l.total = 100; /* more than described: allowed */
+	l.count = 2;
+	l.launch[1].dynamic_shared_bytes = 4096;
+	l.launch[1].grid[0] = 3;
+	proto_buf_init(&b);
+	proto_enc_launches(&b, &l);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_launches(p, n, &m), 0);
+	ck_assert_uint_eq(m.total, 100);
+	ck_assert_uint_eq(m.launch[1].dynamic_shared_bytes, 4096);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+}
+END_TEST
+
+START_TEST(stream_split_anywhere)
+{
+	struct proto_buf b;
+	struct proto_decoder d;
+	struct proto_done done = { 1, 4096 };
+	struct proto_phase_msg ph = { 1, 4103 };
+	enum proto_type t;
+	const unsigned char *p;
+	size_t n;
+	int frames = 0;
+
+	proto_buf_init(&b);
+	proto_enc_phase(&b, &ph);
+	proto_enc_done(&b, &done);
+	proto_decoder_init(&d, 0);
+	/* one byte at a time */
+	for (size_t i = 0; i < b.len; i++) {
+		ck_assert_int_eq(proto_decoder_feed(&d, b.data + i, 1), 0);
+		while (proto_decoder_next(&d, &t, &p, &n) == 1)
+			frames++;
+	}
+	ck_assert_int_eq(frames, 2);
+	ck_assert_int_eq(proto_decoder_pending(&d), 0);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+}
+END_TEST
+
+START_TEST(truncated_frame_pending)
+{
+	struct proto_buf b;
+	struct proto_decoder d;
+	struct proto_done done = { 1, 4096 };
+	enum proto_type t;
+	const unsigned char *p;
+	size_t n;
+
+	proto_buf_init(&b);
+	proto_enc_done(&b, &done);
+	proto_decoder_init(&d, 0);
+	proto_decoder_feed(&d, b.data, b.len - 1);
+	ck_assert_int_eq(proto_decoder_next(&d, &t, &p, &n), 0);
+	ck_assert_int_eq(proto_decoder_pending(&d), 1);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+}
+END_TEST
+
+static void header(unsigned char *h, char m0, unsigned ver, unsigned type,
+		   unsigned len)
+{
+	h[0] = (unsigned char)m0;
+	h[1] = 'G';
+	h[2] = 'P';
+	h[3] = (unsigned char)ver;
+	h[4] = (unsigned char)type;
+	h[5] = 0;
+	h[6] = h[7] = 0;
+	h[8] = (unsigned char)len;
+	h[9] = (unsigned char)(len >> 8);
+	h[10] = (unsigned char)(len >> 16);
+	h[11] = (unsigned char)(len >> 24);
+}
+
+START_TEST(hostile_headers_rejected)
+{
+	struct {
+		char m0;
+		unsigned ver, type, len;
+	} cases[] = {
+		{ 'X', PROTO_VERSION, PROTO_DONE, 8 },       /* magic */
+		{ 'W', PROTO_VERSION + 1, PROTO_DONE, 8 },   /* version */
+		{ 'W', PROTO_VERSION, 0, 8 },                /* type 0 */
+		{ 'W', PROTO_VERSION, PROTO_TYPE_MAX, 8 },   /* type */
+		{ 'W', PROTO_VERSION, PROTO_SHAPE,
+		  PROTO_MAX_PAYLOAD + 1 },                   /* oversized */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned char h[PROTO_HEADER_SIZE];
+		struct proto_decoder d;
+		enum proto_type t;
+		const unsigned char *p;
+		size_t n;
+
+		header(h, cases[i].m0, cases[i].ver, cases[i].type,
+		       cases[i].len);
+		proto_decoder_init(&d, 0);
+		proto_decoder_feed(&d, h, sizeof(h));
+		ck_assert_int_eq(proto_decoder_next(&d, &t, &p, &n), -1);
+		ck_assert(d.error[0] != '\0');
+		/* and it stays failed */
+		ck_assert_int_eq(proto_decoder_feed(&d, h, 1), -1);
+		proto_decoder_release(&d);
+	}
+}
+END_TEST
+
+START_TEST(decoder_cap_is_configurable)
+{
+	unsigned char h[PROTO_HEADER_SIZE];
+	struct proto_decoder d;
+	enum proto_type t;
+	const unsigned char *p;
+	size_t n;
+
+	header(h, 'W', PROTO_VERSION, PROTO_SHAPE, 2048);
+	proto_decoder_init(&d, 1024);
+	proto_decoder_feed(&d, h, sizeof(h));
+	ck_assert_int_eq(proto_decoder_next(&d, &t, &p, &n), -1);
+	proto_decoder_release(&d);
+}
+END_TEST
+
+START_TEST(lying_counts_rejected)
+{
+	struct proto_buf m;
+	struct proto_launches l;
+	struct proto_counters *c = malloc(sizeof(*c));
+	struct proto_perf *pf = malloc(sizeof(*pf));
+
+	/* launches claiming 65 described launches */
+	proto_buf_init(&m);
+	proto_put_u32(&m, 1);
+	proto_put_u32(&m, 0);
+	proto_put_u32(&m, 100);
+	proto_put_u32(&m, PROTO_MAX_LAUNCHES + 1);
+	ck_assert_int_eq(proto_dec_launches(m.data, m.len, &l), -1);
+	proto_buf_release(&m);
+	/* perf claiming more repetitions than allowed */
+	proto_buf_init(&m);
+	proto_put_u32(&m, PROTO_MAX_REPS + 1);
+	ck_assert_int_eq(proto_dec_perf(m.data, m.len, pf), -1);
+	proto_buf_release(&m);
+	/* counters from a third party */
+	proto_buf_init(&m);
+	proto_put_u32(&m, 7);
+	proto_put_u64(&m, 1);
+	proto_put_u64(&m, 1);
+	proto_put_u32(&m, 0);
+	proto_put_u32(&m, 0);
+	ck_assert_int_eq(proto_dec_counters(m.data, m.len, c), -1);
+	proto_buf_release(&m);
+	/* a string longer than the cap */
+	proto_buf_init(&m);
+	proto_put_u32(&m, 1);
+	proto_put_u32(&m, 0);
+	proto_put_i32(&m, 1);
+	proto_put_u32(&m, 0);
+	proto_put_u32(&m, PROTO_MAX_STRING + 1);
+	{
+		struct proto_error e;
+
+		ck_assert_int_eq(proto_dec_error(m.data, m.len, &e), -1);
+	}
+	proto_buf_release(&m);
+	free(c);
+	free(pf);
+}
+END_TEST
+
+static Suite *protocol_suite(void)
+{
+	Suite *s = suite_create("protocol");
+	TCase *rt = tcase_create("round trips");
+	TCase *st = tcase_create("streams");
+	TCase *ho = tcase_create("hostile input");
+
+	tcase_add_test(rt, job_round_trip);
+	tcase_add_test(rt, shape_round_trip_and_bounds);
+	tcase_add_test(rt, perf_and_counters_round_trip);
+	tcase_add_test(rt, error_and_launches_round_trip);
+	tcase_add_test(st, stream_split_anywhere);
+	tcase_add_test(st, truncated_frame_pending);
+	tcase_add_test(ho, hostile_headers_rejected);
+	tcase_add_test(ho, decoder_cap_is_configurable);
+	tcase_add_test(ho, lying_counts_rejected);
+	tcase_set_timeout(rt, 10);
+	tcase_set_timeout(st, 10);
+	tcase_set_timeout(ho, 10);
+	suite_add_tcase(s, rt);
+	suite_add_tcase(s, st);
+	suite_add_tcase(s, ho);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(protocol_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
