@@ -1,0 +1,191 @@
+/*
+ * The process sandbox: the one place where the grader starts untrusted
+ * code (the runner, linked with the student's object).  sandbox_run forks
+ * and execs at once, puts the child in its own session and process group,
+ * applies rlimits from a table, feeds the job message on stdin, passes the
+ * protocol stream from the child's fd 3 to a callback as it arrives,
+ * captures stdout and stderr into capped buffers (head and tail kept),
+ * enforces wall-clock and CPU timeouts by killing the whole group, and
+ * reports how the child ended in terms that keep fault ownership clear:
+ * anything the child does (crash, timeout, flood, early exit) is a result
+ * (return 0); only the grader's own failures (fork, pipe, exec, requested
+ * isolation unavailable) return -1.
+ *
+ * Isolation.  With bubblewrap usable (SANDBOX_ISOLATE_AUTO or _BWRAP) the
+ * child runs in new user, pid, network, ipc, uts and cgroup namespaces,
+ * with no capabilities, a read-only view of /usr (and /bin, /lib, ...
+ * as links or read-only binds), a few files of /etc, the ro_paths, the
+ * workdir read-write, a private /tmp, a fresh /proc and a minimal /dev
+ * (plus /dev/nvidia* and /sys read-only when gpu is set).  Nothing else of
+ * the host's files is visible, and there is no network.  Whether bwrap
+ * works is probed once per process (it fails in containers that forbid
+ * user namespaces); AUTO then falls back to rlimits only and says so in
+ * res->isolation, BWRAP makes sandbox_run return -1.
+ *
+ * What is contained without bubblewrap: rlimits, timeouts, the process
+ * group kill, a clean environment, closed descriptors and the working
+ * directory -- but the runner can read every file the grader's user can
+ * read, and can reach the network.
+ *
+ * Fork bombs.  RLIMIT_NPROC counts all processes (and threads) of the
+ * child's real uid across the host, and the kernel ignores it entirely
+ * for uid 0: a grader running as root gets no process cap from nproc.
+ * What still contains a fork bomb then: the wall and CPU timeouts, after
+ * which the whole group is killed; under bubblewrap the pid namespace
+ * (when its first process dies, the kernel kills every process in it, so
+ * even children that left the group with setsid() die), together with
+ * --die-with-parent.  To get a real process cap as root, set spec->uid and
+ * spec->gid to a dedicated unprivileged account (sandbox_run then also
+ * hands the workdir to it): the child drops to it before exec, and nproc
+ * applies.  Without bubblewrap, processes that escaped the group with
+ * setsid() survive the kill; a distinct uid per concurrent job lets the
+ * caller sweep them up (kill(-1) as that uid).
+ *
+ * Descriptors: the child gets exactly 0 (stdin pipe), 1 and 2 (capture
+ * pipes) and 3 (protocol pipe); every other descriptor of the grader is
+ * closed at exec (close_range), whether or not it was O_CLOEXEC.
+ */
+#ifndef SANDBOX_H
+#define SANDBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* res->timed_out */
+#define SANDBOX_TIMEOUT_NONE 0
+#define SANDBOX_TIMEOUT_WALL 1
+#define SANDBOX_TIMEOUT_CPU 2
+
+/* spec->uid / spec->gid: keep the grader's own ids. */
+#define SANDBOX_KEEP_ID ((long)-1)
+
+struct sandbox_limits {
+	double wall_s;		/* wall clock per phase, see set_deadline */
+	/*
+	 * CPU seconds per process for the whole run (RLIMIT_CPU, rounded up
+	 * to whole seconds: SIGXCPU at the limit, SIGKILL one second later).
+	 */
+	double cpu_s;
+	uint64_t data_bytes;	/* RLIMIT_DATA; never RLIMIT_AS (CUDA) */
+	unsigned nproc;		/* RLIMIT_NPROC; see "Fork bombs" above */
+	uint64_t fsize_bytes;	/* RLIMIT_FSIZE: largest file written */
+	unsigned nofile;	/* RLIMIT_NOFILE */
+	size_t out_cap;		/* stdout, stderr each: bytes kept */
+};
+/* A field left 0 is not applied (no limit), except out_cap (then 64 KiB)
+ * and wall_s (then no wall clock: never do that with a real runner). */
+
+/* Defaults: wall 60 s, CPU 120 s, data 16 GiB, nproc 256, fsize 64 MiB,
+ * nofile 256, out_cap 64 KiB. */
+void sandbox_limits_default(struct sandbox_limits *l);
+
+enum sandbox_isolation_mode {
+	SANDBOX_ISOLATE_AUTO,	/* bubblewrap if it works, else rlimits */
+	SANDBOX_ISOLATE_BWRAP,	/* bubblewrap or fail (-1) */
+	SANDBOX_ISOLATE_NONE	/* rlimits only */
+};
+
+/* The running child, as seen from spec->on_data. */
+struct sandbox_run;
+
+struct sandbox_spec {
+	/* argv[0] is the executable's absolute path (not searched in PATH);
+	 * it must be inside ro_paths or the system dirs under bubblewrap. */
+	const char *const *argv;
+	/* The complete, NULL-terminated environment: nothing of the
+	 * grader's is inherited (e.g. PATH=/usr/bin:/bin, HOME=workdir,
+	 * LANG=C).  NULL: empty. */
+	const char *const *env;
+	/* Existing private directory, becomes the cwd; the only writable
+	 * place (plus a private /tmp under bubblewrap). */
+	const char *workdir;
+	/* NULL-terminated extra paths the child may read (the runner's
+	 * directory, CUDA libraries); bind-mounted read-only under
+	 * bubblewrap, each must exist.  May be NULL. */
+	const char *const *ro_paths;
+	int gpu;		/* expose /dev/nvidia*, /sys read-only */
+	enum sandbox_isolation_mode isolation;
+	/* Written to the child's stdin, then stdin is closed (unless
+	 * hold_stdin).  Not copied: valid until sandbox_run returns. */
+	const void *input;
+	size_t input_len;
+	/* Keep stdin open after input until the callback calls
+	 * sandbox_close_input (e.g. send the seed only after the runner
+	 * said it is ready, so code that runs before main cannot read it). */
+	int hold_stdin;
+	/*
+	 * The child's fd 3 is the write end of the protocol pipe; bytes
+	 * arriving on it are passed to on_data as they come (any split).
+	 * Return 0 to go on, -1 to kill the child (res->killed_by_callback).
+	 * run is valid only during the call: pass it to sandbox_set_deadline,
+	 * sandbox_send or sandbox_close_input.  May be NULL (bytes dropped).
+	 */
+	int (*on_data)(struct sandbox_run *run, void *ctx,
+		       const unsigned char *p, size_t n);
+	void *ctx;
+	struct sandbox_limits limits;
+	/* SANDBOX_KEEP_ID, or the account to drop to (root only). */
+	long uid, gid;
+};
+
+struct sandbox_result {
+	int exited;		/* 1: exited normally; 0: killed by signal */
+	int exit_code;		/* exit status, or 128+signal */
+	int signal;		/* the signal, 0 if none */
+	int timed_out;		/* SANDBOX_TIMEOUT_... */
+	int killed_by_callback;
+	/* The child's pid, also its process group id (for logs and tests;
+	 * reaped already: do not signal it) */
+	pid_t pid;
+	/* cpu_s: user+system time of the child and its descendants, from
+	 * the rusage of the child or, when larger, from sampling /proc
+	 * every 50 ms (bubblewrap hides the runner's rusage) */
+	double wall_s, cpu_s;
+	/* Captured output, NUL-terminated, owned: all of it when it fits
+	 * out_cap, else head + "\n[... N bytes omitted ...]\n" + tail. */
+	char *out, *err;
+	size_t out_total, err_total;	/* bytes the child wrote */
+	char isolation[160];	/* what protection was in force */
+	char error[256];	/* grader-side failure: sandbox_run is -1 */
+};
+
+/* A spec with defaults: limits, AUTO isolation, ids kept. */
+void sandbox_spec_init(struct sandbox_spec *spec);
+
+/*
+ * Run spec->argv to completion and fill *res (overwritten; release it
+ * with sandbox_result_release in every case).  Returns 0 when the child
+ * ran, whatever its fate; -1 on a grader-side failure (res->error).
+ *
+ * Under bubblewrap the exit status passes through bwrap, which turns a
+ * death by signal N into exit code 128+N; sandbox_run maps such codes
+ * (129..192) back to a signal.  A runner must therefore not exit with
+ * those codes itself.  The caller's signal dispositions are untouched:
+ * SIGPIPE is blocked in the calling thread while the child's stdin is
+ * written (a pending SIGPIPE caused by us is consumed), the child starts
+ * with default dispositions and an empty signal mask.  Callable from
+ * several threads at once (one child each).
+ */
+int sandbox_run(const struct sandbox_spec *spec, struct sandbox_result *res);
+
+/* From on_data: restart the wall clock, wall_s from now (a new phase). */
+void sandbox_set_deadline(struct sandbox_run *run, double wall_s);
+/* From on_data: queue bytes for the child's stdin (copied); -1 if stdin
+ * is already closed or out of memory. */
+int sandbox_send(struct sandbox_run *run, const void *p, size_t n);
+/* From on_data: close stdin once the queued bytes are written. */
+void sandbox_close_input(struct sandbox_run *run);
+
+void sandbox_result_release(struct sandbox_result *r);
+
+/* "SIGSEGV", "SIGFPE", ...; "signal N" for unknown ones.  Static. */
+const char *sandbox_signal_name(int sig);
+/* One line on how the child ended: "exited with code 3", "killed by
+ * SIGSEGV (segmentation fault)", "wall-clock timeout (5.0 s)", ...
+ * into buf; returns buf. */
+const char *sandbox_describe(const struct sandbox_result *r,
+			     const struct sandbox_limits *l, char *buf,
+			     size_t len);
+
+#endif
