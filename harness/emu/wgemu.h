@@ -65,6 +65,23 @@ enum wgemu_fault_kind {
  * address.  Returns WGEMU_FAULT_NONE and leaves msg empty when none. */
 enum wgemu_fault_kind wgemu_last_fault(char *msg, size_t msglen);
 
+/* Per source line counters of launch i (lines its memory instructions
+ * touched, in first-seen order of the PTX): count and copy. */
+struct wgemu_line {
+	char file[256];
+	int line;
+	struct wgemu_counters counters;
+};
+size_t wgemu_line_count(size_t i);
+int wgemu_line_get(size_t i, size_t j, struct wgemu_line *out);
+
+/* For tests and tools: load PTX text as a module of its own (its kernels
+ * become launchable through cudaLaunchKernel with the handle that
+ * wgemu_kernel returns for a mangled or demangled name).  Returns the
+ * module number, or -1 with the reason ("line N: ...") in err. */
+int wgemu_load_ptx(const char *ptx, size_t len, char *err, size_t errlen);
+const void *wgemu_kernel(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

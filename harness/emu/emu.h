@@ -1,0 +1,230 @@
+/*
+ * Internal interface of the emulator (harness/emu): the decoded form of a
+ * PTX module, the parser that produces it (ptx.c), the interpreter that
+ * runs one launch of it (exec.c) and the device memory both share with the
+ * CUDA runtime front end (runtime.c).  Nothing here is thread-safe.
+ *
+ * The parser turns PTX text into arrays of pre-decoded instructions whose
+ * operands are register indices, constant-pool indices and symbol indices,
+ * so that the interpreter never touches a string.  Control flow is
+ * analysed at load: every branch carries the pc of its block's immediate
+ * post-dominator, where a divergent warp reconverges.
+ */
+#ifndef EMU_H
+#define EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "emu/wgemu.h"
+
+/* ---- types ---- */
+enum emu_type {
+	T_NONE, T_B8, T_B16, T_B32, T_B64, T_U8, T_U16, T_U32, T_U64,
+	T_S8, T_S16, T_S32, T_S64, T_F16, T_F32, T_F64, T_PRED, T_B128,
+	T_COUNT
+};
+extern const uint8_t emu_type_size[T_COUNT];
+/* 'b', 'u', 's', 'f' or 'p' */
+extern const char emu_type_kind[T_COUNT];
+
+enum emu_space {
+	SP_GENERIC, SP_GLOBAL, SP_SHARED, SP_LOCAL, SP_PARAM, SP_CONST,
+	SP_KPARAM /* the kernel's own parameters (read-only, one copy) */
+};
+
+enum emu_op {
+	OP_NOP, OP_MOV, OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA, OP_DIV,
+	OP_REM, OP_MIN, OP_MAX, OP_ABS, OP_NEG, OP_AND, OP_OR, OP_XOR,
+	OP_NOT, OP_CNOT, OP_SHL, OP_SHR, OP_POPC, OP_CLZ, OP_BREV, OP_BFE,
+	OP_BFI, OP_PRMT, OP_SHF, OP_SQRT, OP_RSQRT, OP_RCP, OP_EX2,
+	OP_LG2, OP_SIN, OP_COS, OP_SETP, OP_SELP, OP_CVT, OP_CVTA, OP_LD,
+	OP_ST, OP_ATOM, OP_RED, OP_BAR, OP_WARPSYNC, OP_SHFL, OP_VOTE,
+	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_MEMBAR, OP_MUL24,
+	OP_MAD24, OP_SAD, OP_COPYSIGN, OP_TESTP, OP_ACTIVEMASK, OP_SLCT,
+	OP_SET, OP_MOVPACK, OP_MOVUNPACK, OP_DP4A, OP_CLOCK, OP_UNSUP,
+	OP_COUNT
+};
+extern const char *const emu_op_name[OP_COUNT];
+
+/* modifier flags of an instruction */
+enum {
+	F_FTZ = 1, F_SAT = 2, F_APPROX = 4, F_WIDE = 8, F_HI = 16,
+	F_LO = 32, F_UNI = 64, F_CC = 128, F_TO = 256, F_WRAP = 512,
+	F_LEFT = 1024, F_NC = 2048, F_VOLATILE = 4096, F_FULL = 8192
+};
+/* rounding: none, rn, rz, rm, rp, and the integer forms rni..rpi */
+enum { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI };
+/* comparison kinds of setp/set/slct */
+enum {
+	C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE, C_LO, C_LS, C_HI, C_HS, C_EQU,
+	C_NEU, C_LTU, C_LEU, C_GTU, C_GEU, C_NUM, C_NAN
+};
+/* sub-operations: shfl modes, vote modes, atomic ops, setp bool ops */
+enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
+enum { VO_BALLOT, VO_ANY, VO_ALL, VO_UNI };
+enum {
+	AT_ADD, AT_MIN, AT_MAX, AT_EXCH, AT_CAS, AT_INC, AT_DEC, AT_AND,
+	AT_OR, AT_XOR
+};
+enum { BO_NONE, BO_AND, BO_OR, BO_XOR };
+
+/* Special registers live in the first slots of every register file. */
+enum {
+	SR_TID_X, SR_TID_Y, SR_TID_Z, SR_NTID_X, SR_NTID_Y, SR_NTID_Z,
+	SR_CTAID_X, SR_CTAID_Y, SR_CTAID_Z, SR_NCTAID_X, SR_NCTAID_Y,
+	SR_NCTAID_Z, SR_LANEID, SR_WARPID, SR_NWARPID, SR_SMID, SR_NSMID,
+	SR_GRIDID, SR_LANEMASK_EQ, SR_LANEMASK_LT, SR_LANEMASK_LE,
+	SR_LANEMASK_GT, SR_LANEMASK_GE, SR_DYN_SMEM, SR_TOTAL_SMEM,
+	SR_CLOCK, SR_CLOCK64, SR_GLOBALTIMER, SR_COUNT
+};
+
+enum { OK_NONE, OK_REG, OK_CONST, OK_PRED, OK_SYM, OK_SINK };
+
+struct emu_opnd {
+	uint8_t kind;
+	uint8_t neg;      /* !%p for predicate sources */
+	uint16_t pad;
+	int32_t idx;      /* register, constant, predicate or symbol index */
+};
+
+/* address kinds of ld/st/atom/red operands */
+enum { AK_REG, AK_SYM, AK_ABS };
+
+struct emu_insn {
+	uint16_t op;
+	uint8_t type, type2;     /* type2: source type of cvt, etc */
+	uint8_t cmp, rnd, space, vec;
+	uint8_t ndst, nsrc, sub, boolop;
+	uint8_t guard_neg, ak, uncond, pad;
+	uint16_t flags;
+	int32_t guard;           /* predicate index, -1 when none */
+	struct emu_opnd d[4];
+	struct emu_opnd s[4];
+	int32_t areg, asym;      /* address base */
+	int64_t aoff;
+	int32_t target;          /* branch pc, callee function, barrier id */
+	int32_t rpc;             /* reconvergence pc of a branch */
+	int32_t call;            /* index into func->calls */
+	int32_t line;            /* index into module->lines, -1 unknown */
+};
+
+struct emu_call {
+	int nret, narg;
+	int32_t ret[4];          /* caller-side .param symbols */
+	int32_t *arg;
+};
+
+enum { SYM_SHARED, SYM_EXTERN_SHARED, SYM_GLOBAL, SYM_CONST, SYM_LOCAL,
+       SYM_PARAM, SYM_KPARAM, SYM_FUNC };
+
+struct emu_sym {
+	char *name;
+	uint8_t kind;
+	uint32_t align;
+	uint64_t size;
+	uint64_t off;            /* param area, depot or static shared offset */
+	int32_t owner;           /* function index, -1 for module scope */
+	uint8_t *init;           /* initial bytes of global/const, or NULL */
+	uint64_t dev;            /* device address of global/const */
+};
+
+struct emu_func {
+	char *name;
+	int is_entry, is_decl;
+	struct emu_insn *insns;
+	int ninsns;
+	int nregs, npreds;        /* nregs includes SR_COUNT special slots */
+	uint64_t *consts;         /* nconsts x 32 broadcast values */
+	int nconsts;
+	int nparams;
+	int32_t *params;          /* symbols, in order */
+	int nrets;
+	int32_t rets[4];
+	uint32_t param_bytes;     /* per-lane param area (non-entry) */
+	uint32_t kparam_bytes;    /* entry: size of the parameter buffer */
+	uint32_t depot_bytes;     /* per-thread .local bytes of this frame */
+	struct emu_call *calls;
+	int ncalls;
+	uint64_t sr_used;         /* bit per special register read */
+	int32_t *shared_syms;     /* static shared symbols it refers to */
+	int nshared_syms;
+	int line;                 /* line of the definition in the PTX */
+};
+
+struct emu_line {
+	int32_t file;
+	int32_t line;
+};
+
+struct emu_module {
+	struct emu_func *funcs;
+	int nfuncs;
+	struct emu_sym *syms;
+	int nsyms;
+	struct emu_line *lines;   /* unique (file, line) pairs */
+	int nlines;
+	char **files;             /* .file table, by number */
+	int nfiles;
+	char **strs;              /* mnemonics of unsupported instructions */
+	int nstrs;
+};
+
+/* Parse PTX text (len bytes, need not be NUL-terminated).  NULL on error
+ * with "line N: reason" in err. */
+struct emu_module *emu_ptx_parse(const char *text, size_t len, char *err,
+				 size_t errlen);
+void emu_module_free(struct emu_module *m);
+int emu_module_find(const struct emu_module *m, const char *name);
+/* Immediate post-dominators of the blocks of f, for tests: ipdom[i] is the
+ * pc where a warp diverging at pc i reconverges (f->ninsns: the exit). */
+int emu_func_rpc(const struct emu_func *f, int pc);
+
+/* ---- device memory (runtime.c) ---- */
+#define EMU_SHARED_WIN 0x0000100000000000ull  /* generic shared window */
+#define EMU_LOCAL_WIN  0x0000200000000000ull  /* generic local window */
+#define EMU_WIN_SIZE   0x0000000100000000ull
+#define EMU_GLOBAL_BASE 0x0000700000000000ull
+
+struct emu_alloc {
+	uint64_t dev;
+	uint64_t size;
+	uint8_t *host;
+	int is_const;
+};
+/* The allocation holding [addr, addr+len), or NULL. */
+struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len);
+struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const);
+
+/* ---- one launch (exec.c) ---- */
+struct emu_line_counters {
+	int32_t file, line;
+	struct wgemu_counters c;
+};
+
+struct emu_launch_cfg {
+	unsigned grid[3], block[3];
+	size_t dyn_smem;
+	const uint8_t *params;    /* kernel parameter buffer, kparam_bytes */
+	uint64_t insn_limit;      /* lane instructions, 0 for the default */
+};
+
+struct emu_result {
+	struct wgemu_counters total;
+	struct emu_line_counters *lines;  /* module->nlines entries */
+	enum wgemu_fault_kind fault;
+	char msg[768];
+	size_t static_smem;
+};
+
+/* Static shared bytes a launch of kernel k needs. */
+size_t emu_static_smem(const struct emu_module *m, int k);
+/* Run one launch; res->lines is malloc'd (caller frees).  Returns 0, or
+ * -1 with res->fault and res->msg set. */
+int emu_run(const struct emu_module *m, int k,
+	    const struct emu_launch_cfg *cfg, struct emu_result *res);
+
+/* Demangle a kernel name to "tile<1>" form (no return type, no
+ * parameters) into buf. */
+void emu_demangle(const char *mangled, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,18 @@
+# Make rules of the emulator runtime (harness/emu), included by the
+# top-level Makefile.
+#
+# EMU_NVCC_FLAGS: how a .cu must be compiled ('nvcc -c') for the emulator
+# to find its kernels: PTX for compute_90 embedded uncompressed in the
+# object's fatbinary, with line information for per-line counters and
+# fault messages.
+# EMU_LINK_LIBS: what to link instead of libcudart (link with g++, or
+# with 'nvcc -cudart none'); -lstdc++ gives the emulator C++ demangling.
+EMU_NVCC_FLAGS = -gencode arch=compute_90,code=compute_90 -lineinfo \
+	-no-compress
+EMU_LINK_LIBS = build/libwgemu.a -lstdc++ -lm -lpthread
+
+.PHONY: emu-bench emu-fuzz
+
+# Throughput benchmark of the interpreter (docs/EMULATOR.md).
+emu-bench: build/libwgemu.a
+	$(Q)tests/emu/bench

@@ -1,0 +1,1636 @@
+/*
+ * The CUDA runtime of the emulator: the subset of NVIDIA's runtime API the
+ * harness and ordinary student launchers use, plus the registration hooks
+ * nvcc's host stubs call, implemented over harness/emu's interpreter.  A
+ * program linked with build/libwgemu.a instead of libcudart runs its host
+ * code natively; each kernel launch finds the PTX nvcc embedded in the
+ * object's fatbinary, parses it once, and interprets it (exec.c).
+ *
+ * Streams are in order and synchronous: every call completes before it
+ * returns.  Events carry the emulator's own clock, which advances by a
+ * modelled cost of each launch and copy (docs/EMULATOR.md).  A kernel
+ * fault is sticky, as on a GPU: every later call returns its error until
+ * cudaDeviceReset().  Launch records and counters are kept for wgemu.h and,
+ * when $WGEMU_RECORD names a file, written there at exit for 'warpgrade
+ * emu'.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "emu/emu.h"
+#include "emu/wgemu.h"
+
+/* ---- nvcc's registration hooks (declared in crt/host_runtime.h and
+ * crt/device_functions.h, which are C++ only) ---- */
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFatBinaryEnd(void **handle);
+void __cudaUnregisterFatBinary(void **handle);
+void __cudaRegisterFunction(void **handle, const char *hostFun,
+			    char *deviceFun, const char *deviceName,
+			    int thread_limit, uint3 *tid, uint3 *bid,
+			    dim3 *bDim, dim3 *gDim, int *wSize);
+void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
+		       const char *deviceName, int ext, size_t size,
+		       int constant, int global);
+void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress,
+			      char *deviceAddress, const char *deviceName,
+			      int ext, size_t size, int constant, int global);
+char __cudaInitModule(void **handle);
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
+				     size_t sharedMem,
+				     struct CUstream_st *stream);
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
+				       size_t *sharedMem, void *stream);
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *fun);
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
+			       dim3 blockDim, void **args, size_t sharedMem,
+			       cudaStream_t stream);
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
+				    dim3 blockDim, void **args,
+				    size_t sharedMem, cudaStream_t stream);
+
+#define FATBIN_WRAP_MAGIC 0x466243b1u
+#define FATBIN_MAGIC 0xba55ed50u
+#define SMEM_DEFAULT 49152u
+#define SMEM_OPTIN 232448u
+
+struct module {
+	const void *fatbin;
+	struct emu_module *m;
+	char *ptx;
+	int loaded;             /* parse attempted */
+	char err[512];
+};
+
+struct kernel {
+	const void *host;       /* the host stub's address */
+	char *name;             /* mangled device name */
+	int mod;
+	int fi;                 /* function index, -1 until loaded */
+	size_t max_dyn;         /* cudaFuncAttributeMaxDynamicSharedMemory */
+};
+
+struct var {
+	const void *host;
+	char *name;
+	int mod;
+	size_t size;
+};
+
+struct record {
+	struct wgemu_launch l;
+	struct emu_line_counters *lines;
+	int nlines;
+	const struct emu_module *m;
+};
+
+struct event {
+	double t_ms;
+	int recorded;
+};
+
+static struct module *g_mods;
+static int g_nmods;
+static struct kernel *g_kerns;
+static int g_nkerns;
+static struct var *g_vars;
+static int g_nvars;
+static struct emu_alloc **g_allocs;    /* sorted by dev */
+static int g_nallocs, g_capallocs;
+static uint64_t g_next_dev = EMU_GLOBAL_BASE;
+static uint64_t g_used;
+static struct record *g_recs;
+static size_t g_nrecs, g_caprecs;
+static cudaError_t g_last = cudaSuccess, g_sticky = cudaSuccess;
+static enum wgemu_fault_kind g_fault_kind = WGEMU_FAULT_NONE;
+static char g_fault_msg[800];
+static double g_clock_ms;
+static int g_atexit;
+
+struct callcfg {
+	dim3 grid, block;
+	size_t smem;
+	cudaStream_t stream;
+};
+static struct callcfg g_cfg[16];
+static int g_ncfg;
+
+#define TOTAL_MEM (80ull << 30)
+
+static void dump_records(void);
+
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (getenv("WGEMU_QUIET"))
+		return;
+	va_start(ap, fmt);
+	fputs("wgemu: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static cudaError_t fail(cudaError_t e)
+{
+	if (e != cudaSuccess)
+		g_last = e;
+	return e;
+}
+
+static void ensure_atexit(void)
+{
+	if (!g_atexit) {
+		g_atexit = 1;
+		atexit(dump_records);
+	}
+}
+
+/* ---- device memory ---- */
+struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len)
+{
+	int lo = 0, hi = g_nallocs - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		struct emu_alloc *a = g_allocs[mid];
+
+		if (addr < a->dev) {
+			hi = mid - 1;
+		} else if (addr >= a->dev + a->size) {
+			lo = mid + 1;
+		} else {
+			if (addr + len > a->dev + a->size || addr + len < addr)
+				return NULL;
+			return a;
+		}
+	}
+	return NULL;
+}
+
+struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
+{
+	struct emu_alloc *a;
+
+	if (size > TOTAL_MEM - g_used)
+		return NULL;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	/* poison fresh memory as a GPU's would hold garbage */
+	a->host = malloc(size ? size : 1);
+	if (!a->host ||
+	    (g_nallocs == g_capallocs &&
+	     !(g_capallocs = g_capallocs ? g_capallocs * 2 : 64,
+	       g_allocs = realloc(g_allocs, (size_t)g_capallocs *
+				  sizeof(*g_allocs))))) {
+		free(a->host);
+		free(a);
+		return NULL;
+	}
+	memset(a->host, 0xcb, size ? size : 1);
+	a->size = size;
+	a->dev = g_next_dev;
+	a->is_const = is_const;
+	/* a gap after each allocation so overruns hit no allocation;
+	 * addresses are never reused, so use after free is caught too */
+	g_next_dev += (size + 255) / 256 * 256 + 65536;
+	g_allocs[g_nallocs++] = a;  /* addresses grow: stays sorted */
+	g_used += size;
+	return a;
+}
+
+static int alloc_index(uint64_t dev)
+{
+	int lo = 0, hi = g_nallocs - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (dev < g_allocs[mid]->dev)
+			hi = mid - 1;
+		else if (dev > g_allocs[mid]->dev)
+			lo = mid + 1;
+		else
+			return mid;
+	}
+	return -1;
+}
+
+static void free_alloc(int i)
+{
+	struct emu_alloc *a = g_allocs[i];
+
+	g_used -= a->size;
+	free(a->host);
+	free(a);
+	memmove(&g_allocs[i], &g_allocs[i + 1],
+		(size_t)(g_nallocs - i - 1) * sizeof(*g_allocs));
+	g_nallocs--;
+}
+
+/* ---- fatbinary ---- */
+struct fatbin_wrapper {
+	uint32_t magic;
+	uint32_t version;
+	const void *data;
+	const void *filename_or_fatbins;
+};
+
+static uint16_t rd16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* Copy the newest PTX entry of a fatbinary into *ptx. */
+static int fatbin_ptx(const void *fatbin, char **ptx, char *err,
+		      size_t errlen)
+{
+	const struct fatbin_wrapper *w = fatbin;
+	const uint8_t *h, *e, *end;
+	const uint8_t *best = NULL;
+	uint64_t best_size = 0;
+	uint32_t best_arch = 0;
+	int compressed = 0;
+
+	if (!w || w->magic != FATBIN_WRAP_MAGIC || !w->data) {
+		snprintf(err, errlen, "no fatbinary (bad wrapper magic)");
+		return -1;
+	}
+	h = w->data;
+	if (rd32(h) != FATBIN_MAGIC) {
+		snprintf(err, errlen, "bad fatbinary magic 0x%08x", rd32(h));
+		return -1;
+	}
+	e = h + rd16(h + 6);
+	end = e + rd64(h + 8);
+	while (e + 64 <= end) {
+		uint16_t kind = rd16(e);
+		uint32_t hsize = rd32(e + 4);
+		uint64_t size = rd64(e + 8);
+		uint32_t csize = rd32(e + 16);
+		uint32_t arch = rd32(e + 28);
+		uint64_t flags = rd64(e + 40);
+
+		if (hsize < 64 || size > (uint64_t)(end - e))
+			break;
+		if (kind == 1) {
+			if (csize || (flags & 0xa000)) {
+				compressed = 1;
+			} else if (!best || arch > best_arch) {
+				best = e + hsize;
+				best_size = size;
+				best_arch = arch;
+			}
+		}
+		e += hsize + size;
+	}
+	if (!best) {
+		snprintf(err, errlen, compressed ?
+			 "the PTX in the fatbinary is compressed: compile "
+			 "with the flags in EMU_NVCC_FLAGS (-no-compress)" :
+			 "no PTX in the fatbinary: compile with the flags "
+			 "in EMU_NVCC_FLAGS (code=compute_90)");
+		return -1;
+	}
+	*ptx = malloc(best_size + 1);
+	if (!*ptx) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(*ptx, best, best_size);
+	(*ptx)[best_size] = 0;
+	return 0;
+}
+
+static int load_module(int mi)
+{
+	struct module *md = &g_mods[mi];
+	int i;
+
+	if (md->loaded)
+		return md->m ? 0 : -1;
+	md->loaded = 1;
+	if (!md->ptx && fatbin_ptx(md->fatbin, &md->ptx, md->err,
+				   sizeof(md->err)))
+		return -1;
+	md->m = emu_ptx_parse(md->ptx, strlen(md->ptx), md->err,
+			      sizeof(md->err));
+	if (!md->m)
+		return -1;
+	/* __device__ and __constant__ variables */
+	for (i = 0; i < md->m->nsyms; i++) {
+		struct emu_sym *s = &md->m->syms[i];
+		struct emu_alloc *a;
+
+		if (s->kind != SYM_GLOBAL && s->kind != SYM_CONST)
+			continue;
+		a = emu_mem_alloc(s->size, 0);
+		if (!a) {
+			snprintf(md->err, sizeof(md->err), "out of memory "
+				 "for variable '%s'", s->name);
+			emu_module_free(md->m);
+			md->m = NULL;
+			return -1;
+		}
+		if (s->init)
+			memcpy(a->host, s->init, s->size);
+		else
+			memset(a->host, 0, s->size);
+		s->dev = a->dev;
+	}
+	return 0;
+}
+
+/* ---- registration ---- */
+void **__cudaRegisterFatBinary(void *fatCubin)
+{
+	struct module *nm = realloc(g_mods, (size_t)(g_nmods + 1) *
+				    sizeof(*g_mods));
+
+	ensure_atexit();
+	if (!nm) {
+		note("out of memory registering a fatbinary");
+		return NULL;
+	}
+	g_mods = nm;
+	memset(&g_mods[g_nmods], 0, sizeof(g_mods[0]));
+	g_mods[g_nmods].fatbin = fatCubin;
+	g_nmods++;
+	/* the handle is the module number + 1, never dereferenced by nvcc */
+	return (void **)(uintptr_t)g_nmods;
+}
+
+void __cudaRegisterFatBinaryEnd(void **handle)
+{
+	(void)handle;
+}
+
+void __cudaUnregisterFatBinary(void **handle)
+{
+	(void)handle;
+}
+
+char __cudaInitModule(void **handle)
+{
+	(void)handle;
+	return 1;
+}
+
+static int handle_mod(void **handle)
+{
+	int mi = (int)(uintptr_t)handle - 1;
+
+	return mi >= 0 && mi < g_nmods ? mi : -1;
+}
+
+void __cudaRegisterFunction(void **handle, const char *hostFun,
+			    char *deviceFun, const char *deviceName,
+			    int thread_limit, uint3 *tid, uint3 *bid,
+			    dim3 *bDim, dim3 *gDim, int *wSize)
+{
+	struct kernel *nk;
+	int mi = handle_mod(handle);
+
+	(void)deviceFun;
+	(void)thread_limit;
+	(void)tid;
+	(void)bid;
+	(void)bDim;
+	(void)gDim;
+	(void)wSize;
+	if (mi < 0)
+		return;
+	nk = realloc(g_kerns, (size_t)(g_nkerns + 1) * sizeof(*g_kerns));
+	if (!nk)
+		return;
+	g_kerns = nk;
+	nk = &g_kerns[g_nkerns];
+	nk->host = hostFun;
+	nk->name = strdup(deviceName);
+	nk->mod = mi;
+	nk->fi = -1;
+	nk->max_dyn = SMEM_DEFAULT;
+	if (nk->name)
+		g_nkerns++;
+}
+
+void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
+		       const char *deviceName, int ext, size_t size,
+		       int constant, int global)
+{
+	struct var *nv;
+	int mi = handle_mod(handle);
+
+	(void)deviceAddress;
+	(void)ext;
+	(void)constant;
+	(void)global;
+	if (mi < 0)
+		return;
+	nv = realloc(g_vars, (size_t)(g_nvars + 1) * sizeof(*g_vars));
+	if (!nv)
+		return;
+	g_vars = nv;
+	nv = &g_vars[g_nvars];
+	nv->host = hostVar;
+	nv->name = strdup(deviceName);
+	nv->mod = mi;
+	nv->size = size;
+	if (nv->name)
+		g_nvars++;
+}
+
+void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress,
+			      char *deviceAddress, const char *deviceName,
+			      int ext, size_t size, int constant, int global)
+{
+	(void)handle;
+	(void)hostVarPtrAddress;
+	(void)deviceAddress;
+	(void)ext;
+	(void)size;
+	(void)constant;
+	(void)global;
+	note("__managed__ variable '%s' is not supported", deviceName);
+}
+
+unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
+				     size_t sharedMem,
+				     struct CUstream_st *stream)
+{
+	if (g_ncfg == 16)
+		return 1;
+	g_cfg[g_ncfg].grid = gridDim;
+	g_cfg[g_ncfg].block = blockDim;
+	g_cfg[g_ncfg].smem = sharedMem;
+	g_cfg[g_ncfg].stream = stream;
+	g_ncfg++;
+	return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
+				       size_t *sharedMem, void *stream)
+{
+	if (!g_ncfg)
+		return fail(cudaErrorMissingConfiguration);
+	g_ncfg--;
+	*gridDim = g_cfg[g_ncfg].grid;
+	*blockDim = g_cfg[g_ncfg].block;
+	*sharedMem = g_cfg[g_ncfg].smem;
+	memcpy(stream, &g_cfg[g_ncfg].stream, sizeof(cudaStream_t));
+	return cudaSuccess;
+}
+
+static struct kernel *find_kernel(const void *fun)
+{
+	int i;
+
+	for (i = 0; i < g_nkerns; i++)
+		if (g_kerns[i].host == fun ||
+		    (const void *)&g_kerns[i] == fun)
+			return &g_kerns[i];
+	return NULL;
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *fun)
+{
+	struct kernel *k = find_kernel(fun);
+
+	if (!k)
+		return fail(cudaErrorInvalidDeviceFunction);
+	*kernel = (cudaKernel_t)(void *)k;
+	return cudaSuccess;
+}
+
+/* ---- launches ---- */
+static int kernel_load(struct kernel *k)
+{
+	struct module *md = &g_mods[k->mod];
+
+	if (k->fi >= 0)
+		return 0;
+	if (load_module(k->mod)) {
+		note("cannot load the PTX of kernel '%s': %s", k->name,
+		     md->err);
+		return -1;
+	}
+	k->fi = emu_module_find(md->m, k->name);
+	if (k->fi < 0 || !md->m->funcs[k->fi].is_entry) {
+		note("kernel '%s' is not in its module's PTX", k->name);
+		k->fi = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static cudaError_t fault_error(enum wgemu_fault_kind k)
+{
+	switch (k) {
+	case WGEMU_FAULT_OUT_OF_BOUNDS: return cudaErrorIllegalAddress;
+	case WGEMU_FAULT_MISALIGNED: return cudaErrorMisalignedAddress;
+	case WGEMU_FAULT_LIMIT: return cudaErrorLaunchTimeout;
+	case WGEMU_FAULT_UNSUPPORTED: return cudaErrorNotSupported;
+	case WGEMU_FAULT_TRAP: return cudaErrorLaunchFailure;
+	default: return cudaErrorLaunchFailure;
+	}
+}
+
+static void add_record(const struct record *r)
+{
+	if (g_nrecs == g_caprecs) {
+		size_t nc = g_caprecs ? g_caprecs * 2 : 64;
+		struct record *nr = realloc(g_recs, nc * sizeof(*g_recs));
+
+		if (!nr) {
+			free(r->lines);
+			return;
+		}
+		g_recs = nr;
+		g_caprecs = nc;
+	}
+	g_recs[g_nrecs++] = *r;
+}
+
+/* Keep only the lines a launch touched. */
+static int compact_lines(struct emu_line_counters *l, int n)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct wgemu_counters *c = &l[i].c;
+
+		if (c->global_load_requests || c->global_store_requests ||
+		    c->shared_load_wavefronts || c->shared_store_wavefronts)
+			l[k++] = l[i];
+	}
+	return k;
+}
+
+static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
+			  void **args, size_t smem)
+{
+	struct emu_launch_cfg cfg;
+	struct emu_result res;
+	struct record rec;
+	const struct emu_module *m;
+	const struct emu_func *f;
+	uint8_t *params = NULL;
+	size_t st;
+	uint64_t nthreads;
+	int i;
+	double bytes;
+
+	if (g_sticky)
+		return g_sticky;
+	if (!k)
+		return fail(cudaErrorInvalidDeviceFunction);
+	if (kernel_load(k))
+		return fail(cudaErrorInvalidPtx);
+	m = g_mods[k->mod].m;
+	f = &m->funcs[k->fi];
+	nthreads = (uint64_t)block.x * block.y * block.z;
+	if (!grid.x || !grid.y || !grid.z || !nthreads || nthreads > 1024 ||
+	    block.x > 1024 || block.y > 1024 || block.z > 64 ||
+	    grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
+		return fail(cudaErrorInvalidConfiguration);
+	st = emu_static_smem(m, k->fi);
+	if (st > SMEM_DEFAULT || smem > SMEM_OPTIN - st || smem > k->max_dyn)
+		return fail(cudaErrorInvalidValue);
+	params = calloc(1, f->kparam_bytes + 8);
+	if (!params)
+		return fail(cudaErrorMemoryAllocation);
+	for (i = 0; i < f->nparams; i++) {
+		const struct emu_sym *s = &m->syms[f->params[i]];
+
+		if (!args || !args[i]) {
+			free(params);
+			return fail(cudaErrorInvalidValue);
+		}
+		memcpy(params + s->off, args[i], s->size);
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.grid[0] = grid.x;
+	cfg.grid[1] = grid.y;
+	cfg.grid[2] = grid.z;
+	cfg.block[0] = block.x;
+	cfg.block[1] = block.y;
+	cfg.block[2] = block.z;
+	cfg.dyn_smem = smem;
+	cfg.params = params;
+	emu_run(m, k->fi, &cfg, &res);
+	free(params);
+	memset(&rec, 0, sizeof(rec));
+	emu_demangle(k->name, rec.l.kernel, sizeof(rec.l.kernel));
+	memcpy(rec.l.grid, cfg.grid, sizeof(cfg.grid));
+	memcpy(rec.l.block, cfg.block, sizeof(cfg.block));
+	rec.l.dynamic_shared_bytes = smem;
+	rec.l.static_shared_bytes = res.static_smem;
+	rec.l.counters = res.total;
+	rec.m = m;
+	rec.lines = res.lines;
+	rec.nlines = res.lines ? compact_lines(res.lines, m->nlines) : 0;
+	add_record(&rec);
+	/* the modelled time: DRAM sectors at 3 TB/s plus 3 us of launch */
+	bytes = 32.0 * (double)(res.total.global_load_sectors +
+				res.total.global_store_sectors);
+	g_clock_ms += 0.003 + bytes / 3e9;
+	if (res.fault != WGEMU_FAULT_NONE) {
+		g_sticky = fault_error(res.fault);
+		g_last = g_sticky;
+		if (g_fault_kind == WGEMU_FAULT_NONE) {
+			g_fault_kind = res.fault;
+			snprintf(g_fault_msg, sizeof(g_fault_msg), "%s",
+				 res.msg);
+		}
+		note("%s", res.msg);
+	}
+	/* launches are asynchronous on a GPU: the fault shows later */
+	return cudaSuccess;
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
+			       dim3 blockDim, void **args, size_t sharedMem,
+			       cudaStream_t stream)
+{
+	(void)stream;
+	return launch(find_kernel((const void *)kernel), gridDim, blockDim,
+		      args, sharedMem);
+}
+
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
+				    dim3 blockDim, void **args,
+				    size_t sharedMem, cudaStream_t stream)
+{
+	return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem,
+				  stream);
+}
+
+cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
+			     void **args, size_t sharedMem,
+			     cudaStream_t stream)
+{
+	(void)stream;
+	return launch(find_kernel(func), gridDim, blockDim, args, sharedMem);
+}
+
+/* ---- memory API ---- */
+cudaError_t cudaMalloc(void **devPtr, size_t size)
+{
+	struct emu_alloc *a;
+
+	if (g_sticky)
+		return g_sticky;
+	if (!devPtr)
+		return fail(cudaErrorInvalidValue);
+	a = emu_mem_alloc(size, 0);
+	if (!a)
+		return fail(cudaErrorMemoryAllocation);
+	*devPtr = (void *)(uintptr_t)a->dev;
+	return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *devPtr)
+{
+	int i;
+
+	if (g_sticky)
+		return g_sticky;
+	if (!devPtr)
+		return cudaSuccess;
+	i = alloc_index((uint64_t)(uintptr_t)devPtr);
+	if (i < 0)
+		return fail(cudaErrorInvalidValue);
+	free_alloc(i);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+	if (g_sticky)
+		return g_sticky;
+	*ptr = malloc(size ? size : 1);
+	return *ptr ? cudaSuccess : fail(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+	(void)flags;
+	return cudaMallocHost(pHost, size);
+}
+
+cudaError_t cudaFreeHost(void *ptr)
+{
+	free(ptr);
+	return g_sticky;
+}
+
+/* Host pointer of device range [p, p+n), or NULL. */
+static uint8_t *dev_ptr(const void *p, size_t n)
+{
+	uint64_t a = (uint64_t)(uintptr_t)p;
+	struct emu_alloc *al = emu_mem_find(a, n ? n : 1);
+
+	return al ? al->host + (a - al->dev) : NULL;
+}
+
+static int is_dev(const void *p)
+{
+	return emu_mem_find((uint64_t)(uintptr_t)p, 1) != NULL;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+		       enum cudaMemcpyKind kind)
+{
+	uint8_t *d = dst;
+	const uint8_t *s = src;
+
+	if (g_sticky)
+		return g_sticky;
+	if (!count)
+		return cudaSuccess;
+	if (kind == cudaMemcpyDefault)
+		kind = is_dev(dst) ? (is_dev(src) ? cudaMemcpyDeviceToDevice :
+				      cudaMemcpyHostToDevice) :
+		       (is_dev(src) ? cudaMemcpyDeviceToHost :
+			cudaMemcpyHostToHost);
+	if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice)
+		d = dev_ptr(dst, count);
+	if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice)
+		s = dev_ptr(src, count);
+	if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDeviceToDevice)
+		return fail(cudaErrorInvalidMemcpyDirection);
+	if (!d || !s)
+		return fail(cudaErrorInvalidValue);
+	memmove(d, s, count);
+	g_clock_ms += 0.002 + (double)count /
+		      (kind == cudaMemcpyDeviceToDevice ? 1.5e9 : 2.5e7);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
+			    enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+	(void)stream;
+	return cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemset(void *devPtr, int value, size_t count)
+{
+	uint8_t *d;
+
+	if (g_sticky)
+		return g_sticky;
+	if (!count)
+		return cudaSuccess;
+	d = dev_ptr(devPtr, count);
+	if (!d)
+		return fail(cudaErrorInvalidValue);
+	memset(d, value, count);
+	g_clock_ms += 0.002 + (double)count / 1.5e9;
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
+			    cudaStream_t stream)
+{
+	(void)stream;
+	return cudaMemset(devPtr, value, count);
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
+{
+	if (g_sticky)
+		return g_sticky;
+	*free_b = (size_t)(TOTAL_MEM - g_used);
+	*total = (size_t)TOTAL_MEM;
+	return cudaSuccess;
+}
+
+static uint8_t *symbol_ptr(const void *symbol, size_t off, size_t count)
+{
+	int i, j;
+
+	for (i = 0; i < g_nvars; i++) {
+		struct var *v = &g_vars[i];
+		struct emu_module *m;
+
+		if (v->host != symbol)
+			continue;
+		if (load_module(v->mod))
+			return NULL;
+		m = g_mods[v->mod].m;
+		for (j = 0; j < m->nsyms; j++)
+			if (m->syms[j].owner < 0 &&
+			    !strcmp(m->syms[j].name, v->name) &&
+			    (m->syms[j].kind == SYM_GLOBAL ||
+			     m->syms[j].kind == SYM_CONST)) {
+				if (off + count > m->syms[j].size ||
+				    off + count < off)
+					return NULL;
+				return dev_ptr((void *)(uintptr_t)
+					       (m->syms[j].dev + off), count);
+			}
+	}
+	return NULL;
+}
+
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
+			       size_t count, size_t offset,
+			       enum cudaMemcpyKind kind)
+{
+	uint8_t *d;
+	const uint8_t *s = src;
+
+	if (g_sticky)
+		return g_sticky;
+	d = symbol_ptr(symbol, offset, count);
+	if (!d)
+		return fail(cudaErrorInvalidSymbol);
+	if (kind == cudaMemcpyDeviceToDevice)
+		s = dev_ptr(src, count);
+	if (!s)
+		return fail(cudaErrorInvalidValue);
+	memmove(d, s, count);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol,
+				 size_t count, size_t offset,
+				 enum cudaMemcpyKind kind)
+{
+	const uint8_t *s;
+	uint8_t *d = dst;
+
+	if (g_sticky)
+		return g_sticky;
+	s = symbol_ptr(symbol, offset, count);
+	if (!s)
+		return fail(cudaErrorInvalidSymbol);
+	if (kind == cudaMemcpyDeviceToDevice)
+		d = dev_ptr(dst, count);
+	if (!d)
+		return fail(cudaErrorInvalidValue);
+	memmove(d, s, count);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
+				    size_t count, size_t offset,
+				    enum cudaMemcpyKind kind,
+				    cudaStream_t stream)
+{
+	(void)stream;
+	return cudaMemcpyToSymbol(symbol, src, count, offset, kind);
+}
+
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol,
+				      size_t count, size_t offset,
+				      enum cudaMemcpyKind kind,
+				      cudaStream_t stream)
+{
+	(void)stream;
+	return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
+}
+
+/* ---- streams, events, synchronisation ---- */
+cudaError_t cudaStreamCreate(cudaStream_t *pStream)
+{
+	if (g_sticky)
+		return g_sticky;
+	*pStream = malloc(1);
+	return *pStream ? cudaSuccess : fail(cudaErrorMemoryAllocation);
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
+				      unsigned int flags)
+{
+	(void)flags;
+	return cudaStreamCreate(pStream);
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
+					 unsigned int flags, int priority)
+{
+	(void)flags;
+	(void)priority;
+	return cudaStreamCreate(pStream);
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+	free(stream);
+	return g_sticky;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+	(void)stream;
+	return g_sticky;
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream)
+{
+	(void)stream;
+	return g_sticky;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+				unsigned int flags)
+{
+	(void)stream;
+	(void)event;
+	(void)flags;
+	return g_sticky;
+}
+
+cudaError_t cudaDeviceSynchronize(void)
+{
+	return g_sticky;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *event)
+{
+	struct event *e;
+
+	if (g_sticky)
+		return g_sticky;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return fail(cudaErrorMemoryAllocation);
+	*event = (cudaEvent_t)(void *)e;
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+	(void)flags;
+	return cudaEventCreate(event);
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+	free((void *)event);
+	return g_sticky;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+{
+	struct event *e = (struct event *)(void *)event;
+
+	(void)stream;
+	if (g_sticky)
+		return g_sticky;
+	if (!e)
+		return fail(cudaErrorInvalidResourceHandle);
+	e->t_ms = g_clock_ms;
+	e->recorded = 1;
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
+				     unsigned int flags)
+{
+	(void)flags;
+	return cudaEventRecord(event, stream);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+	(void)event;
+	return g_sticky;
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event)
+{
+	(void)event;
+	return g_sticky;
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
+				 cudaEvent_t end)
+{
+	struct event *a = (struct event *)(void *)start;
+	struct event *b = (struct event *)(void *)end;
+
+	if (g_sticky)
+		return g_sticky;
+	if (!a || !b || !ms)
+		return fail(cudaErrorInvalidResourceHandle);
+	if (!a->recorded || !b->recorded)
+		return fail(cudaErrorInvalidResourceHandle);
+	*ms = (float)(b->t_ms - a->t_ms);
+	return cudaSuccess;
+}
+
+/* ---- device ---- */
+cudaError_t cudaGetDeviceCount(int *count)
+{
+	*count = 1;
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device)
+{
+	*device = 0;
+	return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device)
+{
+	return device == 0 ? g_sticky : fail(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaDeviceReset(void)
+{
+	while (g_nallocs)
+		free_alloc(g_nallocs - 1);
+	for (int i = 0; i < g_nmods; i++) {
+		/* launch records still point at the module: keep it */
+		g_mods[i].m = NULL;
+		g_mods[i].loaded = 0;
+	}
+	for (int i = 0; i < g_nkerns; i++) {
+		g_kerns[i].fi = -1;
+		g_kerns[i].max_dyn = SMEM_DEFAULT;
+	}
+	g_sticky = cudaSuccess;
+	g_last = cudaSuccess;
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
+{
+	if (device != 0)
+		return fail(cudaErrorInvalidDevice);
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "warpgrade emulator (sm_90)");
+	p->totalGlobalMem = (size_t)TOTAL_MEM;
+	p->sharedMemPerBlock = SMEM_DEFAULT;
+	p->regsPerBlock = 65536;
+	p->warpSize = 32;
+	p->memPitch = 2147483647;
+	p->maxThreadsPerBlock = 1024;
+	p->maxThreadsDim[0] = 1024;
+	p->maxThreadsDim[1] = 1024;
+	p->maxThreadsDim[2] = 64;
+	p->maxGridSize[0] = 2147483647;
+	p->maxGridSize[1] = 65535;
+	p->maxGridSize[2] = 65535;
+	p->totalConstMem = 65536;
+	p->major = 9;
+	p->minor = 0;
+	p->textureAlignment = 512;
+	p->texturePitchAlignment = 32;
+	p->multiProcessorCount = 132;
+	p->concurrentKernels = 1;
+	p->asyncEngineCount = 2;
+	p->unifiedAddressing = 1;
+	p->memoryBusWidth = 5120;
+	p->l2CacheSize = 50 * 1024 * 1024;
+	p->maxThreadsPerMultiProcessor = 2048;
+	p->globalL1CacheSupported = 1;
+	p->localL1CacheSupported = 1;
+	p->sharedMemPerMultiprocessor = 233472;
+	p->regsPerMultiprocessor = 65536;
+	p->sharedMemPerBlockOptin = SMEM_OPTIN;
+	p->maxBlocksPerMultiProcessor = 32;
+	p->reservedSharedMemPerBlock = 1024;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
+				   int device)
+{
+	if (device != 0)
+		return fail(cudaErrorInvalidDevice);
+	switch (attr) {
+	case cudaDevAttrMaxThreadsPerBlock: *value = 1024; break;
+	case cudaDevAttrMaxBlockDimX: *value = 1024; break;
+	case cudaDevAttrMaxBlockDimY: *value = 1024; break;
+	case cudaDevAttrMaxBlockDimZ: *value = 64; break;
+	case cudaDevAttrMaxGridDimX: *value = 2147483647; break;
+	case cudaDevAttrMaxGridDimY: *value = 65535; break;
+	case cudaDevAttrMaxGridDimZ: *value = 65535; break;
+	case cudaDevAttrMaxSharedMemoryPerBlock: *value = SMEM_DEFAULT; break;
+	case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = SMEM_OPTIN;
+		break;
+	case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = 233472;
+		break;
+	case cudaDevAttrTotalConstantMemory: *value = 65536; break;
+	case cudaDevAttrWarpSize: *value = 32; break;
+	case cudaDevAttrMaxRegistersPerBlock: *value = 65536; break;
+	case cudaDevAttrMultiProcessorCount: *value = 132; break;
+	case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
+	case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
+	case cudaDevAttrMaxThreadsPerMultiProcessor: *value = 2048; break;
+	case cudaDevAttrL2CacheSize: *value = 50 * 1024 * 1024; break;
+	case cudaDevAttrGlobalMemoryBusWidth: *value = 5120; break;
+	case cudaDevAttrMaxBlocksPerMultiprocessor: *value = 32; break;
+	case cudaDevAttrUnifiedAddressing: *value = 1; break;
+	case cudaDevAttrConcurrentKernels: *value = 1; break;
+	default:
+		note("cudaDeviceGetAttribute: attribute %d is not known to "
+		     "the emulator", (int)attr);
+		return fail(cudaErrorInvalidValue);
+	}
+	return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *v)
+{
+	*v = 13000;
+	return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *v)
+{
+	*v = 13000;
+	return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func,
+				 enum cudaFuncAttribute attr, int value)
+{
+	struct kernel *k = find_kernel(func);
+
+	if (g_sticky)
+		return g_sticky;
+	if (!k)
+		return fail(cudaErrorInvalidDeviceFunction);
+	if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+		size_t st = 0;
+
+		if (!kernel_load(k))
+			st = emu_static_smem(g_mods[k->mod].m, k->fi);
+		if (value < 0 || (size_t)value + st > SMEM_OPTIN)
+			return fail(cudaErrorInvalidValue);
+		k->max_dyn = (size_t)value;
+		return cudaSuccess;
+	}
+	if (attr == cudaFuncAttributePreferredSharedMemoryCarveout)
+		return value >= -1 && value <= 100 ? cudaSuccess :
+		       fail(cudaErrorInvalidValue);
+	return fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
+				  const void *func)
+{
+	struct kernel *k = find_kernel(func);
+	const struct emu_func *f;
+
+	if (g_sticky)
+		return g_sticky;
+	if (!k || kernel_load(k))
+		return fail(cudaErrorInvalidDeviceFunction);
+	f = &g_mods[k->mod].m->funcs[k->fi];
+	memset(attr, 0, sizeof(*attr));
+	attr->sharedSizeBytes = emu_static_smem(g_mods[k->mod].m, k->fi);
+	attr->constSizeBytes = 0;
+	attr->localSizeBytes = f->depot_bytes;
+	attr->maxThreadsPerBlock = 1024;
+	attr->numRegs = 32;
+	attr->ptxVersion = 90;
+	attr->binaryVersion = 90;
+	attr->maxDynamicSharedSizeBytes = (int)k->max_dyn;
+	return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+		const void *func, int blockSize, size_t dynamicSMemSize)
+{
+	(void)func;
+	(void)dynamicSMemSize;
+	if (blockSize <= 0 || blockSize > 1024)
+		return fail(cudaErrorInvalidValue);
+	*numBlocks = 2048 / blockSize > 32 ? 32 : 2048 / blockSize;
+	return g_sticky;
+}
+
+/* ---- errors ---- */
+cudaError_t cudaGetLastError(void)
+{
+	cudaError_t e = g_sticky ? g_sticky : g_last;
+
+	if (!g_sticky)
+		g_last = cudaSuccess;
+	return e;
+}
+
+cudaError_t cudaPeekAtLastError(void)
+{
+	return g_sticky ? g_sticky : g_last;
+}
+
+struct errname {
+	cudaError_t e;
+	const char *name, *text;
+};
+
+static const struct errname errnames[] = {
+	{ cudaSuccess, "cudaSuccess", "no error" },
+	{ cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument" },
+	{ cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation",
+	  "out of memory" },
+	{ cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
+	  "invalid configuration argument" },
+	{ cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol",
+	  "invalid device symbol" },
+	{ cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
+	  "invalid copy direction for memcpy" },
+	{ cudaErrorMissingConfiguration, "cudaErrorMissingConfiguration",
+	  "__global__ function call is not configured" },
+	{ cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction",
+	  "invalid device function" },
+	{ cudaErrorInvalidDevice, "cudaErrorInvalidDevice",
+	  "invalid device ordinal" },
+	{ cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle",
+	  "invalid resource handle" },
+	{ cudaErrorInvalidPtx, "cudaErrorInvalidPtx",
+	  "a PTX JIT compilation failed" },
+	{ cudaErrorIllegalAddress, "cudaErrorIllegalAddress",
+	  "an illegal memory access was encountered" },
+	{ cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout",
+	  "the launch timed out and was terminated" },
+	{ cudaErrorMisalignedAddress, "cudaErrorMisalignedAddress",
+	  "misaligned address" },
+	{ cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered" },
+	{ cudaErrorLaunchFailure, "cudaErrorLaunchFailure",
+	  "unspecified launch failure" },
+	{ cudaErrorNotSupported, "cudaErrorNotSupported",
+	  "operation not supported" },
+	{ cudaErrorNoDevice, "cudaErrorNoDevice",
+	  "no CUDA-capable device is detected" },
+};
+
+const char *cudaGetErrorString(cudaError_t error)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
+		if (errnames[i].e == error)
+			return errnames[i].text;
+	return "unknown error";
+}
+
+const char *cudaGetErrorName(cudaError_t error)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
+		if (errnames[i].e == error)
+			return errnames[i].name;
+	return "cudaErrorUnknown";
+}
+
+/* ---- wgemu.h ---- */
+size_t wgemu_launch_count(void)
+{
+	return g_nrecs;
+}
+
+int wgemu_launch_get(size_t i, struct wgemu_launch *out)
+{
+	if (i >= g_nrecs)
+		return -1;
+	*out = g_recs[i].l;
+	return 0;
+}
+
+void wgemu_launches_reset(void)
+{
+	size_t i;
+
+	for (i = 0; i < g_nrecs; i++)
+		free(g_recs[i].lines);
+	g_nrecs = 0;
+}
+
+enum wgemu_fault_kind wgemu_last_fault(char *msg, size_t msglen)
+{
+	if (msg && msglen)
+		snprintf(msg, msglen, "%s", g_fault_msg);
+	return g_fault_kind;
+}
+
+size_t wgemu_line_count(size_t i)
+{
+	return i < g_nrecs ? (size_t)g_recs[i].nlines : 0;
+}
+
+int wgemu_line_get(size_t i, size_t j, struct wgemu_line *out)
+{
+	const struct emu_line_counters *l;
+	const struct emu_module *m;
+
+	if (i >= g_nrecs || j >= (size_t)g_recs[i].nlines)
+		return -1;
+	l = &g_recs[i].lines[j];
+	m = g_recs[i].m;
+	snprintf(out->file, sizeof(out->file), "%s",
+		 l->file >= 0 && l->file < m->nfiles && m->files[l->file] ?
+		 m->files[l->file] : "?");
+	out->line = l->line;
+	out->counters = l->c;
+	return 0;
+}
+
+int wgemu_load_ptx(const char *ptx, size_t len, char *err, size_t errlen)
+{
+	struct module *nm;
+	struct emu_module *m;
+	int i, mi;
+
+	nm = realloc(g_mods, (size_t)(g_nmods + 1) * sizeof(*g_mods));
+	if (!nm) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	g_mods = nm;
+	mi = g_nmods++;
+	memset(&g_mods[mi], 0, sizeof(g_mods[0]));
+	g_mods[mi].ptx = malloc(len + 1);
+	if (!g_mods[mi].ptx) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(g_mods[mi].ptx, ptx, len);
+	g_mods[mi].ptx[len] = 0;
+	if (load_module(mi)) {
+		snprintf(err, errlen, "%s", g_mods[mi].err);
+		return -1;
+	}
+	m = g_mods[mi].m;
+	for (i = 0; i < m->nfuncs; i++) {
+		struct kernel *nk;
+
+		if (!m->funcs[i].is_entry)
+			continue;
+		nk = realloc(g_kerns, (size_t)(g_nkerns + 1) *
+			     sizeof(*g_kerns));
+		if (!nk)
+			return -1;
+		g_kerns = nk;
+		nk = &g_kerns[g_nkerns++];
+		memset(nk, 0, sizeof(*nk));
+		nk->name = strdup(m->funcs[i].name);
+		nk->host = NULL;
+		nk->mod = mi;
+		nk->fi = i;
+		nk->max_dyn = SMEM_DEFAULT;
+	}
+	return mi;
+}
+
+const void *wgemu_kernel(const char *name)
+{
+	int i;
+
+	for (i = g_nkerns - 1; i >= 0; i--) {
+		char d[256];
+
+		if (!strcmp(g_kerns[i].name, name))
+			return &g_kerns[i];
+		emu_demangle(g_kerns[i].name, d, sizeof(d));
+		if (!strcmp(d, name))
+			return &g_kerns[i];
+	}
+	return NULL;
+}
+
+/* ---- the record file for 'warpgrade emu' ---- */
+static void put_counters(FILE *f, const struct wgemu_counters *c)
+{
+	fprintf(f, "%llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		(unsigned long long)c->global_load_requests,
+		(unsigned long long)c->global_load_sectors,
+		(unsigned long long)c->global_store_requests,
+		(unsigned long long)c->global_store_sectors,
+		(unsigned long long)c->shared_load_wavefronts,
+		(unsigned long long)c->shared_load_bank_conflicts,
+		(unsigned long long)c->shared_store_wavefronts,
+		(unsigned long long)c->shared_store_bank_conflicts,
+		(unsigned long long)c->lane_instructions);
+}
+
+static void dump_records(void)
+{
+	const char *path = getenv("WGEMU_RECORD");
+	FILE *f;
+	size_t i;
+	int j;
+
+	if (!path || !*path)
+		return;
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	for (i = 0; i < g_nrecs; i++) {
+		const struct wgemu_launch *l = &g_recs[i].l;
+
+		fprintf(f, "L\t%s\t%u %u %u\t%u %u %u\t%zu\t%zu\t", l->kernel,
+			l->grid[0], l->grid[1], l->grid[2], l->block[0],
+			l->block[1], l->block[2], l->dynamic_shared_bytes,
+			l->static_shared_bytes);
+		put_counters(f, &l->counters);
+		fputc('\n', f);
+		for (j = 0; j < g_recs[i].nlines; j++) {
+			const struct emu_line_counters *c = &g_recs[i].lines[j];
+			const struct emu_module *m = g_recs[i].m;
+			const char *file = c->file >= 0 && c->file < m->nfiles
+					   && m->files[c->file] ?
+					   m->files[c->file] : "?";
+
+			fprintf(f, "S\t%s\t%d\t", file, c->line);
+			put_counters(f, &c->c);
+			fputc('\n', f);
+		}
+	}
+	if (g_fault_kind != WGEMU_FAULT_NONE)
+		fprintf(f, "F\t%d\t%s\n", (int)g_fault_kind, g_fault_msg);
+	fclose(f);
+}
+
+/* ---- kernel names ---- */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+			    int *status) __attribute__((weak));
+
+/* "void tile<1>(float*, float const*, int)" -> "tile<1>" */
+static void strip_signature(const char *d, char *buf, size_t len)
+{
+	size_t n = strlen(d), i, start = 0;
+	int depth = 0;
+
+	if (n && d[n - 1] == ')') {
+		for (i = n; i-- > 0;) {
+			if (d[i] == ')')
+				depth++;
+			else if (d[i] == '(' && --depth == 0)
+				break;
+		}
+		if (i < n)
+			n = i;
+	}
+	depth = 0;
+	for (i = 0; i < n; i++) {
+		if (d[i] == '<' || d[i] == '(')
+			depth++;
+		else if ((d[i] == '>' || d[i] == ')') && depth > 0)
+			depth--;
+		else if (d[i] == ' ' && depth == 0)
+			start = i + 1;
+	}
+	snprintf(buf, len, "%.*s", (int)(n - start), d + start);
+}
+
+/* A small demangler for when libstdc++ is not linked: plain and nested
+ * names with integer template arguments, e.g. _Z4tileILi1EEvPfPKfi. */
+static const char *dm_name(const char *s, char *out, size_t len);
+
+static const char *dm_targs(const char *s, char *out, size_t len)
+{
+	size_t o = strlen(out);
+	int first = 1;
+
+	s++;                           /* 'I' */
+	snprintf(out + o, len - o, "<");
+	while (*s && *s != 'E') {
+		char tmp[128] = "";
+
+		o = strlen(out);
+		if (*s == 'L') {
+			const char *t = s + 1;
+			char ty = *t++;
+			int neg = 0;
+
+			if (*t == 'n') {
+				neg = 1;
+				t++;
+			}
+			while (*t >= '0' && *t <= '9' && strlen(tmp) < 60) {
+				size_t k = strlen(tmp);
+
+				tmp[k] = *t++;
+				tmp[k + 1] = 0;
+			}
+			if (*t != 'E')
+				return NULL;
+			s = t + 1;
+			snprintf(out + o, len - o, "%s%s%s%s", first ? "" :
+				 ", ", neg ? "-" : "", ty == 'b' ?
+				 (tmp[0] == '1' ? "true" : "false") : tmp,
+				 ty == 'j' ? "u" : ty == 'l' ? "l" :
+				 ty == 'm' ? "ul" : "");
+		} else {
+			static const char *const tn[][2] = {
+				{ "i", "int" }, { "j", "unsigned int" },
+				{ "f", "float" }, { "d", "double" },
+				{ "c", "char" }, { "l", "long" },
+				{ "m", "unsigned long" }, { "s", "short" },
+				{ "b", "bool" }, { "h", "unsigned char" },
+			};
+			size_t k;
+
+			for (k = 0; k < sizeof(tn) / sizeof(tn[0]); k++)
+				if (*s == tn[k][0][0])
+					break;
+			if (k == sizeof(tn) / sizeof(tn[0])) {
+				if (*s < '0' || *s > '9')
+					return NULL;
+				s = dm_name(s, tmp, sizeof(tmp));
+				if (!s)
+					return NULL;
+				snprintf(out + o, len - o, "%s%s",
+					 first ? "" : ", ", tmp);
+			} else {
+				snprintf(out + o, len - o, "%s%s",
+					 first ? "" : ", ", tn[k][1]);
+				s++;
+			}
+		}
+		first = 0;
+	}
+	if (*s != 'E')
+		return NULL;
+	o = strlen(out);
+	snprintf(out + o, len - o, ">");
+	return s + 1;
+}
+
+static const char *dm_name(const char *s, char *out, size_t len)
+{
+	unsigned long n = 0;
+	size_t o = strlen(out);
+
+	while (*s >= '0' && *s <= '9' && n < 100000)
+		n = n * 10 + (unsigned long)(*s++ - '0');
+	if (!n || strlen(s) < n)
+		return NULL;
+	snprintf(out + o, len - o, "%.*s", (int)n, s);
+	s += n;
+	if (*s == 'I')
+		s = dm_targs(s, out, len);
+	return s;
+}
+
+static int mini_demangle(const char *m, char *buf, size_t len)
+{
+	const char *s = m + 2;
+
+	buf[0] = 0;
+	if (strncmp(m, "_Z", 2))
+		return -1;
+	if (*s == 'N') {
+		s++;
+		while (s && *s && *s != 'E') {
+			if (buf[0]) {
+				size_t o = strlen(buf);
+
+				snprintf(buf + o, len - o, "::");
+			}
+			s = dm_name(s, buf, len);
+		}
+		return s && *s == 'E' ? 0 : -1;
+	}
+	return dm_name(s, buf, len) ? 0 : -1;
+}
+
+void emu_demangle(const char *mangled, char *buf, size_t len)
+{
+	char *d = NULL;
+	int status = -1;
+
+	if (__cxa_demangle)
+		d = __cxa_demangle(mangled, NULL, NULL, &status);
+	if (d && status == 0) {
+		strip_signature(d, buf, len);
+		free(d);
+		return;
+	}
+	free(d);
+	if (mini_demangle(mangled, buf, len))
+		snprintf(buf, len, "%s", mangled);
+}

@@ -1,0 +1,98 @@
+/* Test kernels for the emulator: the patterns of ground-truth.md Sets A
+ * and B plus divergence, partial warps, 8-byte accesses and shuffles. */
+#include <cuda_runtime.h>
+#define TILE 32
+#define ROWS 8
+
+__global__ void naive_transpose(float *out, const float *in, int n)
+{
+	int x = blockIdx.x * TILE + threadIdx.x;
+	int y = blockIdx.y * TILE + threadIdx.y;
+	for (int j = 0; j < TILE; j += ROWS)
+		out[x * n + y + j] = in[(y + j) * n + x];
+}
+
+template <int PAD>
+__global__ void tile(float *out, const float *in, int n)
+{
+	__shared__ float t[TILE][TILE + PAD];
+	int x = blockIdx.x * TILE + threadIdx.x;
+	int y = blockIdx.y * TILE + threadIdx.y;
+	for (int j = 0; j < TILE; j += ROWS)
+		t[threadIdx.y + j][threadIdx.x] = in[(y + j) * n + x];
+	__syncthreads();
+	x = blockIdx.y * TILE + threadIdx.x;
+	y = blockIdx.x * TILE + threadIdx.y;
+	for (int j = 0; j < TILE; j += ROWS)
+		out[(y + j) * n + x] = t[threadIdx.x][threadIdx.y + j];
+}
+template __global__ void tile<0>(float *, const float *, int);
+template __global__ void tile<1>(float *, const float *, int);
+
+struct rec { float x, y, z; int id; };
+
+__global__ void aos_soa(float *xs, float *ys, float *zs, int *ids,
+			const struct rec *r, int count)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < count) {
+		xs[i] = r[i].x;
+		ys[i] = r[i].y;
+		zs[i] = r[i].z;
+		ids[i] = r[i].id;
+	}
+}
+
+__global__ void copy4(float4 *out, const float4 *in, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		out[i] = in[i];
+}
+
+__global__ void reverse(int *d, int n)
+{
+	extern __shared__ int s[];
+	int t = threadIdx.x;
+	s[t] = d[t];
+	__syncthreads();
+	d[t] = s[n - t - 1];
+}
+
+__global__ void transpose_any(float *out, const float *in, int rows,
+			      int cols)
+{
+	__shared__ float t[TILE][TILE + 1];
+	int x = blockIdx.x * TILE + threadIdx.x;
+	int y = blockIdx.y * TILE + threadIdx.y;
+	for (int j = 0; j < TILE; j += ROWS)
+		if (x < cols && y + j < rows)
+			t[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];
+	__syncthreads();
+	x = blockIdx.y * TILE + threadIdx.x;
+	y = blockIdx.x * TILE + threadIdx.y;
+	for (int j = 0; j < TILE; j += ROWS)
+		if (x < rows && y + j < cols)
+			out[(y + j) * rows + x] = t[threadIdx.x][threadIdx.y + j];
+}
+
+__device__ __noinline__ int collatz(int v)
+{
+	int steps = 0;
+	while (v != 1) {
+		v = (v & 1) ? 3 * v + 1 : v / 2;
+		steps++;
+	}
+	return steps;
+}
+
+__global__ void diverge(int *out, double *dout, const double *din)
+{
+	int t = threadIdx.x;
+	int v = collatz(t + 1);
+	v += __shfl_down_sync(0xffffffff, v, 1);
+	unsigned b = __ballot_sync(0xffffffff, v & 1);
+	out[t] = v + __popc(b);
+	dout[t] = sqrt(din[t]) * 2.5 + din[t] / 3.0;
+	atomicAdd(&out[64], 1);
+}
