@@ -76,6 +76,7 @@ all: bin/warpgrade build/libwgrunner.a build/libwgemu.a build/wg-probe \
 	$(call obj,$(RUNNER_MAIN))
 
 -include harness/emu/emu.mk
+-include mk/integrations.mk
 
 build/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -117,6 +117,14 @@ int build_emu_available(char *why, size_t len)
 	return 1;
 }
 
+int build_has_reference(const struct exercise *ex)
+{
+	char rel[128], path[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "reference/%s.cu", ex->name);
+	return !wg_path(path, sizeof(path), rel) && !access(path, R_OK);
+}
+
 int build_env_init(struct build_env *env, const struct score_config *cfg)
 {
 	char probe[PATH_MAX], *out = NULL;
@@ -257,6 +265,10 @@ int build_prepare(const struct build_target *t,
 			snprintf(err, len, "path too long");
 			goto out;
 		}
+		/* a student kit has no reference sources */
+		if (!strncmp(cached_sources[i], "reference/", 10) &&
+		    access(src, R_OK))
+			continue;
 		obj = xstrfmt("%s/%.*s.o", t->cache,
 			      (int)(strlen(base) - 3), base);
 		/* rebuilt when the source is newer than the object */
@@ -552,8 +564,14 @@ static char *write_entry_table(const struct exercise *const *exs, size_t n,
 	char *src = xstrdup("#include \"runner_entry.h\"\n");
 
 	for (size_t i = 0; i < n; i++) {
-		char *s = xstrfmt("%svoid %s(void);\nvoid wgref_%s(void);\n",
-				  src, exs[i]->launcher, exs[i]->launcher);
+		char *s = xstrfmt("%svoid %s(void);\n", src,
+				  exs[i]->launcher);
+		free(src);
+		src = s;
+		if (!build_has_reference(exs[i]))
+			continue;
+		s = xstrfmt("%svoid wgref_%s(void);\n", src,
+			    exs[i]->launcher);
 		free(src);
 		src = s;
 	}
@@ -564,10 +582,13 @@ static char *write_entry_table(const struct exercise *const *exs, size_t n,
 		src = s;
 	}
 	for (size_t i = 0; i < n; i++) {
-		char *s = xstrfmt("%s\t{ \"%s\", (runner_launcher)%s, "
-				  "(runner_launcher)wgref_%s },\n", src,
-				  exs[i]->name, exs[i]->launcher,
-				  exs[i]->launcher);
+		char *ref = build_has_reference(exs[i]) ?
+			xstrfmt("(runner_launcher)wgref_%s",
+				exs[i]->launcher) : xstrdup("0");
+		char *s = xstrfmt("%s\t{ \"%s\", (runner_launcher)%s, %s "
+				  "},\n", src, exs[i]->name,
+				  exs[i]->launcher, ref);
+		free(ref);
 		free(src);
 		src = s;
 	}
@@ -640,6 +661,8 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 
 		cached[i] = xstrfmt("%s/%.*s.o", t->cache,
 				    (int)(strlen(base) - 3), base);
+		if (access(cached[i], R_OK))
+			continue; /* no reference in a student kit */
 		argv[k++] = cached[i];
 	}
 	for (size_t i = 0; i < n; i++)

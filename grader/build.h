@@ -40,6 +40,10 @@ struct build_env {
  * process) and for the emulator.  0, or -1 when the tree is broken. */
 int build_env_init(struct build_env *env, const struct score_config *cfg);
 
+/* 1 when the reference kernel of ex is part of this tree (a student kit
+ * has none: performance is then measured against copy bandwidth). */
+int build_has_reference(const struct exercise *ex);
+
 /* 1 when the emulator can run submissions in this build. */
 int build_emu_available(char *why, size_t len);
 

@@ -123,6 +123,13 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 			fprintf(f, " %s(counted once the sweep passes)%s",
 				dim, off);
 		fprintf(f, "\n");
+		if (!strcmp(e->perf_model, "bandwidth") &&
+		    !isnan(e->bandwidth_fraction))
+			fprintf(f, "      performance: %.3f ms, %.0f%% of the "
+				"device's copy bandwidth (no reference "
+				"kernels here: measured against copy "
+				"bandwidth, not the reference)\n",
+				e->student_ms, 100 * e->bandwidth_fraction);
 		if (!isnan(e->speedup)) {
 			if (!strcmp(e->perf_model, "time")) {
 				fprintf(f, "      performance: %.3f ms vs "

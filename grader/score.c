@@ -241,10 +241,21 @@ void score_exercise(const struct score_config *c, struct exercise_result *e)
 				     (double)e->nchecks;
 	}
 
-	/* performance */
-	if (complete && !e->nflags && isfinite(e->speedup) && e->speedup > 0)
-		e->score_performance = c->performance_points *
-			(e->speedup < 1 ? e->speedup : 1);
+	/* performance: against the reference, or -- without one, in a
+	 * student kit -- against 90% of the copy bandwidth, the level the
+	 * reference kernels reach */
+	if (complete && !e->nflags) {
+		double ratio = NAN;
+
+		if (isfinite(e->speedup) && e->speedup > 0)
+			ratio = e->speedup;
+		else if (!strcmp(e->perf_model, "bandwidth") &&
+			 isfinite(e->bandwidth_fraction))
+			ratio = e->bandwidth_fraction / 0.9;
+		if (isfinite(ratio))
+			e->score_performance = c->performance_points *
+				(ratio < 1 ? ratio : 1);
+	}
 
 	if (e->status == STATUS_OK && complete && e->technique_passed == 0)
 		e->status = STATUS_TECH;

@@ -584,11 +584,20 @@ static void performance(struct verify *v)
 	if (p && p->reps) {
 		double floor_ms;
 
-		snprintf(r->perf_model, sizeof(r->perf_model), "time");
-		score_speedup(p->reference_ms, p->student_ms, p->reps,
-			      &r->speedup, &r->ci_low, &r->ci_high);
 		r->student_ms = median(p->student_ms, p->reps);
-		r->reference_ms = median(p->reference_ms, p->reps);
+		if (isnan(p->reference_ms[0])) {
+			/* no reference (a student kit): measured against the
+			 * device's copy bandwidth only */
+			snprintf(r->perf_model, sizeof(r->perf_model),
+				 "bandwidth");
+		} else {
+			snprintf(r->perf_model, sizeof(r->perf_model),
+				 "time");
+			score_speedup(p->reference_ms, p->student_ms,
+				      p->reps, &r->speedup, &r->ci_low,
+				      &r->ci_high);
+			r->reference_ms = median(p->reference_ms, p->reps);
+		}
 		if (p->copy_gbps > 0 && r->student_ms > 0) {
 			r->bandwidth_fraction = (double)p->bytes_moved /
 				(r->student_ms * 1e6) / p->copy_gbps;

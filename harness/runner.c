@@ -12,6 +12,7 @@
  */
 #include <cuda_runtime_api.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,6 +400,33 @@ static double median(double *v, size_t n)
 	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
 }
 
+/* One timed reference run: poisoned output, flushed L2, event-timed. */
+static cudaError_t time_reference(struct runner *r, unsigned char *out,
+				  const unsigned char *in, size_t bytes,
+				  unsigned char *flush, size_t flush_bytes,
+				  int rep, cudaEvent_t e0, cudaEvent_t e1,
+				  double *ms_out)
+{
+	cudaError_t err;
+	float ms = 0;
+
+	err = cudaMemsetAsync(out, PROTO_POISON_BYTE, bytes, r->stream);
+	if (err == cudaSuccess)
+		err = cudaMemsetAsync(flush, rep, flush_bytes, r->stream);
+	if (err == cudaSuccess)
+		err = cudaEventRecord(e0, r->stream);
+	if (err != cudaSuccess)
+		return err;
+	call_launcher(r, r->reference, out, in, r->ex->perf_shape, 0, 0, 0);
+	err = cudaEventRecord(e1, r->stream);
+	if (err == cudaSuccess)
+		err = cudaEventSynchronize(e1);
+	if (err == cudaSuccess)
+		err = cudaEventElapsedTime(&ms, e0, e1);
+	*ms_out = ms;
+	return err;
+}
+
 #define PERF_CHECK(expr, what) do { \
 		err = (expr); \
 		if (err != cudaSuccess) { \
@@ -487,7 +515,9 @@ static int phase_perf(struct runner *r)
 
 	/* warm-up: module load and first-touch stay out of the numbers */
 	for (int i = 0; i < 2; i++) {
-		call_launcher(r, r->reference, d_ref, d_in, s, 0, 0, 0);
+		if (r->reference)
+			call_launcher(r, r->reference, d_ref, d_in, s, 0, 0,
+				      0);
 		call_launcher(r, r->student, d_stu, d_in, s, 0, 0, 0);
 		PERF_CHECK(cudaDeviceSynchronize(), "warm-up run");
 	}
@@ -499,17 +529,19 @@ static int phase_perf(struct runner *r)
 				      r->job.seed + 0x1000 + rep,
 				      ex->elem_is_float, r->stream),
 			   "generating input");
-		/* reference */
-		PERF_CHECK(cudaMemsetAsync(d_ref, POISON_BYTE, bytes,
-					   r->stream), "poisoning");
-		PERF_CHECK(cudaMemsetAsync(d_flush, (int)rep, flush_bytes,
-					   r->stream), "flushing L2");
-		PERF_CHECK(cudaEventRecord(e0, r->stream), "event");
-		call_launcher(r, r->reference, d_ref, d_in, s, 0, 0, 0);
-		PERF_CHECK(cudaEventRecord(e1, r->stream), "event");
-		PERF_CHECK(cudaEventSynchronize(e1), "reference run");
-		PERF_CHECK(cudaEventElapsedTime(&ms, e0, e1), "event");
-		pm->reference_ms[rep] = ms;
+		/* reference (absent in a student kit: the student is timed
+		 * alone and nothing is compared) */
+		pm->reference_ms[rep] = NAN;
+		if (r->reference) {
+			err = time_reference(r, d_ref, d_in, bytes, d_flush,
+					     flush_bytes, (int)rep, e0, e1,
+					     &pm->reference_ms[rep]);
+			if (err != cudaSuccess) {
+				send_cuda_error(r, PROTO_PHASE_PERF, rep, err,
+						"timing the reference");
+				goto out;
+			}
+		}
 		/* student */
 		PERF_CHECK(cudaMemsetAsync(d_stu, POISON_BYTE, bytes,
 					   r->stream), "poisoning");
@@ -525,18 +557,22 @@ static int phase_perf(struct runner *r)
 		PERF_CHECK(cudaGetLastError(), "student launch");
 		PERF_CHECK(cudaEventRecord(e1, r->stream), "event");
 		/* compared as soon as the stream says it is done */
-		PERF_CHECK(wgrun_compare((uint32_t *)d_stu,
-					 (uint32_t *)d_ref, elems, d_count,
-					 r->stream), "comparing");
+		if (r->reference)
+			PERF_CHECK(wgrun_compare((uint32_t *)d_stu,
+						 (uint32_t *)d_ref, elems,
+						 d_count, r->stream),
+				   "comparing");
 		PERF_CHECK(cudaEventSynchronize(e1), "student run");
 		PERF_CHECK(cudaDeviceSynchronize(), "student run");
 		host[rep] = now_ms() - t0;
 		PERF_CHECK(cudaEventElapsedTime(&ms, e0, e1), "event");
 		pm->student_ms[rep] = ms;
 		/* and again once everything on the device has finished */
-		PERF_CHECK(wgrun_compare((uint32_t *)d_stu,
-					 (uint32_t *)d_ref, elems, d_count + 1,
-					 r->stream), "comparing");
+		if (r->reference)
+			PERF_CHECK(wgrun_compare((uint32_t *)d_stu,
+						 (uint32_t *)d_ref, elems,
+						 d_count + 1, r->stream),
+				   "comparing");
 		PERF_CHECK(cudaMemcpy(h_count, d_count, sizeof(h_count),
 				      cudaMemcpyDeviceToHost), "reading");
 		if (h_count[1])
