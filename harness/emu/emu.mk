@@ -16,3 +16,11 @@ EMU_LINK_LIBS = build/libwgemu.a -lstdc++ -lm -lpthread
 # Throughput benchmark of the interpreter (docs/EMULATOR.md).
 emu-bench: build/libwgemu.a
 	$(Q)tests/emu/bench
+
+# 'warpgrade emu' compiles and links with the same flags.
+build/grader/cmd_emu.o: CPPFLAGS += \
+	-DWG_EMU_NVCC_FLAGS='"$(EMU_NVCC_FLAGS)"' \
+	-DWG_EMU_LINK_LIBS='"$(EMU_LINK_LIBS)"'
+# main.c refers to cmd_emu weakly, which does not pull it out of
+# libwgcore.a: ask the linker for it.
+bin/warpgrade: LDFLAGS += -Wl,-u,cmd_emu

@@ -1,0 +1,82 @@
+/* Kernels with the bugs the emulator must report: out-of-bounds global
+ * and shared accesses, a read of shared memory nobody wrote, races
+ * between warps, a divergent barrier, an early exit before a barrier, an
+ * endless loop, a misaligned access and a trap. */
+#include <cuda_runtime.h>
+
+__global__ void oob_write(int *d, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	d[i] = i;               /* no bounds check: writes past n */
+	(void)n;
+}
+
+__global__ void oob_shared(int *d, int n)
+{
+	extern __shared__ int s[];
+	int t = threadIdx.x;
+	s[t + n] = t;           /* past the dynamic shared memory */
+	__syncthreads();
+	d[t] = s[t + n];
+}
+
+__global__ void uninit_shared(int *d)
+{
+	__shared__ int s[64];
+	int t = threadIdx.x;
+	if (t < 32)
+		s[t] = t;
+	__syncthreads();
+	d[t] = s[63 - t];       /* words 32..63 never written */
+}
+
+__global__ void race(int *d)
+{
+	__shared__ int s[64];
+	int t = threadIdx.x;
+	s[t] = t;
+	/* missing __syncthreads() */
+	d[t] = s[63 - t];
+}
+
+__global__ void divergent_barrier(int *d)
+{
+	__shared__ int s[64];
+	int t = threadIdx.x;
+	if (t % 2 == 0) {
+		s[t] = t;
+		__syncthreads();
+	}
+	d[t] = t;
+}
+
+__global__ void early_exit(int *d, int n)
+{
+	__shared__ int s[64];
+	int t = threadIdx.x;
+	if (t >= n)
+		return;
+	s[t] = d[t];
+	__syncthreads();
+	d[t] = s[n - 1 - t];
+}
+
+__global__ void endless(int *d)
+{
+	volatile int *v = d;
+	while (v[0] == 0)
+		;
+}
+
+__global__ void misaligned(int *d)
+{
+	int *p = (int *)((char *)d + 2);
+	p[threadIdx.x] = 1;
+}
+
+__global__ void trapper(int *d)
+{
+	if (threadIdx.x == 5)
+		__trap();
+	d[threadIdx.x] = 1;
+}
