@@ -626,8 +626,9 @@ static const char *mode_kind(mode_t m)
 	return "unsupported file type";
 }
 
-/* Copy the folder srcfd (named rel, "" at the top) recursively. */
-static int copy_tree(struct xstate *x, int srcfd, const char *rel, int depth)
+/* Copy the folder srcfd (named rel, "" at the top) recursively; depth
+ * is bounded by check_name. */
+static int copy_tree(struct xstate *x, int srcfd, const char *rel)
 {
 	DIR *d = NULL;
 	struct dirent *de;
@@ -681,7 +682,7 @@ static int copy_tree(struct xstate *x, int srcfd, const char *rel, int depth)
 			fd = openat(srcfd, de->d_name, O_RDONLY | O_DIRECTORY |
 				    O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0 || add_dir(x, norm, sub) < 0 ||
-			    copy_tree(x, fd, sub, depth + 1) < 0) {
+			    copy_tree(x, fd, sub) < 0) {
 				if (fd < 0)
 					fail(x->in, INTAKE_E_OPEN,
 					     "cannot open '%s': %s", sub,
@@ -909,7 +910,7 @@ int intake_open(struct intake *in, const char *path,
 	}
 
 	if (in->kind == INTAKE_DIR)
-		ret = copy_tree(&x, fd, "", 0);
+		ret = copy_tree(&x, fd, "");
 	else if (in->kind == INTAKE_ARCHIVE)
 		ret = extract_archive(&x, path, fd);
 	else

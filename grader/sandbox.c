@@ -255,8 +255,10 @@ int sandbox_send(struct sandbox_run *run, const void *p, size_t n)
 	np = malloc(keep + n ? keep + n : 1);
 	if (!np)
 		return -1;
-	memcpy(np, run->pending + run->pending_off, keep);
-	memcpy(np + keep, p, n);
+	if (keep)
+		memcpy(np, run->pending + run->pending_off, keep);
+	if (n)
+		memcpy(np + keep, p, n);
 	free(run->pending);
 	run->pending = np;
 	run->pending_len = keep + n;

@@ -16,8 +16,10 @@
  * with no capabilities, a read-only view of /usr (and /bin, /lib, ...
  * as links or read-only binds), a few files of /etc, the ro_paths, the
  * workdir read-write, a private /tmp, a fresh /proc and a minimal /dev
- * (plus /dev/nvidia* and /sys read-only when gpu is set).  Nothing else of
- * the host's files is visible, and there is no network.  Whether bwrap
+ * (plus /dev/nvidia* and /sys read-only when gpu is set), and the
+ * sandbox's own root read-only.  Nothing else of the host's files is
+ * visible, and there is no network.  bwrap adds PWD (= workdir) to the
+ * environment.  Whether bwrap
  * works is probed once per process (it fails in containers that forbid
  * user namespaces); AUTO then falls back to rlimits only and says so in
  * res->isolation, BWRAP makes sandbox_run return -1.
