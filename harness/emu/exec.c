@@ -1141,10 +1141,10 @@ static int shadow(struct xctx *x, const struct emu_insn *in, int warp,
 				return fault(x, WGEMU_FAULT_RACE, in, warp,
 					     lane, "shared-memory race at "
 					     "offset %u: written by warp %d "
-					     "after warp %s read it with no "
-					     "barrier between", w * 4, warp,
-					     x->sh_rw[w] == 0xffff ? "s" :
-					     "another");
+					     "after %s read it with no barrier "
+					     "between", w * 4, warp,
+					     x->sh_rw[w] == 0xffff ?
+					     "other warps" : "another warp");
 			x->sh_wep[w] = x->epoch;
 			x->sh_ww[w] = (uint16_t)warp;
 			x->sh_wpc[w] = in->line;

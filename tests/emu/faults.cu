@@ -34,8 +34,10 @@ __global__ void race(int *d)
 {
 	__shared__ int s[64];
 	int t = threadIdx.x;
+	s[t] = 0;
+	__syncthreads();
 	s[t] = t;
-	/* missing __syncthreads() */
+	/* missing __syncthreads(): warp 1 overwrites what warp 0 read */
 	d[t] = s[63 - t];
 }
 

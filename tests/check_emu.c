@@ -1,0 +1,803 @@
+/*
+ * Check tests of the emulator (harness/emu): the PTX parser (instruction
+ * forms, malformed input), post-dominators, divergence and reconvergence,
+ * barriers, memory faults and races, the counters against
+ * ground-truth.md, the runtime API, and 'warpgrade emu' end to end.
+ *
+ * Kernels come as PTX in tests/emu/ (regenerate with tests/emu/gen-ptx),
+ * loaded with wgemu_load_ptx, so only the end-to-end case needs nvcc.
+ * Check forks each test, so a kernel fault (sticky, as on a GPU) never
+ * leaks into the next test.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cuda_runtime_api.h>
+#include <jansson.h>
+
+#include "emu/emu.h"
+#include "emu/wgemu.h"
+#include "cmd_emu.h"
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	ck_assert_msg(f != NULL, "cannot open '%s'", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	ck_assert(buf != NULL);
+	ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void load(const char *path)
+{
+	char err[512];
+	size_t len;
+	char *ptx = slurp(path, &len);
+
+	ck_assert_msg(wgemu_load_ptx(ptx, len, err, sizeof(err)) >= 0,
+		      "%s: %s", path, err);
+	free(ptx);
+}
+
+static cudaError_t launch(const char *kernel, unsigned gx, unsigned gy,
+			  unsigned bx, unsigned by, size_t smem, void **args)
+{
+	const void *k = wgemu_kernel(kernel);
+	dim3 g = { gx, gy, 1 }, b = { bx, by, 1 };
+
+	ck_assert_msg(k != NULL, "no kernel '%s'", kernel);
+	return cudaLaunchKernel(k, g, b, args, smem, NULL);
+}
+
+static void *dalloc(size_t n)
+{
+	void *p = NULL;
+
+	ck_assert_int_eq(cudaMalloc(&p, n), cudaSuccess);
+	ck_assert_int_eq(cudaMemset(p, 0, n), cudaSuccess);
+	return p;
+}
+
+static struct wgemu_counters last_counters(void)
+{
+	struct wgemu_launch l;
+
+	ck_assert_int_ge(wgemu_launch_count(), 1);
+	ck_assert_int_eq(wgemu_launch_get(wgemu_launch_count() - 1, &l), 0);
+	return l.counters;
+}
+
+#define CK_COUNTERS(c, a, b, cc, d, e, f, g, h) do { \
+	ck_assert_uint_eq((c).global_load_requests, (a)); \
+	ck_assert_uint_eq((c).global_load_sectors, (b)); \
+	ck_assert_uint_eq((c).global_store_requests, (cc)); \
+	ck_assert_uint_eq((c).global_store_sectors, (d)); \
+	ck_assert_uint_eq((c).shared_load_wavefronts, (e)); \
+	ck_assert_uint_eq((c).shared_load_bank_conflicts, (f)); \
+	ck_assert_uint_eq((c).shared_store_wavefronts, (g)); \
+	ck_assert_uint_eq((c).shared_store_bank_conflicts, (h)); \
+} while (0)
+
+/* ---- parser ---- */
+START_TEST(test_parse_forms)
+{
+	static const uint32_t want[44] = {
+		(uint32_t)-3, (uint32_t)-1, 15, (uint32_t)-7, 0xfffffff9u, 7,
+		(uint32_t)-4, 15, 30, 24, 0x80000000u, 0xbc, 0xffffffffu,
+		0xf00, 0x66552211u, 79, (uint32_t)-7000000, 0xffffffffu,
+		0xc0e00000u, 0x41200000u, 7, 2, (uint32_t)-3, 2, 30,
+		0x3fc00000u, (uint32_t)-7000000, 0x1f, 5, 77, 42, 0x2345,
+		(uint32_t)-16, 14, 0x41000000u, 0x41000000u, 0x3fc00000u,
+		0x3e800000u, 3, 4, 0x3f800000u, 0xffff0f0fu, (uint32_t)-7,
+		0x7fffffffu
+	};
+	uint32_t got[64];
+	void *d;
+	void *args[1];
+	int i;
+
+	load("tests/emu/ops.ptx");
+	d = dalloc(256);
+	args[0] = &d;
+	ck_assert_int_eq(launch("ops", 1, 1, 32, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(got, d, 256, cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (i = 0; i < 44; i++)
+		ck_assert_msg(got[i] == want[i], "word %d: 0x%x, want 0x%x",
+			      i, got[i], want[i]);
+}
+END_TEST
+
+#define HDR ".version 9.0\n.target sm_90\n.address_size 64\n"
+
+static const struct {
+	const char *ptx;
+	const char *msg;
+} bad_ptx[] = {
+	{ HDR ".visible .entry k()\n{\n\tadd.s32 %r1, %r2, 1;\n}\n",
+	  "line 6: unknown name '%r1'" },
+	{ HDR ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
+	  "\tadd.s32 %r1, %r2;\n}\n", "line 7: 'add' takes 3 operands" },
+	{ HDR ".visible .entry k()\n{\n\tret\n}\n", "line 7:" },
+	{ HDR ".visible .entry k()\n{\n\tret;\n", "line 7: missing '}'" },
+	{ HDR ".visible .entry k()\n{\n\t.reg .f32 %f<2>;\n"
+	  "\tmov.f32 %f1, 0f3F80;\n\tret;\n}\n", "line 7: bad float" },
+	{ HDR ".visible .entry k()\n{\n\tbra.uni NOWHERE;\n}\n",
+	  "unknown label 'NOWHERE'" },
+	{ HDR ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n"
+	  "\t.reg .b64 %rd<2>;\n\tld.global.u32 %r1, %rd1;\n}\n",
+	  "line 8: expected an address" },
+	{ HDR ".bogus 1;\n", "line 4: unknown directive '.bogus'" },
+	{ HDR "#include\n", "line 4: unexpected character '#'" },
+	{ HDR ".visible .entry k()\n{\n\t.reg .b32 %r<2>;\n"
+	  "\t.reg .pred %p<2>;\n\tsetp.lt.s32 %r1, %r1, 0;\n}\n",
+	  "line 8: '%r1' is not a predicate" },
+	{ HDR ".visible .entry k(.param .u32 a)\n{\n\t.reg .b32 %r<2>;\n"
+	  "\tst.param.u32 [a], %r1;\n}\n", "line 7: store to a kernel" },
+	{ HDR ".visible .entry k()\n{\n/* never closed\n", "line 6: "
+	  "unterminated comment" },
+};
+
+START_TEST(test_parse_malformed)
+{
+	char err[256];
+	struct emu_module *m;
+
+	m = emu_ptx_parse(bad_ptx[_i].ptx, strlen(bad_ptx[_i].ptx), err,
+			  sizeof(err));
+	ck_assert_msg(m == NULL, "case %d parsed", _i);
+	ck_assert_msg(strstr(err, bad_ptx[_i].msg) != NULL,
+		      "case %d: got '%s', want '%s'", _i, err,
+		      bad_ptx[_i].msg);
+}
+END_TEST
+
+START_TEST(test_parse_unsupported)
+{
+	static const char ptx[] = HDR
+		".file 1 \"u.cu\"\n"
+		".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n"
+		"\t.loc 1 12 3\n\tfrobnicate.b32 %r1, %r2;\n\tret;\n}\n";
+	char err[256], msg[800];
+
+	ck_assert_int_ge(wgemu_load_ptx(ptx, strlen(ptx), err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(launch("k", 1, 1, 32, 1, 0, NULL), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorNotSupported);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
+			 WGEMU_FAULT_UNSUPPORTED);
+	ck_assert_msg(strstr(msg, "frobnicate.b32") && strstr(msg, "u.cu:12"),
+		      "%s", msg);
+}
+END_TEST
+
+START_TEST(test_parse_real_ptx)
+{
+	char err[256];
+	size_t len;
+	char *ptx = slurp("tests/emu/kernels.ptx", &len);
+	struct emu_module *m = emu_ptx_parse(ptx, len, err, sizeof(err));
+
+	ck_assert_msg(m != NULL, "%s", err);
+	ck_assert_int_ge(emu_module_find(m, "_Z4tileILi1EEvPfPKfi"), 0);
+	ck_assert_int_ge(emu_module_find(m, "_Z7collatzi"), 0);
+	ck_assert_int_ge(m->nlines, 10);
+	emu_module_free(m);
+	free(ptx);
+}
+END_TEST
+
+/* ---- control flow ---- */
+START_TEST(test_postdominators)
+{
+	static const char ptx[] = HDR
+		".visible .entry cfg(.param .u32 n)\n{\n"
+		"\t.reg .pred %p<3>;\n\t.reg .b32 %r<5>;\n"
+		"\tld.param.u32 %r1, [n];\n"          /* 0 */
+		"\tsetp.eq.s32 %p1, %r1, 0;\n"        /* 1 */
+		"\t@%p1 bra ELSE;\n"                  /* 2 */
+		"\tadd.s32 %r2, %r1, 1;\n"            /* 3 */
+		"\tbra.uni JOIN;\n"                   /* 4 */
+		"ELSE:\n\tadd.s32 %r2, %r1, 2;\n"     /* 5 */
+		"JOIN:\n\tmov.u32 %r3, 0;\n"          /* 6 */
+		"LOOP:\n\tadd.s32 %r3, %r3, 1;\n"     /* 7 */
+		"\tsetp.lt.s32 %p2, %r3, %r2;\n"      /* 8 */
+		"\t@%p2 bra LOOP;\n"                  /* 9 */
+		"\t@%p1 ret;\n"                       /* 10 */
+		"\tmov.u32 %r4, 1;\n"                 /* 11 */
+		"\tret;\n}\n";                        /* 12 */
+	char err[256];
+	struct emu_module *m = emu_ptx_parse(ptx, strlen(ptx), err,
+					     sizeof(err));
+	const struct emu_func *f;
+
+	ck_assert_msg(m != NULL, "%s", err);
+	f = &m->funcs[emu_module_find(m, "cfg")];
+	ck_assert_int_eq(f->ninsns, 13);
+	ck_assert_int_eq(emu_func_rpc(f, 2), 6);    /* if/else joins */
+	ck_assert_int_eq(emu_func_rpc(f, 9), 10);   /* loop exit */
+	ck_assert_int_eq(emu_func_rpc(f, 10), 13);  /* only the exit */
+	emu_module_free(m);
+}
+END_TEST
+
+static int collatz(int v)
+{
+	int s = 0;
+
+	while (v != 1) {
+		v = (v & 1) ? 3 * v + 1 : v / 2;
+		s++;
+	}
+	return s;
+}
+
+/* collatz loops diverge per lane inside a called function, then shfl,
+ * ballot, f64 math and an atomic */
+START_TEST(test_divergence)
+{
+	int *o, r[65], w, l;
+	double *dout, *din, h[64], dd[64];
+	void *args[3];
+
+	load("tests/emu/kernels.ptx");
+	o = dalloc(65 * 4);
+	dout = dalloc(512);
+	din = dalloc(512);
+	for (l = 0; l < 64; l++)
+		h[l] = l * 1.5;
+	cudaMemcpy(din, h, 512, cudaMemcpyHostToDevice);
+	args[0] = &o;
+	args[1] = &dout;
+	args[2] = &din;
+	ck_assert_int_eq(launch("_Z7divergePiPdPKd", 1, 1, 64, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(r, o, sizeof(r), cudaMemcpyDeviceToHost);
+	cudaMemcpy(dd, dout, 512, cudaMemcpyDeviceToHost);
+	for (w = 0; w < 2; w++) {
+		int v[32], v2[32];
+		unsigned b = 0;
+
+		for (l = 0; l < 32; l++)
+			v[l] = collatz(w * 32 + l + 1);
+		for (l = 0; l < 32; l++)
+			v2[l] = v[l] + (l < 31 ? v[l + 1] : v[l]);
+		for (l = 0; l < 32; l++)
+			if (v2[l] & 1)
+				b |= 1u << l;
+		for (l = 0; l < 32; l++)
+			ck_assert_int_eq(r[w * 32 + l],
+					 v2[l] + __builtin_popcount(b));
+	}
+	ck_assert_int_eq(r[64], 64);
+	for (l = 0; l < 64; l++)
+		ck_assert(dd[l] == __builtin_fma(__builtin_sqrt(h[l]), 2.5,
+						 h[l] / 3.0));
+}
+END_TEST
+
+/* partial tiles and partial warps: every shape up to 40 x 40 */
+START_TEST(test_transpose_shapes)
+{
+	float *a, *b, h[48 * 48], o[48 * 48];
+	int rows, cols, i;
+
+	load("tests/emu/kernels.ptx");
+	a = dalloc(sizeof(h));
+	b = dalloc(sizeof(o));
+	for (i = 0; i < 48 * 48; i++)
+		h[i] = (float)i;
+	cudaMemcpy(a, h, sizeof(h), cudaMemcpyHostToDevice);
+	for (rows = 1; rows <= 40; rows += 3)
+		for (cols = 1; cols <= 40; cols += 3) {
+			void *args[4] = { &b, &a, &rows, &cols };
+
+			ck_assert_int_eq(launch("_Z13transpose_anyPfPKfii",
+						(unsigned)(cols + 31) / 32,
+						(unsigned)(rows + 31) / 32, 32,
+						8, 0, args), cudaSuccess);
+			cudaMemcpy(o, b, sizeof(o), cudaMemcpyDeviceToHost);
+			for (i = 0; i < rows * cols; i++)
+				ck_assert(o[(i % cols) * rows + i / cols] ==
+					  h[i]);
+		}
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+END_TEST
+
+START_TEST(test_partial_warp_reverse)
+{
+	int *d, h[48], o[48], n = 48, i;
+	void *args[2];
+
+	load("tests/emu/kernels.ptx");
+	d = dalloc(sizeof(h));
+	for (i = 0; i < n; i++)
+		h[i] = i * 7;
+	cudaMemcpy(d, h, sizeof(h), cudaMemcpyHostToDevice);
+	args[0] = &d;
+	args[1] = &n;
+	ck_assert_int_eq(launch("_Z7reversePii", 1, 1, 48, 1, 192, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(o[i], h[n - 1 - i]);
+	/* 2 warps (32 + 16 lanes): 2 + 1 sectors... one request each */
+	ck_assert_uint_eq(last_counters().global_load_requests, 2);
+	ck_assert_uint_eq(last_counters().global_load_sectors, 4 + 2);
+}
+END_TEST
+
+/* ---- faults ---- */
+static void expect_fault(const char *kernel, unsigned threads, size_t smem,
+			 void **args, enum wgemu_fault_kind kind,
+			 cudaError_t err, const char *where)
+{
+	char msg[800];
+
+	load("tests/emu/faults.ptx");
+	ck_assert_int_eq(launch(kernel, 1, 1, threads, 1, smem, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), err);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)), kind);
+	ck_assert_msg(strstr(msg, where) != NULL, "'%s' lacks '%s'", msg,
+		      where);
+	/* sticky, as on a GPU */
+	ck_assert_int_eq(cudaGetLastError(), err);
+	ck_assert_int_eq(cudaGetLastError(), err);
+	{
+		void *p;
+
+		ck_assert_int_eq(cudaMalloc(&p, 16), err);
+	}
+	ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+	ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+}
+
+START_TEST(test_fault_oob_global)
+{
+	int *d = dalloc(100 * 4), n = 100;
+	void *args[2] = { &d, &n };
+
+	expect_fault("_Z9oob_writePii", 128, 0, args,
+		     WGEMU_FAULT_OUT_OF_BOUNDS, cudaErrorIllegalAddress,
+		     "faults.cu:10, thread (100,0,0) of block (0,0,0)");
+}
+END_TEST
+
+START_TEST(test_fault_oob_shared)
+{
+	int *d = dalloc(64 * 4), n = 64;
+	void *args[2] = { &d, &n };
+
+	expect_fault("_Z10oob_sharedPii", 64, 256, args,
+		     WGEMU_FAULT_OUT_OF_BOUNDS, cudaErrorIllegalAddress,
+		     "faults.cu:18, thread (0,0,0)");
+}
+END_TEST
+
+START_TEST(test_fault_uninit)
+{
+	int *d = dalloc(64 * 4);
+	void *args[1] = { &d };
+
+	expect_fault("_Z13uninit_sharedPi", 64, 0, args,
+		     WGEMU_FAULT_UNINIT_SHARED, cudaErrorLaunchFailure,
+		     "faults.cu:30, thread (0,0,0)");
+}
+END_TEST
+
+START_TEST(test_fault_race)
+{
+	int *d = dalloc(64 * 4);
+	void *args[1] = { &d };
+
+	expect_fault("_Z4racePi", 64, 0, args, WGEMU_FAULT_RACE,
+		     cudaErrorLaunchFailure, "faults.cu:39, thread (32,0,0)");
+}
+END_TEST
+
+START_TEST(test_fault_divergent_barrier)
+{
+	int *d = dalloc(64 * 4);
+	void *args[1] = { &d };
+
+	expect_fault("_Z17divergent_barrierPi", 64, 0, args,
+		     WGEMU_FAULT_BARRIER, cudaErrorLaunchFailure,
+		     "faults.cu:50");
+}
+END_TEST
+
+START_TEST(test_fault_early_exit)
+{
+	int *d = dalloc(64 * 4), n = 40;
+	void *args[2] = { &d, &n };
+
+	expect_fault("_Z10early_exitPii", 64, 0, args, WGEMU_FAULT_BARRIER,
+		     cudaErrorLaunchFailure, "faults.cu:62");
+}
+END_TEST
+
+START_TEST(test_barrier_ok)
+{
+	int *d = dalloc(64 * 4), n = 64;
+	void *args[2] = { &d, &n };
+
+	load("tests/emu/faults.ptx");
+	ck_assert_int_eq(launch("_Z10early_exitPii", 1, 1, 64, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(wgemu_last_fault(NULL, 0), WGEMU_FAULT_NONE);
+}
+END_TEST
+
+START_TEST(test_fault_endless)
+{
+	int *d = dalloc(64 * 4);
+	void *args[1] = { &d };
+
+	setenv("WGEMU_INSN_LIMIT", "2000000", 1);
+	expect_fault("_Z7endlessPi", 32, 0, args, WGEMU_FAULT_LIMIT,
+		     cudaErrorLaunchTimeout, "faults.cu:69");
+}
+END_TEST
+
+START_TEST(test_fault_misaligned)
+{
+	int *d = dalloc(64 * 4);
+	void *args[1] = { &d };
+
+	expect_fault("_Z10misalignedPi", 32, 0, args,
+		     WGEMU_FAULT_MISALIGNED, cudaErrorMisalignedAddress,
+		     "faults.cu:76");
+}
+END_TEST
+
+START_TEST(test_fault_trap)
+{
+	int *d = dalloc(64 * 4);
+	void *args[1] = { &d };
+
+	expect_fault("_Z7trapperPi", 32, 0, args, WGEMU_FAULT_TRAP,
+		     cudaErrorLaunchFailure, "thread (5,0,0)");
+}
+END_TEST
+
+/* ---- counters (ground-truth.md) ---- */
+START_TEST(test_counters_set_a)
+{
+	float *a, *b;
+	int n = 256;
+	void *args[3];
+	struct wgemu_counters c;
+
+	load("tests/emu/kernels.ptx");
+	a = dalloc(256 * 256 * 4);
+	b = dalloc(256 * 256 * 4);
+	args[0] = &b;
+	args[1] = &a;
+	args[2] = &n;
+	launch("_Z15naive_transposePfPKfi", 8, 8, 32, 8, 0, args);
+	c = last_counters();
+	CK_COUNTERS(c, 2048, 8192, 2048, 65536, 0, 0, 0, 0);
+	launch("tile<0>", 8, 8, 32, 8, 0, args);
+	c = last_counters();
+	CK_COUNTERS(c, 2048, 8192, 2048, 8192, 65536, 63488, 2048, 0);
+	launch("tile<1>", 8, 8, 32, 8, 0, args);
+	c = last_counters();
+	CK_COUNTERS(c, 2048, 8192, 2048, 8192, 2048, 0, 2048, 0);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+END_TEST
+
+START_TEST(test_counters_set_b)
+{
+	void *r, *xs, *ys, *zs, *ids, *d;
+	int n = 32 * 256, m = 64;
+	void *a1[6] = { &xs, &ys, &zs, &ids, &r, &n };
+	void *a2[3] = { &xs, &r, &n };
+	void *a3[2] = { &d, &m };
+	struct wgemu_counters c;
+
+	load("tests/emu/kernels.ptx");
+	r = dalloc((size_t)n * 16);
+	xs = dalloc((size_t)n * 16);
+	ys = dalloc((size_t)n * 4);
+	zs = dalloc((size_t)n * 4);
+	ids = dalloc((size_t)n * 4);
+	d = dalloc(256);
+	launch("aos_soa", 32, 1, 256, 1, 0, a1);
+	c = last_counters();
+	CK_COUNTERS(c, 1024, 16384, 1024, 4096, 0, 0, 0, 0);
+	launch("copy4", 32, 1, 256, 1, 0, a2);
+	c = last_counters();
+	CK_COUNTERS(c, 256, 4096, 256, 4096, 0, 0, 0, 0);
+	launch("reverse", 1, 1, 64, 1, 256, a3);
+	c = last_counters();
+	CK_COUNTERS(c, 2, 8, 2, 8, 2, 0, 2, 0);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+END_TEST
+
+START_TEST(test_counters_per_line)
+{
+	float *a, *b;
+	int n = 256;
+	void *args[3];
+	struct wgemu_line ln;
+	size_t i, found = 0;
+
+	load("tests/emu/kernels.ptx");
+	a = dalloc(256 * 256 * 4);
+	b = dalloc(256 * 256 * 4);
+	args[0] = &b;
+	args[1] = &a;
+	args[2] = &n;
+	launch("tile<0>", 8, 8, 32, 8, 0, args);
+	ck_assert_int_eq(wgemu_line_count(0), 2);
+	for (i = 0; i < wgemu_line_count(0); i++) {
+		ck_assert_int_eq(wgemu_line_get(0, i, &ln), 0);
+		ck_assert_str_eq(ln.file, "kernels.cu");
+		if (ln.line == 27) {
+			found++;
+			ck_assert_uint_eq(ln.counters.shared_load_bank_conflicts,
+					  63488);
+			ck_assert_uint_eq(ln.counters.global_store_sectors,
+					  8192);
+		}
+	}
+	ck_assert_int_eq(found, 1);
+}
+END_TEST
+
+/* 8- and 16-byte shared accesses: phases of 16 and 8 lanes */
+START_TEST(test_counters_wide_shared)
+{
+	static const char ptx[] = HDR
+		".visible .entry wide(.param .u32 stride)\n{\n"
+		"\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<3>;\n\t.reg .f32 %f<5>;\n"
+		"\t.shared .align 16 .b8 sm[8192];\n"
+		"\tld.param.u32 %r1, [stride];\n"
+		"\tmov.u32 %r2, %tid.x;\n"
+		"\tmul.lo.s32 %r3, %r2, %r1;\n"
+		"\tmov.u32 %r4, sm;\n"
+		"\tadd.s32 %r5, %r4, %r3;\n"
+		"\tst.shared.v2.f32 [%r5], {%f1, %f2};\n"
+		"\tshl.b32 %r3, %r2, 4;\n"
+		"\tadd.s32 %r5, %r4, %r3;\n"
+		"\tst.shared.v4.f32 [%r5], {%f1, %f2, %f3, %f4};\n"
+		"\tret;\n}\n";
+	char err[256];
+	int stride = 8;
+	void *args[1] = { &stride };
+	struct wgemu_counters c;
+
+	ck_assert_int_ge(wgemu_load_ptx(ptx, strlen(ptx), err, sizeof(err)),
+			 0);
+	/* contiguous 8-byte: 2 wavefronts (half-warps); contiguous
+	 * 16-byte: 4 (quarter-warps) */
+	launch("wide", 1, 1, 32, 1, 0, args);
+	c = last_counters();
+	ck_assert_uint_eq(c.shared_store_wavefronts, 2 + 4);
+	ck_assert_uint_eq(c.shared_store_bank_conflicts, 0);
+	stride = 16;   /* 8-byte at 16-byte stride: 2-way conflicts */
+	launch("wide", 1, 1, 32, 1, 0, args);
+	c = last_counters();
+	ck_assert_uint_eq(c.shared_store_wavefronts, 4 + 4);
+	ck_assert_uint_eq(c.shared_store_bank_conflicts, 2);
+}
+END_TEST
+
+/* ---- runtime API ---- */
+START_TEST(test_api_launch_config)
+{
+	int *d, n = 64;
+	void *args[2];
+
+	load("tests/emu/kernels.ptx");
+	d = dalloc(1 << 20);
+	args[0] = &d;
+	args[1] = &n;
+	ck_assert_int_eq(launch("reverse", 1, 1, 1025, 1, 0, args),
+			 cudaErrorInvalidConfiguration);
+	ck_assert_int_eq(cudaPeekAtLastError(), cudaErrorInvalidConfiguration);
+	ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidConfiguration);
+	ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+	ck_assert_int_eq(launch("reverse", 1, 65536, 32, 1, 0, args),
+			 cudaErrorInvalidConfiguration);
+	ck_assert_int_eq(launch("reverse", 1, 1, 0, 1, 0, args),
+			 cudaErrorInvalidConfiguration);
+	cudaGetLastError();
+	/* more than 48 KB of dynamic shared memory needs opting in */
+	ck_assert_int_eq(launch("reverse", 1, 1, 64, 1, 50000, args),
+			 cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaFuncSetAttribute(wgemu_kernel("reverse"),
+				cudaFuncAttributeMaxDynamicSharedMemorySize,
+				100000), cudaSuccess);
+	ck_assert_int_eq(launch("reverse", 1, 1, 64, 1, 50000, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaFuncSetAttribute(wgemu_kernel("reverse"),
+				cudaFuncAttributeMaxDynamicSharedMemorySize,
+				232449), cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+END_TEST
+
+START_TEST(test_api_memory)
+{
+	char h[64], *d = NULL;
+	size_t fr, tot;
+
+	ck_assert_int_eq(cudaMalloc((void **)&d, 64), cudaSuccess);
+	memset(h, 7, sizeof(h));
+	ck_assert_int_eq(cudaMemcpy(d, h, 64, cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(d, h, 65, cudaMemcpyHostToDevice),
+			 cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaMemset(d + 32, 1, 32), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, d, 64, cudaMemcpyDefault),
+			 cudaSuccess);
+	ck_assert_int_eq(h[0], 7);
+	ck_assert_int_eq(h[40], 1);
+	ck_assert_int_eq(cudaFree(d + 1), cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaMemGetInfo(&fr, &tot), cudaSuccess);
+	ck_assert(fr < tot);
+	ck_assert_int_eq(cudaFree(d), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, d, 64, cudaMemcpyDeviceToHost),
+			 cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaFree(NULL), cudaSuccess);
+}
+END_TEST
+
+START_TEST(test_api_device)
+{
+	struct cudaDeviceProp p;
+	int v, n;
+	cudaEvent_t a, b;
+	float ms = -1;
+
+	ck_assert_int_eq(cudaGetDeviceCount(&n), cudaSuccess);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+	ck_assert_int_eq(p.multiProcessorCount, 132);
+	ck_assert_int_eq(p.major, 9);
+	ck_assert_int_eq(p.warpSize, 32);
+	ck_assert_uint_eq(p.sharedMemPerBlock, 48 * 1024);
+	ck_assert_uint_eq(p.sharedMemPerBlockOptin, 227 * 1024);
+	ck_assert_uint_eq(p.sharedMemPerMultiprocessor, 228 * 1024);
+	ck_assert_int_eq(p.maxGridSize[0], 2147483647);
+	ck_assert_int_eq(p.maxGridSize[1], 65535);
+	ck_assert_int_eq(cudaDeviceGetAttribute(&v,
+				cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
+			 cudaSuccess);
+	ck_assert_int_eq(v, 227 * 1024);
+	ck_assert_int_eq(cudaEventCreate(&a), cudaSuccess);
+	ck_assert_int_eq(cudaEventCreate(&b), cudaSuccess);
+	cudaEventRecord(a, NULL);
+	cudaEventRecord(b, NULL);
+	ck_assert_int_eq(cudaEventElapsedTime(&ms, a, b), cudaSuccess);
+	ck_assert(ms >= 0);
+	ck_assert_str_eq(cudaGetErrorString(cudaErrorIllegalAddress),
+			 "an illegal memory access was encountered");
+	ck_assert_int_eq(wgemu_last_fault(NULL, 0), WGEMU_FAULT_NONE);
+}
+END_TEST
+
+/* ---- 'warpgrade emu' end to end (needs nvcc) ---- */
+START_TEST(test_cmd_emu)
+{
+	char cwd[4096], out[] = "/tmp/wg-emu-test-XXXXXX";
+	char *argv[] = { "emu", "tests/emu/program.cu", "--counters", out,
+			 "--", "fail", NULL };
+	json_error_t je;
+	json_t *root, *l;
+	int fd, rc;
+
+	if (access("/usr/local/cuda/bin/nvcc", X_OK) && !getenv("CUDA_HOME"))
+		return;   /* no toolkit: nothing to build with */
+	ck_assert(getcwd(cwd, sizeof(cwd)) != NULL);
+	setenv("WARPGRADE_ROOT", cwd, 1);
+	fd = mkstemp(out);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	rc = cmd_emu(6, argv);
+	ck_assert_int_eq(rc, 3);   /* the program's own exit status */
+	root = json_load_file(out, 0, &je);
+	ck_assert_msg(root != NULL, "%s", je.text);
+	ck_assert_int_eq(json_array_size(json_object_get(root, "launches")),
+			 6);
+	l = json_array_get(json_object_get(root, "launches"), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(l, "kernel")),
+			 "tile<0>");
+	ck_assert_int_eq(json_integer_value(json_object_get(l,
+				"shared_load_bank_conflicts")), 63488);
+	l = json_array_get(json_object_get(root, "launches"), 5);
+	ck_assert_int_eq(json_integer_value(json_object_get(l,
+				"dynamic_shared_bytes")), 256);
+	json_decref(root);
+	unlink(out);
+}
+END_TEST
+
+static Suite *emu_suite(void)
+{
+	Suite *s = suite_create("emu");
+	TCase *tc;
+
+	tc = tcase_create("parser");
+	tcase_add_test(tc, test_parse_forms);
+	tcase_add_loop_test(tc, test_parse_malformed, 0,
+			    (int)(sizeof(bad_ptx) / sizeof(bad_ptx[0])));
+	tcase_add_test(tc, test_parse_unsupported);
+	tcase_add_test(tc, test_parse_real_ptx);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("control_flow");
+	tcase_add_test(tc, test_postdominators);
+	tcase_add_test(tc, test_divergence);
+	tcase_add_test(tc, test_transpose_shapes);
+	tcase_add_test(tc, test_partial_warp_reverse);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("faults");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_fault_oob_global);
+	tcase_add_test(tc, test_fault_oob_shared);
+	tcase_add_test(tc, test_fault_uninit);
+	tcase_add_test(tc, test_fault_race);
+	tcase_add_test(tc, test_fault_divergent_barrier);
+	tcase_add_test(tc, test_fault_early_exit);
+	tcase_add_test(tc, test_barrier_ok);
+	tcase_add_test(tc, test_fault_endless);
+	tcase_add_test(tc, test_fault_misaligned);
+	tcase_add_test(tc, test_fault_trap);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("counters");
+	tcase_add_test(tc, test_counters_set_a);
+	tcase_add_test(tc, test_counters_set_b);
+	tcase_add_test(tc, test_counters_per_line);
+	tcase_add_test(tc, test_counters_wide_shared);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("runtime_api");
+	tcase_add_test(tc, test_api_launch_config);
+	tcase_add_test(tc, test_api_memory);
+	tcase_add_test(tc, test_api_device);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("cmd_emu");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_cmd_emu);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(emu_suite());
+	int failed;
+
+	/* the faults are expected: keep the runtime's notes off stderr */
+	setenv("WGEMU_QUIET", "1", 1);
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
