@@ -522,41 +522,50 @@ static int run_child(const struct sandbox_spec *spec,
 		     struct sandbox_result *res, const char *bwrap);
 
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
-static int probe_state;		/* 0 unknown, 1 works, -1 does not */
-static char probe_msg[128];
+/* Per slot (0: the grader's ids, 1: dropped ids, where bwrap runs
+ * unprivileged and may be refused a user namespace): 0 unknown, 1 works,
+ * -1 does not. */
+static int probe_state[2];
+static char probe_msg[2][128];
 
 /*
  * Does bubblewrap work here?  Run /usr/bin/true under the same options
- * (it fails where user namespaces are forbidden), once per process.
+ * and ids (it fails where user namespaces are forbidden), once per
+ * process.  Without this, a bwrap that cannot start would look like a
+ * runner exiting with code 1: the student's fault instead of ours.
  */
-static int probe_bwrap(const char *bwrap, const char *workdir)
+static int probe_bwrap(const char *bwrap, const struct sandbox_spec *spec,
+		       const char **why)
 {
 	static const char *const argv[] = { "/usr/bin/true", NULL };
 	struct sandbox_spec ps;
 	struct sandbox_result pr;
-	int state;
+	int slot = spec->uid != SANDBOX_KEEP_ID, state;
 
 	pthread_mutex_lock(&probe_lock);
-	if (probe_state == 0) {
+	if (probe_state[slot] == 0) {
 		sandbox_spec_init(&ps);
 		ps.argv = argv;
-		ps.workdir = workdir;
+		ps.workdir = spec->workdir;
+		ps.uid = spec->uid;
+		ps.gid = spec->gid;
 		ps.limits.wall_s = 20;
 		if (run_child(&ps, &pr, bwrap) == 0 && pr.exited &&
 		    pr.exit_code == 0) {
-			probe_state = 1;
+			probe_state[slot] = 1;
 		} else {
-			const char *why = pr.error[0] ? pr.error :
+			const char *msg = pr.error[0] ? pr.error :
 					  pr.err && pr.err[0] ? pr.err :
 					  "setup failed";
 
-			snprintf(probe_msg, sizeof(probe_msg), "%.*s",
-				 (int)strcspn(why, "\n"), why);
-			probe_state = -1;
+			snprintf(probe_msg[slot], sizeof(probe_msg[slot]),
+				 "%.*s", (int)strcspn(msg, "\n"), msg);
+			probe_state[slot] = -1;
 		}
 		sandbox_result_release(&pr);
 	}
-	state = probe_state;
+	state = probe_state[slot];
+	*why = probe_msg[slot];
 	pthread_mutex_unlock(&probe_lock);
 	return state;
 }
@@ -565,7 +574,9 @@ static int probe_bwrap(const char *bwrap, const char *workdir)
 
 int sandbox_run(const struct sandbox_spec *spec, struct sandbox_result *res)
 {
-	const char *bwrap = NULL, *why = NULL;
+	const char *bwrap = NULL, *why = NULL, *msg = NULL;
+	const char *const *ro;
+	struct stat st;
 	char buf[128];
 	int ret;
 
@@ -579,12 +590,25 @@ int sandbox_run(const struct sandbox_spec *spec, struct sandbox_result *res)
 	if (access(spec->argv[0], X_OK) < 0)
 		return set_error(res, "cannot run '%s': %s", spec->argv[0],
 				 errstr(errno, buf, sizeof(buf)));
+	/* bwrap would fail on these inside, looking like the runner's exit
+	 * code 1; catch them here as the grader's own errors. */
+	for (ro = spec->ro_paths; ro && *ro; ro++)
+		if (stat(*ro, &st) < 0)
+			return set_error(res, "cannot expose '%s' to the "
+					 "runner: %s", *ro,
+					 errstr(errno, buf, sizeof(buf)));
+	if (stat(spec->workdir, &st) < 0)
+		return set_error(res, "cannot use working directory '%s': %s",
+				 spec->workdir, errstr(errno, buf, sizeof(buf)));
+	if (!S_ISDIR(st.st_mode))
+		return set_error(res, "cannot use working directory '%s': "
+				 "not a directory", spec->workdir);
 	if (spec->isolation != SANDBOX_ISOLATE_NONE) {
 		bwrap = find_bwrap();
 		if (!bwrap)
 			why = "bubblewrap not installed";
-		else if (probe_bwrap(bwrap, spec->workdir) < 0)
-			why = probe_msg;
+		else if (probe_bwrap(bwrap, spec, &msg) < 0)
+			why = msg;
 		if (why && spec->isolation == SANDBOX_ISOLATE_BWRAP)
 			return set_error(res, "cannot isolate '%s': %s",
 					 spec->argv[0], why);

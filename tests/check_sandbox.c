@@ -603,6 +603,14 @@ START_TEST(test_grader_failures)
 	ck_assert_msg(strstr(res.error, "cannot run"), "%s", res.error);
 	sandbox_result_release(&res);
 
+	/* A missing read-only path is the grader's error, not exit 1. */
+	setup(&spec, 1, missing, NULL);
+	spec.argv = (const char *const[]){ runner, "ok", NULL };
+	spec.ro_paths = (const char *const[]){ "/nonexistent/lib", NULL };
+	ck_assert_int_eq(sandbox_run(&spec, &res), -1);
+	ck_assert_msg(strstr(res.error, "/nonexistent/lib"), "%s", res.error);
+	sandbox_result_release(&res);
+
 	setup(&spec, 0, missing, NULL);
 	spec.argv = (const char *const[]){ runner, "ok", NULL };
 	spec.workdir = "/nonexistent/work";
