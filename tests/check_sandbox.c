@@ -604,7 +604,7 @@ START_TEST(test_grader_failures)
 	sandbox_result_release(&res);
 
 	/* A missing read-only path is the grader's error, not exit 1. */
-	setup(&spec, 1, missing, NULL);
+	setup(&spec, 0, missing, NULL);
 	spec.argv = (const char *const[]){ runner, "ok", NULL };
 	spec.ro_paths = (const char *const[]){ "/nonexistent/lib", NULL };
 	ck_assert_int_eq(sandbox_run(&spec, &res), -1);
