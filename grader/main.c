@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "exercise.h"
+#include "formats.h"
 #include "grade.h"
 #include "report.h"
 #include "score.h"
@@ -38,7 +39,8 @@ static const char usage_grade[] =
 	"  --exercise NAME      grade only this exercise (repeatable)\n"
 	"  --backend B          auto (default), cuda or emu\n"
 	"  --seed N             input seed, for reproducing a run\n"
-	"  --format F           text (default) or json\n"
+	"  --format F           text (default), json, gradescope, autolab,\n"
+	"                       prairielearn or junit\n"
 	"  --output FILE        write the report to FILE (atomically)\n"
 	"  --config FILE        grading configuration (JSON, see README)\n"
 	"  --jobs N             parallel compilations (default 4)\n"
@@ -125,7 +127,7 @@ static int cmd_grade(int argc, char **argv)
 			o.seed = v;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
+			if (formats_parse(optarg) < 0) {
 				rc = usage_error(usage_grade,
 						 "unknown format '%s'",
 						 optarg);
@@ -178,22 +180,12 @@ static int cmd_grade(int argc, char **argv)
 	result_init(&r);
 	rc = grade_run(&o, &r);
 	{
-		char *doc = NULL;
-
-		if (!strcmp(format, "json")) {
-			doc = report_json(&r);
-		} else {
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&buf, &len);
-
-			if (!m)
-				die("out of memory");
-			report_text(m, &r, !output &&
+		/* every format is a view of the same result (formats.h),
+		 * rendered after grade_run: no student code is running */
+		char *doc = formats_render(formats_parse(format), &r, &cfg,
+					   rc, !output &&
 					   report_want_colour(stdout));
-			fclose(m);
-			doc = buf;
-		}
+
 		if (output) {
 			if (write_file_atomic(output, doc, strlen(doc)))
 				rc = 3;

@@ -1,0 +1,1282 @@
+/*
+ * Integration views of the grading result and the JSON archive reader
+ * (see formats.h).  The schemas each view follows are written down in
+ * tests/schemas/, and tests/check_formats.c parses every view back and
+ * validates it against them.
+ */
+#include "formats.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grade.h"
+#include "report.h"
+#include "util.h"
+
+static const char *const kind_names[FORMAT_COUNT] = {
+	[FORMAT_TEXT] = "text", [FORMAT_JSON] = "json",
+	[FORMAT_GRADESCOPE] = "gradescope", [FORMAT_AUTOLAB] = "autolab",
+	[FORMAT_PRAIRIELEARN] = "prairielearn", [FORMAT_JUNIT] = "junit",
+};
+
+static const char *const kind_suffixes[FORMAT_COUNT] = {
+	[FORMAT_TEXT] = ".txt", [FORMAT_JSON] = ".json",
+	[FORMAT_GRADESCOPE] = ".gradescope.json",
+	[FORMAT_AUTOLAB] = ".autolab.txt",
+	[FORMAT_PRAIRIELEARN] = ".prairielearn.json",
+	[FORMAT_JUNIT] = ".junit.xml",
+};
+
+int formats_parse(const char *name)
+{
+	for (int i = 0; i < FORMAT_COUNT; i++)
+		if (!strcmp(kind_names[i], name))
+			return i;
+	return -1;
+}
+
+const char *formats_name(enum format_kind k)
+{
+	return (unsigned)k < FORMAT_COUNT ? kind_names[k] : "?";
+}
+
+const char *formats_suffix(enum format_kind k)
+{
+	return (unsigned)k < FORMAT_COUNT ? kind_suffixes[k] : ".out";
+}
+
+/* ---- figures ---- */
+
+double results_geomean_speedup(const struct grade_result *r)
+{
+	double logsum = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nex; i++) {
+		double s = r->ex[i].speedup;
+
+		if (isfinite(s) && s > 0) {
+			logsum += log(s);
+			n++;
+		}
+	}
+	return n ? exp(logsum / (double)n) : NAN;
+}
+
+double results_best_bandwidth(const struct grade_result *r)
+{
+	double best = NAN;
+
+	for (size_t i = 0; i < r->nex; i++) {
+		double b = r->ex[i].bandwidth_fraction;
+
+		if (isfinite(b) && (isnan(best) || b > best))
+			best = b;
+	}
+	return best;
+}
+
+double results_mean_bandwidth(const struct grade_result *r)
+{
+	double sum = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nex; i++) {
+		double b = r->ex[i].bandwidth_fraction;
+
+		if (isfinite(b)) {
+			sum += b;
+			n++;
+		}
+	}
+	return n ? sum / (double)n : NAN;
+}
+
+int results_internal(const struct grade_result *r, int exit_status)
+{
+	if (exit_status == GRADE_INTERNAL)
+		return 1;
+	for (size_t i = 0; i < r->nex; i++)
+		if (r->ex[i].status == STATUS_XX)
+			return 1;
+	return 0;
+}
+
+/* ---- shared helpers ---- */
+
+/* Points each part of an exercise is worth.  The configuration's split,
+ * scaled to the exercise's max_score when it was graded with another. */
+struct part_max {
+	double correctness, technique, performance;
+};
+
+static struct part_max part_max(const struct score_config *cfg,
+				const struct exercise_result *e)
+{
+	struct part_max p;
+	double total = score_max(cfg), k = 1;
+
+	if (total > 0 && e->max_score > 0 &&
+	    fabs(total - e->max_score) > 1e-9)
+		k = e->max_score / total;
+	p.correctness = (cfg->sweep_points + cfg->edge_points) * k;
+	p.technique = cfg->technique_points * k;
+	p.performance = cfg->performance_points * k;
+	return p;
+}
+
+static double round2(double v)
+{
+	return round(v * 100) / 100;
+}
+
+/* A JSON string of text that may come from the submission: invalid UTF-8
+ * becomes U+FFFD. */
+static json_t *jtext(const char *s)
+{
+	json_t *j;
+	char *clean;
+
+	if (!s)
+		s = "";
+	j = json_string(s);
+	if (j)
+		return j;
+	clean = utf8_sanitize(s);
+	j = json_string(clean);
+	free(clean);
+	return j ? j : json_string("");
+}
+
+static char *dump(json_t *root)
+{
+	char *s, *out;
+
+	if (!root)
+		BUG("cannot build a JSON document");
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			     JSON_REAL_PRECISION(10));
+	json_decref(root);
+	if (!s)
+		BUG("cannot serialise a JSON document");
+	out = xstrfmt("%s\n", s);
+	free(s);
+	return out;
+}
+
+/* A growing string on top of open_memstream. */
+struct sbuf {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static void sb_init(struct sbuf *b)
+{
+	b->buf = NULL;
+	b->len = 0;
+	b->f = open_memstream(&b->buf, &b->len);
+	if (!b->f)
+		die("out of memory");
+}
+
+static char *sb_finish(struct sbuf *b)
+{
+	if (fclose(b->f))
+		die("out of memory");
+	return b->buf;
+}
+
+static int ran(const struct exercise_result *e)
+{
+	return e->status != STATUS_CE && e->status != STATUS_MISSING &&
+	       e->status != STATUS_REJECTED && e->status != STATUS_XX;
+}
+
+static const char *check_mark(int passed)
+{
+	return passed == 1 ? "pass" : passed == 0 ? "FAIL" : "not measured";
+}
+
+/* Longest run of backticks in s, so a code fence can be longer. */
+static size_t backtick_run(const char *s)
+{
+	size_t best = 0, cur = 0;
+
+	for (; *s; s++) {
+		cur = *s == '`' ? cur + 1 : 0;
+		if (cur > best)
+			best = cur;
+	}
+	return best;
+}
+
+/* Text the submission may have produced, as a markdown code block. */
+static void md_code(FILE *f, const char *text, size_t cap)
+{
+	char *clean = utf8_sanitize(text);
+	size_t n = backtick_run(clean) + 1, len = strlen(clean);
+
+	if (n < 3)
+		n = 3;
+	if (len > cap) {
+		/* keep the start: compiler errors come first */
+		size_t cut = cap;
+
+		while (cut > 0 && (clean[cut] & 0xC0) == 0x80)
+			cut--;
+		clean[cut] = '\0';
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < n; i++)
+		fputc('`', f);
+	fprintf(f, "\n%s%s\n", clean, len > cap ? "\n[... cut ...]" : "");
+	for (size_t i = 0; i < n; i++)
+		fputc('`', f);
+	fputc('\n', f);
+	free(clean);
+}
+
+/* Plain text inside markdown: characters with a meaning escaped. */
+static void md_text(FILE *f, const char *s)
+{
+	char *clean = utf8_sanitize(s ? s : "");
+
+	for (const char *p = clean; *p; p++) {
+		if (strchr("\\`*_[]<>#|&", *p))
+			fputc('\\', f);
+		fputc(*p, f);
+	}
+	free(clean);
+}
+
+/* ---- the parts of an exercise, as tests ---- */
+
+/* One test of the flattened list all test-based views share:
+ * correctness, each technique check, performance. */
+struct part {
+	char name[160];
+	double score, max;
+	int status;      /* 1 passed, 0 failed, -1 neither (informational) */
+	char *message;   /* one line */
+	char *output;    /* markdown */
+};
+
+static void correctness_part(const struct exercise_result *e,
+			     const struct part_max *pm, struct part *p)
+{
+	struct sbuf b;
+	const struct failure *ff = &e->first_failure;
+
+	snprintf(p->name, sizeof(p->name), "%s: correctness", e->ex->name);
+	p->score = round2(e->score_correctness);
+	p->max = round2(pm->correctness);
+	p->status = ran(e) && e->total && e->passed == e->total;
+	sb_init(&b);
+	fprintf(b.f, "**%s** (%s)", status_name(e->status),
+		status_meaning(e->status));
+	if (e->message && *e->message && e->status != STATUS_OK &&
+	    strcmp(e->message, status_meaning(e->status))) {
+		fputs(": ", b.f);
+		md_text(b.f, e->message);
+	}
+	fputs("\n\n", b.f);
+	if (ran(e)) {
+		fprintf(b.f, "%zu of %zu shapes correct (sweep %zu/%zu, "
+			"edge shapes %zu/%zu), compared bit for bit.\n",
+			e->passed, e->total, e->sweep_passed, e->sweep_total,
+			e->edge_passed, e->edge_total);
+		if (ff->present) {
+			fprintf(b.f, "\nFirst failure: shape #%zu (%s=%lld, "
+				"%s=%lld): ", ff->shape_index, e->ex->dim_m,
+				(long long)ff->m, e->ex->dim_n,
+				(long long)ff->n);
+			md_text(b.f, ff->reason);
+			fputc('\n', b.f);
+			if (ff->index >= 0) {
+				fprintf(b.f, "\nElement %lld: expected ",
+					ff->index);
+				md_text(b.f, ff->expected);
+				fputs(", got ", b.f);
+				md_text(b.f, ff->got);
+				fputs(".\n", b.f);
+			}
+		}
+	}
+	if (e->compile_log && *e->compile_log) {
+		fputs("\nCompiler output:\n", b.f);
+		md_code(b.f, e->compile_log, 16384);
+	}
+	if (e->runner_output && *e->runner_output) {
+		fputs("\nOutput of your code:\n", b.f);
+		md_code(b.f, e->runner_output, 8192);
+	}
+	p->output = sb_finish(&b);
+	p->message = xstrfmt("%s: %s", status_name(e->status),
+			     ran(e) ? "" : status_meaning(e->status));
+	if (ran(e)) {
+		free(p->message);
+		p->message = xstrfmt("%s: %zu/%zu shapes correct",
+				     status_name(e->status), e->passed,
+				     e->total);
+	}
+}
+
+static void check_part(const struct exercise_result *e,
+		       const struct part_max *pm, size_t k, struct part *p)
+{
+	const struct check_result *c = &e->checks[k];
+	double each = pm->technique / (double)e->nchecks;
+	struct sbuf b;
+
+	snprintf(p->name, sizeof(p->name), "%s: technique: %s", e->ex->name,
+		 c->name);
+	/* technique points count once the sweep passes (score.c); they are
+	 * shared equally among the passed checks */
+	p->score = c->passed == 1 && e->score_technique > 0 ? round2(each) :
+		   0;
+	p->max = round2(each);
+	p->status = c->passed == 1 ? 1 : 0;
+	sb_init(&b);
+	fprintf(b.f, "**%s**", check_mark(c->passed));
+	if (!isnan(c->value))
+		fprintf(b.f, ": %.3g (limit %.3g)", c->value, c->limit);
+	fputc('\n', b.f);
+	if (c->detail[0]) {
+		fputc('\n', b.f);
+		md_text(b.f, c->detail);
+		fputc('\n', b.f);
+	}
+	if (c->passed == 1 && e->score_technique <= 0)
+		fputs("\nTechnique points count once every sweep shape is "
+		      "correct.\n", b.f);
+	p->output = sb_finish(&b);
+	p->message = xstrfmt("%s", check_mark(c->passed));
+}
+
+static void technique_missing_part(const struct exercise_result *e,
+				   const struct part_max *pm, struct part *p)
+{
+	snprintf(p->name, sizeof(p->name), "%s: technique", e->ex->name);
+	p->score = round2(e->score_technique);
+	p->max = round2(pm->technique);
+	p->status = 0;
+	p->message = xstrfmt("not checked: %s", status_meaning(e->status));
+	p->output = xstrfmt("Not checked: the exercise did not run (%s).\n",
+			    status_name(e->status));
+}
+
+static void performance_part(const struct exercise_result *e,
+			     const struct part_max *pm, struct part *p)
+{
+	struct sbuf b;
+
+	snprintf(p->name, sizeof(p->name), "%s: performance", e->ex->name);
+	p->score = round2(e->score_performance);
+	p->max = round2(pm->performance);
+	p->status = -1;
+	sb_init(&b);
+	if (!strcmp(e->perf_model, "time") && isfinite(e->speedup)) {
+		fprintf(b.f, "%.3f ms against the reference's %.3f ms: "
+			"speedup **%.2fx** (95%% CI %.2f to %.2f).\n",
+			e->student_ms, e->reference_ms, e->speedup,
+			e->ci_low, e->ci_high);
+	} else if (!strcmp(e->perf_model, "traffic") &&
+		   isfinite(e->speedup)) {
+		fprintf(b.f, "Emulator traffic model (no GPU): **%.2fx** "
+			"the reference's efficiency (global sectors and "
+			"shared wavefronts, not time).\n", e->speedup);
+	} else if (!strcmp(e->perf_model, "bandwidth")) {
+		fprintf(b.f, "%.3f ms; measured against the device's copy "
+			"bandwidth, not the reference.\n", e->student_ms);
+	} else {
+		fputs("Not measured", b.f);
+		if (!ran(e) || e->passed < e->total)
+			fputs(": performance counts once every shape is "
+			      "correct", b.f);
+		fputs(".\n", b.f);
+	}
+	if (isfinite(e->bandwidth_fraction))
+		fprintf(b.f, "\nEffective bandwidth: %.0f%% of the device's "
+			"copy bandwidth.\n", 100 * e->bandwidth_fraction);
+	for (size_t k = 0; k < e->nflags; k++) {
+		fputs("\nFlag (no performance credit): ", b.f);
+		md_text(b.f, e->flags[k]);
+		fputc('\n', b.f);
+	}
+	p->output = sb_finish(&b);
+	if (isfinite(e->speedup))
+		p->message = xstrfmt("speedup %.2fx", e->speedup);
+	else if (isfinite(e->bandwidth_fraction))
+		p->message = xstrfmt("%.0f%% of copy bandwidth",
+				     100 * e->bandwidth_fraction);
+	else
+		p->message = xstrdup("not measured");
+}
+
+/* The flattened tests of a result; *n receives the count. */
+static struct part *parts_of(const struct grade_result *r,
+			     const struct score_config *cfg, size_t *n)
+{
+	struct part *p;
+	size_t cap = 0, k = 0;
+
+	for (size_t i = 0; i < r->nex; i++)
+		cap += 2 + (r->ex[i].nchecks ? r->ex[i].nchecks : 1);
+	p = xcalloc(cap ? cap : 1, sizeof(*p));
+	for (size_t i = 0; i < r->nex; i++) {
+		const struct exercise_result *e = &r->ex[i];
+		struct part_max pm = part_max(cfg, e);
+
+		correctness_part(e, &pm, &p[k++]);
+		if (e->nchecks)
+			for (size_t c = 0; c < e->nchecks; c++)
+				check_part(e, &pm, c, &p[k++]);
+		else
+			technique_missing_part(e, &pm, &p[k++]);
+		performance_part(e, &pm, &p[k++]);
+	}
+	*n = k;
+	return p;
+}
+
+static void parts_free(struct part *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(p[i].message);
+		free(p[i].output);
+	}
+	free(p);
+}
+
+/* The whole result as markdown, for the top of a report. */
+static char *summary_md(const struct grade_result *r, int exit_status)
+{
+	struct sbuf b;
+
+	sb_init(&b);
+	if (r->error) {
+		if (results_internal(r, exit_status))
+			fputs("**Internal error of the grader** (not your "
+			      "submission's fault; it will be regraded): ",
+			      b.f);
+		else
+			fputs("**Your submission could not be graded**: ",
+			      b.f);
+		md_text(b.f, r->error);
+		fputc('\n', b.f);
+		return sb_finish(&b);
+	}
+	fprintf(b.f, "**%.2f / %.0f** on %s (", r->score, r->max_score,
+		r->backend && !strcmp(r->backend, "emu") ?
+		"the emulator" : "the GPU");
+	md_text(b.f, r->device);
+	fprintf(b.f, "), seed %llu.\n\n", (unsigned long long)r->seed);
+	fputs("| exercise | status | points |\n|---|---|---|\n", b.f);
+	for (size_t i = 0; i < r->nex; i++) {
+		const struct exercise_result *e = &r->ex[i];
+
+		fprintf(b.f, "| %s | %s | %.2f / %.0f |\n", e->ex->name,
+			status_name(e->status), e->score, e->max_score);
+	}
+	if (r->backend && !strcmp(r->backend, "emu"))
+		fputs("\nNo GPU: correctness and technique are exact; "
+		      "performance is the emulator's traffic model, not "
+		      "time.\n", b.f);
+	if (results_internal(r, exit_status))
+		fputs("\n**An exercise hit an internal error of the grader "
+		      "(XX)**: not your fault; it will be regraded.\n", b.f);
+	return sb_finish(&b);
+}
+
+/* ---- Gradescope ---- */
+
+static json_t *num_or_zero(double v)
+{
+	return json_real(isfinite(v) ? round(v * 1000) / 1000 : 0);
+}
+
+char *formats_gradescope(const struct grade_result *r,
+			 const struct score_config *cfg, int exit_status)
+{
+	json_t *root, *tests, *board, *extra;
+	struct part *p;
+	size_t n = 0;
+	char *summary = summary_md(r, exit_status);
+	double best = results_best_bandwidth(r);
+
+	tests = json_array();
+	if (r->error) {
+		json_array_append_new(tests, json_pack(
+			"{s:s, s:f, s:f, s:s, s:o, s:s, s:s}",
+			"name", "submission", "score", 0.0,
+			"max_score", r->max_score, "status", "failed",
+			"output", jtext(summary), "output_format", "md",
+			"visibility", "visible"));
+	}
+	p = r->error ? NULL : parts_of(r, cfg, &n);
+	for (size_t i = 0; i < n; i++) {
+		char tag[160], *colon;
+		json_t *t;
+
+		/* the tag is the exercise: the test name up to ':' */
+		snprintf(tag, sizeof(tag), "%s", p[i].name);
+		colon = strchr(tag, ':');
+		if (colon)
+			*colon = '\0';
+		t = json_pack("{s:s, s:f, s:f, s:o, s:s, s:s, s:[s]}",
+			      "name", p[i].name, "score", p[i].score,
+			      "max_score", p[i].max,
+			      "output", jtext(p[i].output),
+			      "output_format", "md", "visibility", "visible",
+			      "tags", tag);
+		if (p[i].status >= 0)
+			json_object_set_new(t, "status", json_string(
+				p[i].status ? "passed" : "failed"));
+		json_array_append_new(tests, t);
+	}
+	parts_free(p, n);
+	board = json_pack("[{s:s, s:o, s:s}, {s:s, s:o, s:s}, "
+			  "{s:s, s:o, s:s}]",
+			  "name", "Total score", "value",
+			  num_or_zero(r->score), "order", "desc",
+			  "name", "Speedup (geometric mean)", "value",
+			  num_or_zero(results_geomean_speedup(r)),
+			  "order", "desc",
+			  "name", "Best bandwidth %", "value",
+			  num_or_zero(isfinite(best) ? 100 * best : NAN),
+			  "order", "desc");
+	extra = json_pack("{s:s, s:s, s:s, s:I, s:i}",
+			  "tool", WG_TOOL " " WG_VERSION,
+			  "backend", r->backend ? r->backend : "none",
+			  "device", r->device ? r->device : "none",
+			  "seed", (json_int_t)r->seed,
+			  "exit_status", exit_status);
+	root = json_pack("{s:f, s:i, s:o, s:s, s:s, s:s, s:s, s:o, s:o, "
+			 "s:o}",
+			 "score", round2(r->score),
+			 "execution_time", (int)lround(r->seconds),
+			 "output", jtext(summary),
+			 "output_format", "md",
+			 "test_output_format", "md",
+			 "visibility", "visible",
+			 "stdout_visibility", "hidden",
+			 "tests", tests,
+			 "leaderboard", board,
+			 "extra_data", extra);
+	free(summary);
+	return dump(root);
+}
+
+/* ---- Autolab ---- */
+
+char *formats_autolab(const struct grade_result *r,
+		      const struct score_config *cfg, int exit_status)
+{
+	struct sbuf b;
+	json_t *scores, *board, *line;
+	char *s;
+	double g = results_geomean_speedup(r);
+	double best = results_best_bandwidth(r);
+
+	(void)cfg;
+	sb_init(&b);
+	report_text(b.f, r, 0);
+	if (results_internal(r, exit_status)) {
+		/* no score line: Autolab then reports the job as failed
+		 * instead of recording a zero, and it can be regraded */
+		fputs("\nwarpgrade: internal error of the grader; no score "
+		      "recorded (regrade this submission)\n", b.f);
+		return sb_finish(&b);
+	}
+	scores = json_object();
+	if (r->nex) {
+		for (size_t i = 0; i < r->nex; i++)
+			json_object_set_new(scores, r->ex[i].ex->name,
+					    json_real(round2(
+						    r->ex[i].score)));
+	} else {
+		for (size_t i = 0; i < exercise_count(); i++)
+			json_object_set_new(scores, exercise_table[i]->name,
+					    json_real(0));
+	}
+	board = json_pack("[f, f, f]", round2(r->score),
+			  isfinite(g) ? round(g * 1000) / 1000 : 0.0,
+			  isfinite(best) ? round(best * 1000) / 10 : 0.0);
+	for (size_t i = 0; i < exercise_count(); i++) {
+		double v = 0;
+
+		for (size_t k = 0; k < r->nex; k++)
+			if (r->ex[k].ex == exercise_table[i])
+				v = r->ex[k].score;
+		json_array_append_new(board, json_real(round2(v)));
+	}
+	line = json_pack("{s:o, s:o}", "scores", scores, "scoreboard", board);
+	s = json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER |
+			     JSON_REAL_PRECISION(10));
+	json_decref(line);
+	if (!s)
+		BUG("cannot serialise the Autolab score line");
+	/* the score line is the last line of the autoresult */
+	fprintf(b.f, "%s\n", s);
+	free(s);
+	return sb_finish(&b);
+}
+
+/* ---- PrairieLearn ---- */
+
+char *formats_prairielearn(const struct grade_result *r,
+			   const struct score_config *cfg, int exit_status)
+{
+	json_t *root, *tests;
+	struct part *p;
+	size_t n = 0;
+	char *summary = summary_md(r, exit_status);
+	char *text = NULL;
+	struct sbuf b;
+
+	sb_init(&b);
+	report_text(b.f, r, 0);
+	text = sb_finish(&b);
+	if (r->error || results_internal(r, exit_status)) {
+		/* not gradable: no points awarded or lost, no attempt used
+		 * (the grader's fault, or nothing to grade at all) */
+		const char *why = r->error ? r->error :
+			"an exercise hit an internal error of the grader";
+		char *fe = results_internal(r, exit_status) ?
+			xstrfmt("internal error of the grader (not your "
+				"submission's fault): %s", why) :
+			xstrdup(why);
+
+		root = json_pack("{s:b, s:[o], s:o, s:o}",
+				 "gradable", 0,
+				 "format_errors", jtext(fe),
+				 "message", jtext(fe),
+				 "output", jtext(text));
+		free(fe);
+		goto out;
+	}
+	tests = json_array();
+	p = parts_of(r, cfg, &n);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(tests, json_pack(
+			"{s:s, s:f, s:f, s:o, s:o}",
+			"name", p[i].name, "points", p[i].score,
+			"max_points", p[i].max,
+			"message", jtext(p[i].message),
+			"output", jtext(p[i].output)));
+	parts_free(p, n);
+	root = json_pack("{s:b, s:f, s:o, s:o, s:o}",
+			 "gradable", 1,
+			 "score", r->max_score > 0 ?
+				  fmin(1, fmax(0, r->score / r->max_score)) :
+				  0.0,
+			 "message", jtext(summary),
+			 "output", jtext(text),
+			 "tests", tests);
+out:
+	free(summary);
+	free(text);
+	return dump(root);
+}
+
+/* ---- JUnit XML ---- */
+
+/* XML 1.0 character data: the five special characters escaped, control
+ * characters XML cannot carry replaced, invalid UTF-8 sanitised. */
+static void xml_text(FILE *f, const char *s)
+{
+	char *clean = utf8_sanitize(s ? s : "");
+
+	for (const unsigned char *p = (const unsigned char *)clean; *p;
+	     p++) {
+		switch (*p) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		default:
+			if (*p < 0x20 && *p != '\t' && *p != '\n' &&
+			    *p != '\r')
+				fputs("\xEF\xBF\xBD", f);
+			else
+				fputc(*p, f);
+		}
+	}
+	free(clean);
+}
+
+static void xml_prop(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, "      <property name=\"%s\" value=\"", name);
+	xml_text(f, value);
+	fputs("\"/>\n", f);
+}
+
+static void junit_case(FILE *f, const struct exercise_result *e,
+		       const char *name, const char *kind, const char *msg,
+		       const char *body, double secs)
+{
+	fprintf(f, "    <testcase classname=\"warpgrade.%s\" name=\"",
+		e->ex->name);
+	xml_text(f, name);
+	fprintf(f, "\" time=\"%.3f\"", secs);
+	if (!kind) {
+		fputs("/>\n", f);
+		return;
+	}
+	fputs(">\n", f);
+	if (!strcmp(kind, "skipped")) {
+		fputs("      <skipped message=\"", f);
+		xml_text(f, msg);
+		fputs("\"/>\n", f);
+	} else {
+		fprintf(f, "      <%s message=\"", kind);
+		xml_text(f, msg);
+		fprintf(f, "\" type=\"%s\">", status_name(e->status));
+		xml_text(f, body && *body ? body : msg);
+		fprintf(f, "</%s>\n", kind);
+	}
+	fputs("    </testcase>\n", f);
+}
+
+static void junit_counts(const struct exercise_result *e, size_t *tests,
+			 size_t *fail, size_t *err, size_t *skip)
+{
+	*tests = 3 + (e->nchecks ? e->nchecks - 1 : 0);
+	*fail = *err = *skip = 0;
+	if (e->status == STATUS_XX) {
+		*err = 1;
+		*skip = *tests - 1;
+		return;
+	}
+	if (!ran(e)) {
+		*fail = 1;
+		*skip = *tests - 1;
+		return;
+	}
+	if (!(e->total && e->passed == e->total))
+		(*fail)++;
+	for (size_t k = 0; k < e->nchecks; k++) {
+		if (e->checks[k].passed == 0)
+			(*fail)++;
+		else if (e->checks[k].passed < 0)
+			(*skip)++;
+	}
+	if (!e->nchecks)
+		(*skip)++;
+	if (e->nflags)
+		(*fail)++;
+	else if (isnan(e->speedup) && isnan(e->bandwidth_fraction))
+		(*skip)++;
+}
+
+static void junit_exercise(FILE *f, const struct grade_result *r,
+			   const struct exercise_result *e,
+			   const struct score_config *cfg)
+{
+	size_t tests, fail, err, skip;
+	struct part_max pm = part_max(cfg, e);
+	char buf[256];
+	char *body;
+	const struct failure *ff = &e->first_failure;
+
+	junit_counts(e, &tests, &fail, &err, &skip);
+	fprintf(f, "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%zu\" "
+		"errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\"", e->ex->name,
+		tests, fail, err, skip, isfinite(e->seconds) ?
+		e->seconds : 0.0);
+	if (r->generated && *r->generated) {
+		/* JUnit timestamps carry no zone designator */
+		snprintf(buf, sizeof(buf), "%.19s", r->generated);
+		fputs(" timestamp=\"", f);
+		xml_text(f, buf);
+		fputc('"', f);
+	}
+	fputs(">\n    <properties>\n", f);
+	xml_prop(f, "status", status_name(e->status));
+	snprintf(buf, sizeof(buf), "%.2f", e->score);
+	xml_prop(f, "score", buf);
+	snprintf(buf, sizeof(buf), "%.2f", e->max_score);
+	xml_prop(f, "max_score", buf);
+	snprintf(buf, sizeof(buf), "%.2f", e->score_correctness);
+	xml_prop(f, "points_correctness", buf);
+	snprintf(buf, sizeof(buf), "%.2f", e->score_technique);
+	xml_prop(f, "points_technique", buf);
+	snprintf(buf, sizeof(buf), "%.2f", e->score_performance);
+	xml_prop(f, "points_performance", buf);
+	if (isfinite(e->speedup)) {
+		snprintf(buf, sizeof(buf), "%.4g", e->speedup);
+		xml_prop(f, "speedup", buf);
+	}
+	if (isfinite(e->bandwidth_fraction)) {
+		snprintf(buf, sizeof(buf), "%.4g", e->bandwidth_fraction);
+		xml_prop(f, "bandwidth_fraction", buf);
+	}
+	xml_prop(f, "backend", r->backend ? r->backend : "none");
+	xml_prop(f, "device", r->device ? r->device : "none");
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)r->seed);
+	xml_prop(f, "seed", buf);
+	fputs("    </properties>\n", f);
+
+	/* correctness */
+	if (e->status == STATUS_XX) {
+		junit_case(f, e, "correctness", "error",
+			   "internal error of the grader (not the "
+			   "submission's fault)", e->message, e->seconds);
+	} else if (!ran(e)) {
+		body = xstrfmt("%s%s%s", e->message ? e->message : "",
+			       e->compile_log ? "\n" : "",
+			       e->compile_log ? e->compile_log : "");
+		junit_case(f, e, "correctness", "failure",
+			   status_meaning(e->status), body, e->seconds);
+		free(body);
+	} else if (e->total && e->passed == e->total) {
+		junit_case(f, e, "correctness", NULL, NULL, NULL,
+			   e->seconds);
+	} else {
+		snprintf(buf, sizeof(buf), "%s: %zu/%zu shapes correct",
+			 status_name(e->status), e->passed, e->total);
+		body = ff->present ?
+			xstrfmt("first failure: shape #%zu (%s=%lld, "
+				"%s=%lld): %s%s%s%s%s\n%s",
+				ff->shape_index, e->ex->dim_m,
+				(long long)ff->m, e->ex->dim_n,
+				(long long)ff->n, ff->reason,
+				ff->index >= 0 ? "; expected " : "",
+				ff->index >= 0 ? ff->expected : "",
+				ff->index >= 0 ? ", got " : "",
+				ff->index >= 0 ? ff->got : "",
+				e->runner_output ? e->runner_output : "") :
+			xstrdup(e->message ? e->message : buf);
+		junit_case(f, e, "correctness", "failure", buf, body, 0);
+		free(body);
+	}
+
+	/* technique */
+	for (size_t k = 0; k < e->nchecks; k++) {
+		const struct check_result *c = &e->checks[k];
+		char *name = xstrfmt("technique: %s", c->name);
+
+		if (!ran(e))
+			junit_case(f, e, name, "skipped", "not run", NULL, 0);
+		else if (c->passed == 1)
+			junit_case(f, e, name, NULL, NULL, NULL, 0);
+		else if (c->passed < 0)
+			junit_case(f, e, name, "skipped", "not measured",
+				   NULL, 0);
+		else
+			junit_case(f, e, name, "failure", c->detail[0] ?
+				   c->detail : "technique check failed",
+				   NULL, 0);
+		free(name);
+	}
+	if (!e->nchecks)
+		junit_case(f, e, "technique", "skipped", ran(e) ?
+			   "not measured" : "not run", NULL, 0);
+
+	/* performance */
+	if (!ran(e)) {
+		junit_case(f, e, "performance", "skipped", "not run", NULL,
+			   0);
+	} else if (e->nflags) {
+		snprintf(buf, sizeof(buf), "no performance credit: %s",
+			 e->flags[0]);
+		junit_case(f, e, "performance", "failure", buf, NULL, 0);
+	} else if (isnan(e->speedup) && isnan(e->bandwidth_fraction)) {
+		junit_case(f, e, "performance", "skipped", "not measured",
+			   NULL, 0);
+	} else {
+		junit_case(f, e, "performance", NULL, NULL, NULL, 0);
+	}
+	(void)pm;
+	if (e->runner_output && *e->runner_output) {
+		fputs("    <system-out>", f);
+		xml_text(f, e->runner_output);
+		fputs("</system-out>\n", f);
+	}
+	fputs("  </testsuite>\n", f);
+}
+
+char *formats_junit(const struct grade_result *r,
+		    const struct score_config *cfg, int exit_status)
+{
+	struct sbuf b;
+	size_t tests = 0, fail = 0, err = 0, skip = 0;
+
+	sb_init(&b);
+	for (size_t i = 0; i < r->nex; i++) {
+		size_t t, fl, er, sk;
+
+		junit_counts(&r->ex[i], &t, &fl, &er, &sk);
+		tests += t;
+		fail += fl;
+		err += er;
+		skip += sk;
+	}
+	if (r->error) {
+		tests++;
+		if (results_internal(r, exit_status))
+			err++;
+		else
+			fail++;
+	}
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", b.f);
+	fprintf(b.f, "<testsuites name=\"warpgrade: ");
+	xml_text(b.f, r->submission ? r->submission : "?");
+	fprintf(b.f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+		"skipped=\"%zu\" time=\"%.3f\">\n", tests, fail, err, skip,
+		isfinite(r->seconds) ? r->seconds : 0.0);
+	if (r->error) {
+		int internal = results_internal(r, exit_status);
+
+		fprintf(b.f, "  <testsuite name=\"submission\" tests=\"1\" "
+			"failures=\"%d\" errors=\"%d\" skipped=\"0\" "
+			"time=\"%.3f\">\n", !internal, internal,
+			isfinite(r->seconds) ? r->seconds : 0.0);
+		fputs("    <properties>\n", b.f);
+		xml_prop(b.f, "score", "0.00");
+		xml_prop(b.f, "max_score", "0.00");
+		fputs("    </properties>\n", b.f);
+		fputs("    <testcase classname=\"warpgrade.submission\" "
+		      "name=\"intake\" time=\"0.000\">\n", b.f);
+		fprintf(b.f, "      <%s message=\"", internal ? "error" :
+			"failure");
+		xml_text(b.f, r->error);
+		fprintf(b.f, "\" type=\"%s\">", internal ? "XX" :
+			"unusable");
+		xml_text(b.f, r->error);
+		fprintf(b.f, "</%s>\n    </testcase>\n  </testsuite>\n",
+			internal ? "error" : "failure");
+	}
+	for (size_t i = 0; i < r->nex; i++)
+		junit_exercise(b.f, r, &r->ex[i], cfg);
+	fputs("</testsuites>\n", b.f);
+	return sb_finish(&b);
+}
+
+char *formats_render(enum format_kind k, const struct grade_result *r,
+		     const struct score_config *cfg, int exit_status,
+		     int colour)
+{
+	struct sbuf b;
+
+	switch (k) {
+	case FORMAT_TEXT:
+		sb_init(&b);
+		report_text(b.f, r, colour);
+		return sb_finish(&b);
+	case FORMAT_JSON:
+		return report_json(r);
+	case FORMAT_GRADESCOPE:
+		return formats_gradescope(r, cfg, exit_status);
+	case FORMAT_AUTOLAB:
+		return formats_autolab(r, cfg, exit_status);
+	case FORMAT_PRAIRIELEARN:
+		return formats_prairielearn(r, cfg, exit_status);
+	case FORMAT_JUNIT:
+		return formats_junit(r, cfg, exit_status);
+	default:
+		BUG("unknown format %d", (int)k);
+	}
+}
+
+/* ---- reading the archive format back ---- */
+
+struct rd {
+	char *err;
+	size_t len;
+	int failed;
+};
+
+static void rd_fail(struct rd *d, const char *fmt, const char *what)
+{
+	if (!d->failed)
+		snprintf(d->err, d->len, fmt, what);
+	d->failed = 1;
+}
+
+static char *rd_str(struct rd *d, json_t *o, const char *key, int need)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v || json_is_null(v)) {
+		if (need)
+			rd_fail(d, "missing member '%s'", key);
+		return NULL;
+	}
+	if (!json_is_string(v)) {
+		rd_fail(d, "member '%s' is not a string", key);
+		return NULL;
+	}
+	return xstrdup(json_string_value(v));
+}
+
+static void rd_strbuf(struct rd *d, json_t *o, const char *key, char *buf,
+		      size_t len)
+{
+	char *s = rd_str(d, o, key, 0);
+
+	snprintf(buf, len, "%s", s ? s : "");
+	free(s);
+}
+
+static double rd_num(struct rd *d, json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v || json_is_null(v))
+		return NAN;
+	if (!json_is_number(v)) {
+		rd_fail(d, "member '%s' is not a number", key);
+		return NAN;
+	}
+	return json_number_value(v);
+}
+
+static long long rd_int(struct rd *d, json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v)) {
+		rd_fail(d, "member '%s' is not an integer", key);
+		return 0;
+	}
+	return json_integer_value(v);
+}
+
+static int rd_tristate(struct rd *d, json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v || json_is_null(v))
+		return -1;
+	if (!json_is_boolean(v)) {
+		rd_fail(d, "member '%s' is not a boolean", key);
+		return -1;
+	}
+	return json_is_true(v);
+}
+
+static json_t *rd_obj(struct rd *d, json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v && !json_is_object(v) && !json_is_null(v)) {
+		rd_fail(d, "member '%s' is not an object", key);
+		return NULL;
+	}
+	return json_is_object(v) ? v : NULL;
+}
+
+static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
+{
+	json_t *corr, *tech, *perf, *pts, *ff, *arr, *v;
+	char *name = rd_str(d, o, "name", 1), *status;
+	size_t i;
+	int s;
+
+	e->speedup = e->ci_low = e->ci_high = NAN;
+	e->student_ms = e->reference_ms = e->bandwidth_fraction = NAN;
+	e->technique_passed = -1;
+	e->first_failure.index = -1;
+	if (!name)
+		return;
+	e->ex = exercise_find(name);
+	if (!e->ex)
+		rd_fail(d, "unknown exercise '%s'", name);
+	free(name);
+	status = rd_str(d, o, "status", 1);
+	s = status ? status_parse(status) : -1;
+	if (status && s < 0)
+		rd_fail(d, "unknown status '%s'", status);
+	free(status);
+	e->status = s < 0 ? STATUS_XX : (enum status)s;
+	e->score = rd_num(d, o, "score");
+	e->max_score = rd_num(d, o, "max_score");
+	e->message = rd_str(d, o, "message", 0);
+	e->compile_log = rd_str(d, o, "compile_log", 0);
+	e->runner_output = rd_str(d, o, "output", 0);
+	e->seconds = rd_num(d, o, "seconds");
+	if (isnan(e->seconds))
+		e->seconds = 0;
+
+	corr = rd_obj(d, o, "correctness");
+	if (corr) {
+		e->passed = (size_t)rd_int(d, corr, "passed");
+		e->total = (size_t)rd_int(d, corr, "total");
+		e->sweep_passed = (size_t)rd_int(d, corr, "sweep_passed");
+		e->sweep_total = (size_t)rd_int(d, corr, "sweep_total");
+		e->edge_passed = (size_t)rd_int(d, corr, "edge_passed");
+		e->edge_total = (size_t)rd_int(d, corr, "edge_total");
+		ff = rd_obj(d, corr, "first_failure");
+		if (ff) {
+			struct failure *f = &e->first_failure;
+
+			f->present = 1;
+			f->m = rd_int(d, ff, "m");
+			f->n = rd_int(d, ff, "n");
+			f->shape_index = (size_t)rd_int(d, ff, "index");
+			v = json_object_get(ff, "element");
+			f->index = json_is_integer(v) ?
+				   json_integer_value(v) : -1;
+			rd_strbuf(d, ff, "expected", f->expected,
+				  sizeof(f->expected));
+			rd_strbuf(d, ff, "got", f->got, sizeof(f->got));
+			rd_strbuf(d, ff, "reason", f->reason,
+				  sizeof(f->reason));
+		}
+	}
+	tech = rd_obj(d, o, "technique");
+	if (tech) {
+		e->technique_passed = rd_tristate(d, tech, "passed");
+		arr = json_object_get(tech, "checks");
+		json_array_foreach(arr, i, v) {
+			struct check_result *c;
+			char *cn;
+
+			if (!json_is_object(v) ||
+			    e->nchecks >= RESULT_MAX_CHECKS) {
+				rd_fail(d, "bad technique check in '%s'",
+					e->ex ? e->ex->name : "?");
+				break;
+			}
+			cn = rd_str(d, v, "name", 1);
+			c = result_add_check(e, cn ? cn : "?");
+			free(cn);
+			c->passed = rd_tristate(d, v, "passed");
+			c->value = rd_num(d, v, "value");
+			c->limit = rd_num(d, v, "limit");
+			rd_strbuf(d, v, "detail", c->detail,
+				  sizeof(c->detail));
+		}
+	}
+	perf = rd_obj(d, o, "performance");
+	if (perf) {
+		e->speedup = rd_num(d, perf, "speedup");
+		e->ci_low = rd_num(d, perf, "ci_low");
+		e->ci_high = rd_num(d, perf, "ci_high");
+		e->student_ms = rd_num(d, perf, "student_ms");
+		e->reference_ms = rd_num(d, perf, "reference_ms");
+		e->bandwidth_fraction = rd_num(d, perf,
+					       "bandwidth_fraction");
+		rd_strbuf(d, perf, "model", e->perf_model,
+			  sizeof(e->perf_model));
+		arr = json_object_get(perf, "flags");
+		json_array_foreach(arr, i, v)
+			if (json_is_string(v))
+				result_add_flag(e, json_string_value(v));
+	}
+	pts = rd_obj(d, o, "points");
+	if (pts) {
+		e->score_correctness = rd_num(d, pts, "correctness");
+		e->score_technique = rd_num(d, pts, "technique");
+		e->score_performance = rd_num(d, pts, "performance");
+	}
+}
+
+int results_parse(const char *text, struct grade_result *r,
+		  int *exit_status, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *root = json_loads(text, 0, &je), *arr, *v, *tool;
+	struct rd d = { err, errlen, 0 };
+	size_t i;
+	int status = 0;
+
+	if (!root) {
+		snprintf(err, errlen, "not JSON: %s (line %d)", je.text,
+			 je.line);
+		return -1;
+	}
+	tool = json_object_get(root, "tool");
+	arr = json_object_get(root, "exercises");
+	if (!json_is_object(root) || !json_is_string(tool) ||
+	    strcmp(json_string_value(tool), WG_TOOL) ||
+	    !json_is_array(arr)) {
+		snprintf(err, errlen, "not a %s result", WG_TOOL);
+		json_decref(root);
+		return -1;
+	}
+	r->submission = rd_str(&d, root, "submission", 0);
+	r->backend = rd_str(&d, root, "backend", 0);
+	r->device = rd_str(&d, root, "device", 0);
+	r->isolation = rd_str(&d, root, "isolation", 0);
+	r->error = rd_str(&d, root, "error", 0);
+	r->generated = rd_str(&d, root, "generated", 0);
+	r->seed = (uint64_t)rd_int(&d, root, "seed");
+	r->score = rd_num(&d, root, "score");
+	r->max_score = rd_num(&d, root, "max_score");
+	r->seconds = rd_num(&d, root, "seconds");
+	if (isnan(r->seconds))
+		r->seconds = 0;
+	r->nex = json_array_size(arr);
+	r->ex = xcalloc(r->nex ? r->nex : 1, sizeof(*r->ex));
+	json_array_foreach(arr, i, v) {
+		if (!json_is_object(v)) {
+			rd_fail(&d, "exercise entry %s is not an object",
+				"");
+			break;
+		}
+		rd_exercise(&d, v, &r->ex[i]);
+	}
+	v = json_object_get(root, "grader_exit");
+	if (json_is_integer(v)) {
+		status = (int)json_integer_value(v);
+	} else {
+		status = r->error ? GRADE_UNUSABLE : GRADE_OK;
+		if (results_internal(r, GRADE_OK))
+			status = GRADE_INTERNAL;
+	}
+	json_decref(root);
+	if (d.failed) {
+		result_release(r);
+		return -1;
+	}
+	if (exit_status)
+		*exit_status = status;
+	return 0;
+}
+
+int results_load_status(const char *path, struct grade_result *r,
+			int *exit_status)
+{
+	char err[256];
+	size_t len;
+	char *text = read_file(path, 64u << 20, &len);
+
+	if (!text)
+		return error("cannot read '%s': %s", path, strerror(errno));
+	if (strlen(text) != len) {
+		free(text);
+		return error("'%s': not a warpgrade result (NUL byte)", path);
+	}
+	if (results_parse(text, r, exit_status, err, sizeof(err))) {
+		free(text);
+		return error("'%s': %s", path, err);
+	}
+	free(text);
+	return 0;
+}
+
+int results_load(const char *path, struct grade_result *r)
+{
+	return results_load_status(path, r, NULL);
+}

@@ -1,0 +1,89 @@
+/*
+ * The integration views of a grading result: Gradescope results.json,
+ * Autolab autoresult, PrairieLearn results.json and JUnit XML, next to the
+ * text and JSON views of report.c; and the way back from the JSON archive
+ * format into a grade_result, which `warpgrade batch` and `warpgrade
+ * leaderboard` use.  Every view is computed from a grade_result alone (plus
+ * the scoring configuration, for the points each part is worth), so a
+ * result read back from an archive renders exactly like a fresh one.
+ *
+ * Fault ownership carries through every view.  `exit_status` is the
+ * grade command's exit status (GRADE_OK, GRADE_UNUSABLE, GRADE_INTERNAL):
+ * an unusable submission is the student's problem (zero points, the reason
+ * shown), an internal error is the grader's and never becomes a zero where
+ * the platform can express that (PrairieLearn: gradable false; Autolab:
+ * no score line, so the job is reported as failed; see docs/INTEGRATIONS.md).
+ *
+ * Ownership: every formats_* string is the caller's to free.  results_*
+ * fill a result_init'ed grade_result, which the caller releases.
+ */
+#ifndef FORMATS_H
+#define FORMATS_H
+
+#include <stddef.h>
+
+#include "result.h"
+#include "score.h"
+
+enum format_kind {
+	FORMAT_TEXT,
+	FORMAT_JSON,
+	FORMAT_GRADESCOPE,
+	FORMAT_AUTOLAB,
+	FORMAT_PRAIRIELEARN,
+	FORMAT_JUNIT,
+	FORMAT_COUNT
+};
+
+/* "text", "json", "gradescope", "autolab", "prairielearn", "junit";
+ * formats_parse returns -1 for an unknown name. */
+int formats_parse(const char *name);
+const char *formats_name(enum format_kind k);
+/* File name suffix batch grading uses for a format: ".json" for the
+ * archive, ".gradescope.json", ".autolab.txt", ".prairielearn.json",
+ * ".junit.xml", ".txt". */
+const char *formats_suffix(enum format_kind k);
+
+/* Any view, as a document ending with a newline.  colour applies to text
+ * only.  cfg gives the points of each part (correctness, technique,
+ * performance); results graded with another configuration are scaled to
+ * their max_score. */
+char *formats_render(enum format_kind k, const struct grade_result *r,
+		     const struct score_config *cfg, int exit_status,
+		     int colour);
+
+char *formats_gradescope(const struct grade_result *r,
+			 const struct score_config *cfg, int exit_status);
+char *formats_autolab(const struct grade_result *r,
+		      const struct score_config *cfg, int exit_status);
+char *formats_prairielearn(const struct grade_result *r,
+			   const struct score_config *cfg, int exit_status);
+char *formats_junit(const struct grade_result *r,
+		    const struct score_config *cfg, int exit_status);
+
+/* Figures the leaderboards rank by.  Geometric mean of the measured
+ * speedups (NAN when none was measured); best and mean bandwidth as a
+ * fraction of the device's copy bandwidth (NAN when none). */
+double results_geomean_speedup(const struct grade_result *r);
+double results_best_bandwidth(const struct grade_result *r);
+double results_mean_bandwidth(const struct grade_result *r);
+/* 1 when the result is the grader's fault (an XX exercise, or
+ * exit_status GRADE_INTERNAL). */
+int results_internal(const struct grade_result *r, int exit_status);
+
+/*
+ * Read a JSON archive document (report_json's output) back into r.
+ * *exit_status (may be NULL) receives the "grader_exit" member batch
+ * grading adds, else what the document implies (1 with an error, 3 with
+ * an XX exercise, else 0).  0, or -1 with err set (the document is not a
+ * warpgrade result, names an unknown exercise, has a member of the wrong
+ * type); r is then released.
+ */
+int results_parse(const char *text, struct grade_result *r,
+		  int *exit_status, char *err, size_t errlen);
+/* The same from a file (at most 64 MiB); -1 with error() printed. */
+int results_load(const char *path, struct grade_result *r);
+int results_load_status(const char *path, struct grade_result *r,
+			int *exit_status);
+
+#endif
