@@ -10,9 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "exercise.h"
 #include "formats.h"
 #include "grade.h"
+#include "leaderboard.h"
 #include "report.h"
 #include "score.h"
 #include "util.h"
@@ -27,6 +29,8 @@ static const char usage_main[] =
 	"commands:\n"
 	"  grade SUBMISSION   grade a directory, .tar.gz/.tgz/.tar/.zip "
 	"archive or .cu file\n"
+	"  batch DIR --out D  grade every submission in DIR into D\n"
+	"  leaderboard D      leaderboards (HTML, CSV, markdown) from results\n"
 	"  emu FILE.cu...     build and run a CUDA program on the emulator\n"
 	"  exercises          list the exercises\n"
 	"  version            print the version\n"
@@ -228,6 +232,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "grade"))
 		return cmd_grade(argc - 1, argv + 1);
+	if (!strcmp(cmd, "batch"))
+		return batch_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "leaderboard"))
+		return leaderboard_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "exercises"))
 		return cmd_exercises();
 	if (!strcmp(cmd, "emu")) {

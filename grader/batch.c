@@ -1,0 +1,872 @@
+/*
+ * Batch grading (see batch.h).  The batch process is a small scheduler:
+ * it never grades in its own address space, it starts one `warpgrade
+ * grade` child per submission (fork and exec at once, own process group,
+ * killed with its group on timeout or when the batch is interrupted),
+ * pumps the children's output with poll into capped buffers, and turns
+ * each child's JSON into the stored result.
+ */
+#include "batch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "formats.h"
+#include "grade.h"
+#include "report.h"
+#include "score.h"
+#include "util.h"
+
+#define LOG_CAP (64u << 10)
+
+struct entry {
+	char *file;   /* entry name in the submissions directory */
+	char *name;   /* result name */
+};
+
+struct child {
+	pid_t pid;           /* 0: slot free */
+	int fd;              /* output pipe, -1 once closed */
+	size_t entry;
+	double started;
+	char *log;
+	size_t loglen, logtotal;
+	int timed_out;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+static const char *const archive_suffixes[] = {
+	".tar.gz", ".tgz", ".tar", ".zip", ".cu", NULL
+};
+
+char *batch_entry_name(const char *entry)
+{
+	size_t n = strlen(entry);
+
+	for (size_t i = 0; archive_suffixes[i]; i++) {
+		size_t k = strlen(archive_suffixes[i]);
+
+		if (n > k && !strcasecmp(entry + n - k, archive_suffixes[i]))
+			return xstrfmt("%.*s", (int)(n - k), entry);
+	}
+	return xstrdup(entry);
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->file,
+		      ((const struct entry *)b)->file);
+}
+
+/* The entries to grade, sorted; names made unique. */
+static int list_entries(const char *dir, struct entry **out, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct entry *v = NULL;
+	size_t cap = 0, k = 0;
+
+	if (!d)
+		return error("cannot open '%s': %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *path;
+
+		if (de->d_name[0] == '.')
+			continue;
+		path = xstrfmt("%s/%s", dir, de->d_name);
+		if (lstat(path, &st) ||
+		    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
+			warning("skipping '%s': not a file or directory",
+				path);
+			free(path);
+			continue;
+		}
+		free(path);
+		if (k == cap) {
+			cap = cap ? 2 * cap : 64;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		v[k].file = xstrdup(de->d_name);
+		v[k].name = batch_entry_name(de->d_name);
+		k++;
+	}
+	closedir(d);
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_entry);
+	/* alice.zip and alice.tar.gz: both keep their full names */
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = 0; j < k; j++)
+			if (i != j && !strcmp(v[i].name, v[j].name) &&
+			    strcmp(v[i].name, v[i].file)) {
+				free(v[i].name);
+				v[i].name = xstrdup(v[i].file);
+				break;
+			}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static void free_entries(struct entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].file);
+		free(v[i].name);
+	}
+	free(v);
+}
+
+static char *result_path(const struct batch_opts *o, const char *name,
+			 enum format_kind k)
+{
+	return xstrfmt("%s/%s%s", o->out, name, formats_suffix(k));
+}
+
+/* The archive document with "grader_exit" added (owned), or NULL. */
+static char *with_exit(const char *doc, int exit_status)
+{
+	json_error_t je;
+	json_t *root = json_loads(doc, 0, &je);
+	char *s, *out;
+
+	if (!root)
+		return NULL;
+	json_object_set_new(root, "grader_exit", json_integer(exit_status));
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			     JSON_REAL_PRECISION(10));
+	json_decref(root);
+	if (!s)
+		return NULL;
+	out = xstrfmt("%s\n", s);
+	free(s);
+	return out;
+}
+
+/* Write the extra views of a stored result; 0 or -1. */
+static int write_views(const struct batch_opts *o,
+		       const struct score_config *cfg, const char *name,
+		       const struct grade_result *r, int exit_status,
+		       int only_missing)
+{
+	int rc = 0;
+
+	for (int k = 0; k < FORMAT_COUNT; k++) {
+		char *path, *doc;
+
+		if (k == FORMAT_JSON || !(o->formats & (1u << k)))
+			continue;
+		path = result_path(o, name, k);
+		if (only_missing && !access(path, F_OK)) {
+			free(path);
+			continue;
+		}
+		doc = formats_render(k, r, cfg, exit_status, 0);
+		if (write_file_atomic(path, doc, strlen(doc)))
+			rc = -1;
+		free(doc);
+		free(path);
+	}
+	return rc;
+}
+
+static double default_timeout(const struct score_config *c)
+{
+	/* every exercise at every limit, plus slack for the compiles of
+	 * the reference objects on a first run */
+	return (double)exercise_count() *
+	       (c->compile_timeout_s + 4 * c->correctness_timeout_s +
+		c->perf_timeout_s + c->counters_timeout_s) + 600;
+}
+
+static void fmt_duration(char *buf, size_t len, double s)
+{
+	long t = lround(s);
+
+	if (s < 0 || !isfinite(s))
+		snprintf(buf, len, "--");
+	else if (t >= 3600)
+		snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(buf, len, "%lds", t);
+}
+
+/* ---- the children ---- */
+
+static int start_child(const struct batch_opts *o, const struct entry *e,
+		       unsigned child_jobs, const char *tmp,
+		       struct child *c)
+{
+	char *sub = xstrfmt("%s/%s", o->submissions, e->file);
+	char jobs[16], seed[32];
+	const char *argv[20];
+	int out[2] = { -1, -1 }, ep[2] = { -1, -1 };
+	int n = 0, err = 0, rc = -1;
+	ssize_t got;
+	pid_t pid;
+
+	snprintf(jobs, sizeof(jobs), "%u", child_jobs);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
+	argv[n++] = o->warpgrade;
+	argv[n++] = "grade";
+	argv[n++] = sub;
+	argv[n++] = "--format";
+	argv[n++] = "json";
+	argv[n++] = "--output";
+	argv[n++] = tmp;
+	argv[n++] = "--quiet";
+	argv[n++] = "--backend";
+	argv[n++] = o->backend;
+	argv[n++] = "--jobs";
+	argv[n++] = jobs;
+	if (o->config) {
+		argv[n++] = "--config";
+		argv[n++] = o->config;
+	}
+	if (o->has_seed) {
+		argv[n++] = "--seed";
+		argv[n++] = seed;
+	}
+	argv[n] = NULL;
+
+	if (pipe2(out, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
+		error("cannot create a pipe: %s", strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		error("cannot fork: %s", strerror(errno));
+		goto out;
+	}
+	if (!pid) {
+		int null = open("/dev/null", O_RDONLY);
+
+		/* own group, so a timeout kills the child and its tools;
+		 * gone with the batch if the batch is killed outright */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 ||
+		    dup2(out[1], 2) < 0)
+			goto child_fail;
+		execv(argv[0], (char *const *)argv);
+child_fail:
+		err = errno;
+		(void)!write(ep[1], &err, sizeof(err));
+		_exit(127);
+	}
+	close(out[1]);
+	out[1] = -1;
+	close(ep[1]);
+	ep[1] = -1;
+	/* the exec result: EOF when exec succeeded (close-on-exec) */
+	do {
+		got = read(ep[0], &err, sizeof(err));
+	} while (got < 0 && errno == EINTR);
+	if (got == sizeof(err)) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		error("cannot run '%s': %s", o->warpgrade, strerror(err));
+		goto out;
+	}
+	setpgid(pid, pid); /* also from here: no race with killpg */
+	fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	c->fd = out[0];
+	out[0] = -1;
+	c->started = now_s();
+	rc = 0;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (out[i] >= 0)
+			close(out[i]);
+		if (ep[i] >= 0)
+			close(ep[i]);
+	}
+	free(sub);
+	return rc;
+}
+
+/* Read what the child wrote; the log keeps the first LOG_CAP bytes. */
+static void pump(struct child *c)
+{
+	char buf[8192];
+
+	while (c->fd >= 0) {
+		ssize_t n = read(c->fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return; /* EAGAIN */
+		if (n == 0) {
+			close(c->fd);
+			c->fd = -1;
+			return;
+		}
+		c->logtotal += (size_t)n;
+		if (c->loglen < LOG_CAP) {
+			size_t k = (size_t)n;
+
+			if (k > LOG_CAP - c->loglen)
+				k = LOG_CAP - c->loglen;
+			c->log = xrealloc(c->log, c->loglen + k + 1);
+			memcpy(c->log + c->loglen, buf, k);
+			c->loglen += k;
+			c->log[c->loglen] = '\0';
+		}
+	}
+}
+
+/* ---- the scheduler ---- */
+
+struct sched {
+	const struct batch_opts *o;
+	struct score_config cfg;
+	struct entry *v;
+	size_t n;
+	char *work;
+	double timeout;
+	double t0;
+	size_t done_now;       /* graded by this run */
+	size_t to_grade;       /* queued by this run */
+	size_t finished;       /* skipped + graded, for the progress */
+	struct batch_stats *st;
+};
+
+static void progress_line(struct sched *s, const char *name,
+			  const struct grade_result *r, int exit_status,
+			  double secs)
+{
+	char el[32], eta[32], line[160] = "";
+	double elapsed = now_s() - s->t0;
+	size_t left = s->to_grade - s->done_now;
+	size_t pos = 0;
+
+	if (!s->o->progress)
+		return;
+	fmt_duration(el, sizeof(el), elapsed);
+	fmt_duration(eta, sizeof(eta), s->done_now ?
+		     elapsed / (double)s->done_now * (double)left : -1);
+	if (results_internal(r, exit_status))
+		snprintf(line, sizeof(line), "internal error (regraded on "
+			 "the next run)");
+	else if (r->error)
+		snprintf(line, sizeof(line), "unusable");
+	else
+		for (size_t i = 0; i < r->nex && pos < sizeof(line) - 12;
+		     i++)
+			pos += (size_t)snprintf(line + pos,
+						sizeof(line) - pos, "%s%s",
+						i ? " " : "",
+						status_name(r->ex[i].status));
+	fprintf(stderr, "[%*zu/%zu] %-24s %7.2f/%-4.0f %-24s %6.1fs | "
+		"elapsed %s, ETA %s\n", (int)snprintf(NULL, 0, "%zu", s->n),
+		s->finished, s->n, name, r->score, r->max_score, line, secs,
+		el, eta);
+}
+
+static void count_result(struct batch_stats *st,
+			 const struct grade_result *r, int exit_status)
+{
+	if (results_internal(r, exit_status))
+		st->internal++;
+	else if (r->error)
+		st->unusable++;
+}
+
+/* A finished child: its result stored, whatever happened to it. */
+static void finish_child(struct sched *s, struct child *c, int wstatus)
+{
+	const struct entry *e = &s->v[c->entry];
+	char *tmp = xstrfmt("%s/%s.json", s->work, e->name);
+	char *final = result_path(s->o, e->name, FORMAT_JSON);
+	char *text = NULL, *doc = NULL, err[256] = "";
+	struct grade_result r;
+	int exit_status = -1, code = -1;
+	size_t len = 0;
+
+	result_init(&r);
+	pump(c);
+	if (WIFEXITED(wstatus))
+		code = WEXITSTATUS(wstatus);
+	if (!c->timed_out && (code == GRADE_OK || code == GRADE_UNUSABLE ||
+			      code == GRADE_INTERNAL))
+		text = read_file(tmp, 64u << 20, &len);
+	if (text && !results_parse(text, &r, NULL, err, sizeof(err))) {
+		exit_status = code;
+		doc = with_exit(text, exit_status);
+	}
+	if (!doc) {
+		/* the grader itself did not finish: the grader's fault */
+		char how[200];
+
+		result_release(&r);
+		result_init(&r);
+		if (c->timed_out)
+			snprintf(how, sizeof(how), "timed out after %.0f s",
+				 s->timeout);
+		else if (WIFSIGNALED(wstatus))
+			snprintf(how, sizeof(how), "killed by signal %d",
+				 WTERMSIG(wstatus));
+		else if (err[0])
+			snprintf(how, sizeof(how), "exit %d, unreadable "
+				 "result: %.150s", code, err);
+		else
+			snprintf(how, sizeof(how), "exit %d, no result",
+				 code);
+		r.submission = xstrdup(e->file);
+		r.backend = xstrdup("none");
+		r.device = xstrdup("none");
+		r.isolation = xstrdup("");
+		r.error = xstrfmt("the grader did not finish (%s); see %s.log",
+				  how, e->name);
+		{
+			char buf[32];
+			time_t now = time(NULL);
+			struct tm tm;
+
+			gmtime_r(&now, &tm);
+			strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+			r.generated = xstrdup(buf);
+		}
+		r.seconds = now_s() - c->started;
+		exit_status = GRADE_INTERNAL;
+		{
+			char *raw = report_json(&r);
+
+			doc = with_exit(raw, exit_status);
+			free(raw);
+		}
+	}
+	if (code != exit_status || (exit_status == GRADE_INTERNAL &&
+				    c->loglen)) {
+		char *logp = xstrfmt("%s/%s.log", s->o->out, e->name);
+		char *logdoc = xstrfmt("%s%s", c->log ? c->log : "",
+				       c->logtotal > c->loglen ?
+				       "\n[... output cut ...]\n" : "");
+
+		write_file_atomic(logp, logdoc, strlen(logdoc));
+		free(logdoc);
+		free(logp);
+	}
+	if (doc && !write_file_atomic(final, doc, strlen(doc)))
+		write_views(s->o, &s->cfg, e->name, &r, exit_status, 0);
+	unlink(tmp);
+	s->done_now++;
+	s->finished++;
+	s->st->graded++;
+	count_result(s->st, &r, exit_status);
+	progress_line(s, e->name, &r, exit_status, now_s() - c->started);
+	result_release(&r);
+	free(text);
+	free(doc);
+	free(tmp);
+	free(final);
+	free(c->log);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
+/* 1 when the entry has a complete result (not an internal error);
+ * missing extra views are rendered from it. */
+static int already_graded(struct sched *s, const struct entry *e)
+{
+	char *path = result_path(s->o, e->name, FORMAT_JSON);
+	struct grade_result r;
+	int status = -1, done = 0;
+
+	result_init(&r);
+	if (!access(path, F_OK)) {
+		if (results_load_status(path, &r, &status)) {
+			warning("regrading '%s': its result is unreadable",
+				e->file);
+		} else if (!results_internal(&r, status)) {
+			done = 1;
+			count_result(s->st, &r, status);
+			write_views(s->o, &s->cfg, e->name, &r, status, 1);
+		}
+	}
+	result_release(&r);
+	free(path);
+	return done;
+}
+
+static int decide_parallel(const struct batch_opts *o,
+			   const struct score_config *cfg)
+{
+	struct build_env env;
+
+	if (o->parallel >= 0)
+		return o->parallel;
+	if (!strcmp(o->backend, "emu"))
+		return 1;
+	if (!strcmp(o->backend, "cuda"))
+		return 0;
+	/* auto: the children will use the GPU when there is one */
+	if (build_env_init(&env, cfg))
+		return 0;
+	return !env.have_gpu;
+}
+
+int batch_run(const struct batch_opts *o, struct batch_stats *stp)
+{
+	struct batch_stats dummy;
+	struct sched s;
+	struct child *kids = NULL;
+	struct sigaction sa, old_int, old_term, old_hup;
+	unsigned slots, child_jobs;
+	size_t next = 0, running = 0;
+	char *lockp = NULL;
+	int lockfd = -1, rc = BATCH_USAGE, parallel;
+	unsigned char *todo = NULL;
+
+	memset(&s, 0, sizeof(s));
+	s.st = stp ? stp : &dummy;
+	memset(s.st, 0, sizeof(*s.st));
+	s.o = o;
+	s.t0 = now_s();
+	score_config_default(&s.cfg);
+	if (o->config) {
+		char err[512];
+
+		if (score_config_load(&s.cfg, o->config, err, sizeof(err))) {
+			error("%s", err);
+			return BATCH_USAGE;
+		}
+	}
+	if (list_entries(o->submissions, &s.v, &s.n))
+		return BATCH_USAGE;
+	if (mkdir_p(o->out, 0755)) {
+		error("cannot create '%s': %s", o->out, strerror(errno));
+		goto out;
+	}
+	lockp = xstrfmt("%s/.lock", o->out);
+	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB)) {
+		error("cannot lock '%s': %s", lockp, errno == EWOULDBLOCK ?
+		      "another batch is writing to this directory" :
+		      strerror(errno));
+		goto out;
+	}
+	s.work = xstrfmt("%s/.work", o->out);
+	remove_tree(s.work); /* what a killed run left half-written */
+	if (mkdir_p(s.work, 0755)) {
+		error("cannot create '%s': %s", s.work, strerror(errno));
+		goto out;
+	}
+	s.timeout = o->timeout_s > 0 ? o->timeout_s : default_timeout(&s.cfg);
+	s.st->total = s.n;
+
+	todo = xcalloc(s.n ? s.n : 1, 1);
+	for (size_t i = 0; i < s.n; i++) {
+		if (!o->regrade && already_graded(&s, &s.v[i])) {
+			s.st->skipped++;
+			s.finished++;
+			continue;
+		}
+		todo[i] = 1;
+		s.to_grade++;
+	}
+	parallel = s.to_grade ? decide_parallel(o, &s.cfg) : 0;
+	slots = parallel ? (o->jobs ? o->jobs : 1) : 1;
+	child_jobs = parallel ? 1 : (o->jobs ? o->jobs : 1);
+	if (o->progress) {
+		char mode[80];
+
+		if (parallel)
+			snprintf(mode, sizeof(mode), "%u side by side: "
+				 "nothing is timed on the emulator", slots);
+		else
+			snprintf(mode, sizeof(mode), "one at a time, %u "
+				 "compiles each: timings never share the "
+				 "GPU", child_jobs);
+		fprintf(stderr, "warpgrade batch: %zu submissions, %zu "
+			"already graded, %zu to grade (%s)\n", s.n,
+			s.st->skipped, s.to_grade, mode);
+	}
+	kids = xcalloc(slots, sizeof(*kids));
+	for (unsigned i = 0; i < slots; i++)
+		kids[i].fd = -1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	interrupted = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+
+	for (;;) {
+		struct pollfd pfd[slots];
+		nfds_t np = 0;
+
+		while (!interrupted && running < slots && next < s.n) {
+			unsigned k;
+			char *tmp;
+
+			if (!todo[next]) {
+				next++;
+				continue;
+			}
+			for (k = 0; kids[k].pid; k++)
+				;
+			tmp = xstrfmt("%s/%s.json", s.work, s.v[next].name);
+			unlink(tmp);
+			if (start_child(o, &s.v[next], child_jobs, tmp,
+					&kids[k])) {
+				free(tmp);
+				rc = BATCH_INTERNAL;
+				interrupted = -1;
+				break;
+			}
+			free(tmp);
+			kids[k].entry = next++;
+			running++;
+		}
+		if (!running)
+			break;
+		if (interrupted) {
+			for (unsigned k = 0; k < slots; k++)
+				if (kids[k].pid)
+					kill(-kids[k].pid, SIGKILL);
+		}
+		for (unsigned k = 0; k < slots; k++)
+			if (kids[k].pid && kids[k].fd >= 0) {
+				pfd[np].fd = kids[k].fd;
+				pfd[np].events = POLLIN;
+				np++;
+			}
+		if (poll(pfd, np, 250) < 0 && errno != EINTR) {
+			error("poll: %s", strerror(errno));
+			interrupted = -1;
+		}
+		for (unsigned k = 0; k < slots; k++) {
+			struct child *c = &kids[k];
+			int ws;
+			pid_t p;
+
+			if (!c->pid)
+				continue;
+			pump(c);
+			if (!c->timed_out &&
+			    now_s() - c->started > s.timeout) {
+				c->timed_out = 1;
+				kill(-c->pid, SIGKILL);
+			}
+			do {
+				p = waitpid(c->pid, &ws, WNOHANG);
+			} while (p < 0 && errno == EINTR);
+			if (p != c->pid)
+				continue;
+			if (interrupted && !c->timed_out &&
+			    WIFSIGNALED(ws)) {
+				/* ours: not the submission's result */
+				free(c->log);
+				if (c->fd >= 0)
+					close(c->fd);
+				memset(c, 0, sizeof(*c));
+				c->fd = -1;
+			} else {
+				finish_child(&s, c, ws);
+			}
+			running--;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	remove_tree(s.work);
+	s.st->seconds = now_s() - s.t0;
+	if (interrupted > 0) {
+		fprintf(stderr, "warpgrade batch: interrupted; %zu graded "
+			"this run are kept, run again to go on\n",
+			s.st->graded);
+		rc = BATCH_INTERRUPTED;
+	} else if (interrupted < 0) {
+		rc = BATCH_INTERNAL;
+	} else {
+		rc = s.st->internal ? BATCH_INTERNAL : BATCH_OK;
+	}
+	if (o->progress) {
+		char el[32];
+
+		fmt_duration(el, sizeof(el), s.st->seconds);
+		fprintf(stderr, "warpgrade batch: %zu results in '%s' (%zu "
+			"graded now in %s, %zu skipped): %zu unusable, %zu "
+			"internal errors%s\n", s.st->graded + s.st->skipped,
+			o->out, s.st->graded, el, s.st->skipped,
+			s.st->unusable, s.st->internal, s.st->internal ?
+			" (run again to regrade them)" : "");
+	}
+out:
+	free(kids);
+	free(todo);
+	free(s.work);
+	if (lockfd >= 0)
+		close(lockfd);
+	free(lockp);
+	free_entries(s.v, s.n);
+	return rc;
+}
+
+/* ---- the command ---- */
+
+static const char usage_batch[] =
+	"usage: warpgrade batch SUBMISSIONS_DIR --out RESULTS_DIR [options]\n"
+	"\n"
+	"  --out DIR            results directory (one <name>.json each)\n"
+	"  --jobs N             CPU cores (default: all online)\n"
+	"  --backend B          auto (default), cuda or emu\n"
+	"  --format F           also write this view per submission\n"
+	"                       (gradescope, autolab, prairielearn, junit,\n"
+	"                       text; repeatable)\n"
+	"  --config FILE        grading configuration (JSON, see README)\n"
+	"  --seed N             one input seed for every submission\n"
+	"  --timeout S          limit per submission (default: from the\n"
+	"                       configuration's limits)\n"
+	"  --regrade            grade again what is already graded\n"
+	"  --quiet              no progress lines\n"
+	"\n"
+	"exit status: 0 every submission has a result, 2 usage error,\n"
+	"3 some results are internal errors (run again to regrade them),\n"
+	"130 interrupted (run again to go on)\n";
+
+static int parse_num(const char *s, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		return -1;
+	*v = strtoull(s, &end, 0);
+	return errno || *end ? -1 : 0;
+}
+
+int batch_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "regrade", no_argument, NULL, 'r' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct batch_opts o;
+	unsigned long long v;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	char self[4096];
+	ssize_t n;
+	int c, quiet = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.backend = "auto";
+	o.jobs = cores > 0 ? (unsigned)cores : 1;
+	o.parallel = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.out = optarg;
+			break;
+		case 'j':
+			if (parse_num(optarg, &v) || v < 1 || v > 256)
+				goto bad_value;
+			o.jobs = (unsigned)v;
+			break;
+		case 'b':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "cuda") &&
+			    strcmp(optarg, "emu"))
+				goto bad_value;
+			o.backend = optarg;
+			break;
+		case 'f':
+			c = formats_parse(optarg);
+			if (c < 0)
+				goto bad_value;
+			o.formats |= 1u << c;
+			break;
+		case 'c':
+			o.config = optarg;
+			break;
+		case 's':
+			if (parse_num(optarg, &v))
+				goto bad_value;
+			o.has_seed = 1;
+			o.seed = v;
+			break;
+		case 't':
+			if (parse_num(optarg, &v) || v < 1)
+				goto bad_value;
+			o.timeout_s = (double)v;
+			break;
+		case 'r':
+			o.regrade = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			fputs(usage_batch, stdout);
+			return 0;
+		default:
+			fprintf(stderr, "\n%s", usage_batch);
+			return BATCH_USAGE;
+		}
+	}
+	if (optind != argc - 1 || !o.out) {
+		fprintf(stderr, "warpgrade: %s\n\n%s", !o.out ?
+			"--out RESULTS_DIR is required" : optind >= argc ?
+			"no submissions directory given" :
+			"more than one submissions directory given",
+			usage_batch);
+		return BATCH_USAGE;
+	}
+	o.submissions = argv[optind];
+	o.progress = !quiet;
+	/* the children are this very executable */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0 || (size_t)n >= sizeof(self) - 1)
+		die("cannot find the warpgrade executable");
+	self[n] = '\0';
+	o.warpgrade = self;
+	return batch_run(&o, NULL);
+bad_value:
+	fprintf(stderr, "warpgrade: bad value '%s' for --%s\n\n%s", optarg,
+		argv[optind - 1][0] == '-' ? argv[optind - 1] + 2 : "?",
+		usage_batch);
+	return BATCH_USAGE;
+}

@@ -1,0 +1,73 @@
+/*
+ * Batch grading: every entry of a submissions directory (archive, folder
+ * or .cu file) graded by a child `warpgrade grade` process, one JSON
+ * archive result per submission written atomically into a results
+ * directory, plus the other views asked for.  A child that crashes, hangs
+ * or is killed costs only its own submission (which gets a result saying
+ * so, counted as an internal error and regraded on the next run); killing
+ * the batch loses nothing but the submissions in flight, because a result
+ * exists only once it is complete and a rerun skips what is graded.
+ *
+ * Timing fairness: on a GPU the submissions are graded one at a time (a
+ * child compiles its exercises in parallel on `jobs` cores, then runs them
+ * alone on the GPU), so no two timed runs ever share the device.  On the
+ * emulator nothing is timed (performance is the traffic model), so `jobs`
+ * children grade side by side, one core each.  docs/INTEGRATIONS.md says
+ * why the GPU case does not overlap compiles with runs.
+ *
+ * Layout of RESULTS_DIR: <name>.json (the archive, with "grader_exit"
+ * added: the child's exit status), <name><suffix> per extra format
+ * (formats_suffix), <name>.log (the child's output, when it did not end
+ * normally), .work/ (results being written), .lock (one batch at a time).
+ * <name> is the entry name without its .tar.gz/.tgz/.tar/.zip/.cu suffix.
+ */
+#ifndef BATCH_H
+#define BATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct batch_opts {
+	const char *submissions; /* directory of submissions */
+	const char *out;         /* results directory (created) */
+	const char *warpgrade;   /* executable run as `<it> grade ...` */
+	const char *backend;     /* "auto", "cuda" or "emu" */
+	const char *config;      /* --config for the children, or NULL */
+	int has_seed;
+	uint64_t seed;
+	unsigned jobs;           /* CPU cores to use (>= 1) */
+	int regrade;             /* grade again what is already graded */
+	unsigned formats;        /* extra views: bit (1 << format_kind) */
+	double timeout_s;        /* per submission; 0: derived from cfg */
+	int progress;            /* progress lines on stderr */
+	/* -1: decide from the backend (GPU: one at a time); 0: one at a
+	 * time; 1: `jobs` children side by side */
+	int parallel;
+};
+
+struct batch_stats {
+	size_t total;     /* entries found */
+	size_t skipped;   /* already graded */
+	size_t graded;    /* graded now */
+	size_t unusable;  /* of all results: the submission's fault */
+	size_t internal;  /* of all results: the grader's fault (regrade) */
+	double seconds;
+};
+
+#define BATCH_OK 0          /* every submission has a result */
+#define BATCH_USAGE 2       /* bad directories, options */
+#define BATCH_INTERNAL 3    /* some results are internal errors */
+#define BATCH_INTERRUPTED 130
+
+/* Grade the directory; st may be NULL.  Returns a BATCH_* status. */
+int batch_run(const struct batch_opts *o, struct batch_stats *st);
+
+/* The command: `warpgrade batch SUBMISSIONS_DIR --out RESULTS_DIR ...`;
+ * returns the exit status. */
+int batch_main(int argc, char **argv);
+
+/* The result name of a submissions-directory entry: its name without the
+ * archive or .cu suffix.  Owned by the caller. */
+char *batch_entry_name(const char *entry);
+
+#endif
