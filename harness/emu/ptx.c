@@ -836,8 +836,10 @@ static int parse_list(struct parser *p, struct rop *r, char close,
 
 		if (grow(&r->sub, &cap, r->n + 1, sizeof(*r->sub)))
 			return perr(p, peek(p)->line, "out of memory");
-		if (parse_operand(p, &r->sub[r->n], depth + 1))
+		if (parse_operand(p, &r->sub[r->n], depth + 1)) {
+			rop_free(&r->sub[r->n]);
 			return -1;
+		}
 		r->n++;
 		if (r->n > 64)
 			return perr(p, peek(p)->line, "operand list too long");
