@@ -57,9 +57,34 @@ static const char *const lib_dirs[] = {
 	"/lib64", "/usr/lib64", "/lib", "/usr/lib", NULL
 };
 
+/* The sandbox runs absolute paths only: find a tool in the directories
+ * of the clean PATH the tools get. */
+static char *which(const char *name)
+{
+	static const char *const dirs[] = {
+		WG_CUDA_HOME "/bin", "/usr/local/bin", "/usr/bin", "/bin",
+		NULL
+	};
+
+	if (strchr(name, '/'))
+		return xstrdup(name);
+	for (size_t i = 0; dirs[i]; i++) {
+		char *p = xstrfmt("%s/%s", dirs[i], name);
+
+		if (!access(p, X_OK))
+			return p;
+		free(p);
+	}
+	return xstrdup(name);
+}
+
 int build_run(const char *const *argv, const char *cwd, double timeout_s,
 	      char **output)
 {
+	const char *args[128];
+	char *exe = which(argv[0]);
+	size_t n = 0;
+
 	static const char *const env[] = {
 		"PATH=" WG_CUDA_HOME "/bin:/usr/local/bin:/usr/bin:/bin",
 		"LANG=C", "LC_ALL=C", "HOME=/tmp", NULL
@@ -69,8 +94,14 @@ int build_run(const char *const *argv, const char *cwd, double timeout_s,
 	int rc;
 
 	memset(&res, 0, sizeof(res));
+	args[n++] = exe;
+	while (argv[n] && n < 127) {
+		args[n] = argv[n];
+		n++;
+	}
+	args[n] = NULL;
 	sandbox_spec_init(&spec);
-	spec.argv = argv;
+	spec.argv = args;
 	spec.env = env;
 	spec.workdir = cwd;
 	spec.isolation = SANDBOX_ISOLATE_NONE;
@@ -84,6 +115,7 @@ int build_run(const char *const *argv, const char *cwd, double timeout_s,
 	if (sandbox_run(&spec, &res)) {
 		*output = xstrfmt("cannot run '%s': %s", argv[0], res.error);
 		sandbox_result_release(&res);
+		free(exe);
 		return -1;
 	}
 	*output = xstrfmt("%s%s", res.out ? res.out : "",
@@ -93,6 +125,7 @@ int build_run(const char *const *argv, const char *cwd, double timeout_s,
 	else
 		rc = res.exit_code;
 	sandbox_result_release(&res);
+	free(exe);
 	return rc;
 }
 
@@ -400,6 +433,23 @@ static void add_nm_output(struct symset *s, const char *out,
 	}
 }
 
+static int add_archive_symbols(const char *path, char *why, size_t len)
+{
+	const char *argv[] = { "nm", "-P", "-g", "--defined-only", path,
+			       NULL };
+	char *out = NULL;
+	int rc = build_run(argv, "/", 60, &out);
+
+	if (rc) {
+		snprintf(why, len, "cannot list the symbols of '%s'", path);
+		free(out);
+		return -1;
+	}
+	add_nm_output(&system_symbols, out, "TWVBDRi");
+	free(out);
+	return 0;
+}
+
 static int load_system_symbols(char *why, size_t len)
 {
 	char cudart[PATH_MAX], *out = NULL;
@@ -435,23 +485,37 @@ static int load_system_symbols(char *why, size_t len)
 		add_nm_output(&system_symbols, out, "TtWwVviuBDRC");
 		free(out);
 	}
+	/* the static parts of the C runtime: atexit lives in
+	 * libc_nonshared.a, compiler helpers in libgcc.a */
+	argv[0] = "cc";
+	argv[1] = "-print-libgcc-file-name";
+	argv[2] = NULL;
+	if (build_run(argv, "/", 60, &out) == 0) {
+		char *nl = strchr(out, '\n');
+
+		if (nl)
+			*nl = '\0';
+		if (add_archive_symbols(out, why, len)) {
+			free(out);
+			return -1;
+		}
+	}
+	free(out);
+	out = NULL;
+	for (size_t d = 0; lib_dirs[d]; d++) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/libc_nonshared.a",
+			 lib_dirs[d]);
+		if (!access(path, R_OK)) {
+			if (add_archive_symbols(path, why, len))
+				return -1;
+			break;
+		}
+	}
 	snprintf(cudart, sizeof(cudart), "%s/lib64/libcudart_static.a",
 		 wg_cuda_home());
-	argv[0] = "nm";
-	argv[1] = "-P";
-	argv[2] = "-g";
-	argv[3] = "--defined-only";
-	argv[4] = cudart;
-	argv[5] = NULL;
-	rc = build_run(argv, "/", 60, &out);
-	if (rc) {
-		snprintf(why, len, "cannot list the symbols of '%s'", cudart);
-		free(out);
-		return -1;
-	}
-	add_nm_output(&system_symbols, out, "TWVBDRi");
-	free(out);
-	return 0;
+	return add_archive_symbols(cudart, why, len);
 }
 
 static int reserved(const char *name)
