@@ -117,14 +117,20 @@ static int list_entries(const char *dir, struct entry **out, size_t *n)
 	if (k)
 		qsort(v, k, sizeof(*v), cmp_entry);
 	/* alice.zip and alice.tar.gz: both keep their full names */
-	for (size_t i = 0; i < k; i++)
-		for (size_t j = 0; j < k; j++)
-			if (i != j && !strcmp(v[i].name, v[j].name) &&
-			    strcmp(v[i].name, v[i].file)) {
+	{
+		unsigned char *clash = xcalloc(k ? k : 1, 1);
+
+		for (size_t i = 0; i < k; i++)
+			for (size_t j = 0; j < k; j++)
+				if (i != j && !strcmp(v[i].name, v[j].name))
+					clash[i] = 1;
+		for (size_t i = 0; i < k; i++)
+			if (clash[i]) {
 				free(v[i].name);
 				v[i].name = xstrdup(v[i].file);
-				break;
 			}
+		free(clash);
+	}
 	*out = v;
 	*n = k;
 	return 0;
