@@ -313,7 +313,10 @@ static const char html_head[] =
 "th:nth-child(2),td:nth-child(2){text-align:left;position:sticky;left:0;"
 "background:var(--bg);z-index:1}\n"
 "tbody tr:nth-child(even) td{background:var(--alt)}\n"
-"th{position:sticky;top:0;background:var(--alt);z-index:2}\n"
+"th{position:sticky;top:0;background:var(--alt);z-index:2;"
+"vertical-align:bottom}\n"
+"th.ex{white-space:normal;min-width:5.5rem;max-width:9rem}\n"
+"th small{font-weight:400;color:var(--muted)}\n"
 "th button{all:unset;cursor:pointer;font-weight:600}\n"
 "th button:focus-visible{outline:2px solid var(--bar)}\n"
 "th[aria-sort=ascending] button::after{content:' \\25B2'}\n"
@@ -363,6 +366,23 @@ static void html_th(FILE *f, const char *label, const char *type,
 		sort ? sort : "", sort ? "\"" : "");
 	html_text(f, label);
 	fputs("</button></th>", f);
+}
+
+/* An exercise column: the name breaks after its underscores, so the
+ * table stays narrow enough to scroll comfortably on a phone. */
+static void html_th_ex(FILE *f, const char *ex, const char *what,
+		       const char *type)
+{
+	fprintf(f, "<th scope=\"col\" class=\"ex\" data-type=\"%s\"><button "
+		"type=\"button\">", type);
+	for (const char *p = ex; *p; p++) {
+		fputc(*p, f);
+		if (*p == '_')
+			fputs("<wbr>", f);
+	}
+	fputs("<br><small>", f);
+	html_text(f, what);
+	fputs("</small></button></th>", f);
 }
 
 static void html_chart(FILE *f, const struct lb_board *b)
@@ -435,8 +455,9 @@ static void html_board(FILE *f, const struct lb_board *b, size_t idx)
 	fprintf(f, "<section class=\"board\" id=\"board-%zu\">\n<h2>", idx);
 	html_text(f, b->device);
 	fprintf(f, " <small>(%s)</small></h2>\n<p class=\"note\">%zu "
-		"entries, ranked by total score, then the geometric mean of "
+		"%s, ranked by total score, then the geometric mean of "
 		"the measured speedups.%s</p>\n", board_kind(b), b->n,
+		b->n == 1 ? "entry" : "entries",
 		!strcmp(b->backend, "emu") ? " Emulator speedups are the "
 		"traffic model's, not time." : "");
 	html_chart(f, b);
@@ -447,15 +468,11 @@ static void html_board(FILE *f, const struct lb_board *b, size_t idx)
 	html_th(f, "Speedup", "num", NULL);
 	html_th(f, "Best BW %", "num", NULL);
 	for (size_t k = 0; k < exercise_count(); k++) {
-		char label[96];
 		const char *nm = exercise_table[k]->name;
 
-		snprintf(label, sizeof(label), "%s", nm);
-		html_th(f, label, "text", NULL);
-		snprintf(label, sizeof(label), "%s speedup", nm);
-		html_th(f, label, "num", NULL);
-		snprintf(label, sizeof(label), "%s BW %%", nm);
-		html_th(f, label, "num", NULL);
+		html_th_ex(f, nm, "status", "text");
+		html_th_ex(f, nm, "speedup", "num");
+		html_th_ex(f, nm, "BW %", "num");
 	}
 	fputs("</tr></thead>\n<tbody>\n", f);
 	for (size_t i = 0; i < b->n; i++) {
