@@ -6,6 +6,8 @@
  * same result; the grade command writing the views for an unusable
  * submission (no backend needed).
  */
+#include <archive.h>
+#include <archive_entry.h>
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
@@ -489,6 +491,132 @@ START_TEST(names_and_suffixes)
 }
 END_TEST
 
+
+/* ---- the Gradescope autograder ---- */
+
+/* Run run_autograder against a fake /autograder whose source is this
+ * tree; returns its exit status. */
+static int run_autograder(const char *ag)
+{
+	char cmd[512];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "AUTOGRADER_ROOT=%s "
+		 "integrations/gradescope/run_autograder > %s/stdout 2>&1",
+		 ag, ag);
+	rc = system(cmd);
+	ck_assert(WIFEXITED(rc));
+	return WEXITSTATUS(rc);
+}
+
+static void fake_autograder(char *ag, size_t len)
+{
+	char path[512], cwd[400];
+
+	snprintf(ag, len, "/tmp/wg-ag-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(ag));
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(path, sizeof(path), "%s/source", ag);
+	ck_assert_int_eq(symlink(cwd, path), 0);
+	snprintf(path, sizeof(path), "%s/submission", ag);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
+START_TEST(autograder_unusable_upload)
+{
+	char ag[64], path[512];
+	FILE *f;
+	json_error_t je;
+	json_t *v;
+
+	fake_autograder(ag, sizeof(ag));
+	snprintf(path, sizeof(path), "%s/submission/submission.zip", ag);
+	f = fopen(path, "w");
+	fputs("PK\003\004 not really", f);
+	fclose(f);
+	/* an unusable upload is graded: zero, with the reason */
+	ck_assert_int_eq(run_autograder(ag), 0);
+	snprintf(path, sizeof(path), "%s/results/results.json", ag);
+	v = json_load_file(path, 0, &je);
+	ck_assert_msg(v != NULL, "no results.json: %s", je.text);
+	validate("gradescope.schema.json", v);
+	ck_assert_double_eq(json_number_value(json_object_get(v, "score")),
+			    0);
+	json_decref(v);
+	remove_tree(ag);
+}
+END_TEST
+
+START_TEST(autograder_grades_or_fails_loudly)
+{
+	char ag[64], path[512], cmd[700];
+	json_error_t je;
+	json_t *v;
+	int rc;
+
+	fake_autograder(ag, sizeof(ag));
+	/* one exercise that does not compile: quick on any backend */
+	snprintf(cmd, sizeof(cmd), "cp tests/fixtures/compile_error/"
+		 "submission/aos_to_soa.cu %s/submission/", ag);
+	ck_assert_int_eq(system(cmd), 0);
+	rc = run_autograder(ag);
+	snprintf(path, sizeof(path), "%s/results/results.json", ag);
+	if (rc) {
+		/* no backend here: an internal error, and then no score at
+		 * all rather than a zero */
+		ck_assert_int_ne(access(path, F_OK), 0);
+		printf("SKIP: gradescope autograder grading (no backend; "
+		       "checked that an internal error leaves no "
+		       "results.json)\n");
+		remove_tree(ag);
+		return;
+	}
+	v = json_load_file(path, 0, &je);
+	ck_assert_msg(v != NULL, "no results.json: %s", je.text);
+	validate("gradescope.schema.json", v);
+	ck_assert_double_eq(json_number_value(json_object_get(v, "score")),
+			    0);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(v,
+				     "output")), "CE"));
+	json_decref(v);
+	remove_tree(ag);
+}
+END_TEST
+
+START_TEST(autograder_zip)
+{
+	char out[] = "/tmp/wg-gs-XXXXXX", zip[64], cmd[256];
+	struct archive *a;
+	struct archive_entry *ae;
+	int setup = 0, run = 0, ref = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(out));
+	snprintf(zip, sizeof(zip), "%s/ag.zip", out);
+	snprintf(cmd, sizeof(cmd), "integrations/gradescope/make-zip %s "
+		 ">/dev/null", zip);
+	ck_assert_int_eq(system(cmd), 0);
+	a = archive_read_new();
+	archive_read_support_format_zip(a);
+	ck_assert_int_eq(archive_read_open_filename(a, zip, 1 << 16),
+			 ARCHIVE_OK);
+	while (archive_read_next_header(a, &ae) == ARCHIVE_OK) {
+		const char *n = archive_entry_pathname(ae);
+		int x = (archive_entry_perm(ae) & 0100) != 0;
+
+		/* at the root of the zip, executable */
+		if (!strcmp(n, "setup.sh"))
+			setup = x;
+		if (!strcmp(n, "run_autograder"))
+			run = x;
+		ref |= !strncmp(n, "reference/", 10);
+		ck_assert_msg(strncmp(n, "tests/", 6), "%s shipped", n);
+	}
+	archive_read_free(a);
+	ck_assert(setup && run && ref);
+	remove_tree(out);
+}
+END_TEST
+
 static Suite *formats_suite(void)
 {
 	Suite *s = suite_create("formats");
@@ -517,6 +645,13 @@ static Suite *formats_suite(void)
 	tc = tcase_create("junit");
 	tcase_add_loop_test(tc, junit_schema, 0, NSAMPLES);
 	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("gradescope autograder");
+	tcase_add_test(tc, autograder_zip);
+	tcase_add_test(tc, autograder_unusable_upload);
+	tcase_add_test(tc, autograder_grades_or_fails_loudly);
+	tcase_set_timeout(tc, 900);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("command");
