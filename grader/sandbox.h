@@ -145,7 +145,8 @@ struct sandbox_result {
 	 * every 50 ms (bubblewrap hides the runner's rusage) */
 	double wall_s, cpu_s;
 	/* Captured output, NUL-terminated, owned: all of it when it fits
-	 * out_cap, else head + "\n[... N bytes omitted ...]\n" + tail. */
+	 * out_cap, else head + "\n[… N bytes omitted …]\n" + tail
+	 * (the ellipses are UTF-8 U+2026). */
 	char *out, *err;
 	size_t out_total, err_total;	/* bytes the child wrote */
 	char isolation[160];	/* what protection was in force */
