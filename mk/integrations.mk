@@ -27,3 +27,10 @@ gradescope: integrations/gradescope/make-zip
 
 student-kit: integrations/student-kit/make-kit
 	$(Q)integrations/student-kit/make-kit warpgrade-student.tar.gz
+
+# `make check` also packs the student kit, unpacks it in a temporary
+# directory, builds it there and grades the template's stubs with it.
+check: check-student-kit
+.PHONY: check-student-kit
+check-student-kit:
+	$(Q)integrations/student-kit/test-roundtrip
