@@ -22,18 +22,31 @@ for a in "$@"; do
 	esac
 done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv 2>&1 | tee "$logs/gpu.txt"
+if [ -n "$variants" ]; then
+	# Counters of the tuning variants (built by run-bench below; build
+	# it here first so that this runs before the long part).
+	nvcc -O3 -std=c++17 -arch=sm_90 -o build/bench/variants bench/variants.cu &&
+	ncu --metrics "$(sed -n 's/^metrics+*=,*//p' bench/run-bench | paste -sd,)" \
+		--clock-control none --csv --page raw \
+		build/bench/variants --ncu "$logs/variants-ncu-labels.txt" \
+		>"$logs/variants-ncu.csv" 2>"$logs/variants-ncu.err" &&
+	python3 bench/ncu_summary.py "$logs/variants-ncu.csv" \
+		"$logs/variants-ncu-labels.txt" | tee "$logs/variants-ncu.md"
+fi
 bench/run-bench $variants --reps 50 2>&1 | tee "$OUT/run-bench.log"
 rc=${PIPESTATUS[0]}
 if [ "$sanitize" = 1 ]; then
 	CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 	for tool in memcheck racecheck; do
-		timeout 100 "$CS" --tool $tool --error-exitcode 9 \
-			build/bench/bench --check-only >"$logs/sanitize-$tool.log" 2>&1
+		small=
+		[ $tool = racecheck ] && small=--small
+		timeout 150 "$CS" --tool $tool --error-exitcode 9 \
+			build/bench/bench --check-only $small >"$logs/sanitize-$tool.log" 2>&1
 		echo "compute-sanitizer $tool: exit $?" | tee -a "$OUT/run-bench.log"
 		tail -n 5 "$logs/sanitize-$tool.log"
 	done
 fi
-cp build/bench/*.log build/bench/*.md build/bench/ncu.* "$logs/" 2>/dev/null
+cp build/bench/*.log build/bench/*.md build/bench/ncu* "$logs/" 2>/dev/null
 tar -czf "$OUT/logs.tar.gz" -C build/bench logs
 cp docs/PERFORMANCE.md "$OUT/" 2>/dev/null
 exit $rc

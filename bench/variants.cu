@@ -9,6 +9,9 @@
  *   nvcc -O3 -std=c++17 -arch=sm_90 -o variants bench/variants.cu
  *
  * docs/PERFORMANCE.md records what it measured and which variant won.
+ * `variants [REPS]` times; `variants --ncu LABELS` instead launches each
+ * vec4 variant once at a counter shape (for Nsight Compute) and writes one
+ * "sweep<TAB>variant<TAB>shape" line per launch to LABELS.
  */
 #include "../reference/coalesced_transpose.cu"
 #include "../reference/padded_tile.cu"
@@ -65,6 +68,29 @@ static void cpu_reverse(const uint32_t *in, uint32_t *out, int m, int n)
 	    }}
 
 static int bad;
+static FILE *ncu_labels; /* --ncu mode: launch once, record a label */
+
+static void ncu_once(const char *title, int m, int n,
+		     const std::vector<var> &vars, cudaStream_t s)
+{
+	size_t words = (size_t)m * n;
+	uint32_t *din, *dout;
+	CK(cudaMalloc(&din, words * 4));
+	CK(cudaMalloc(&dout, words * 4));
+	std::vector<uint32_t> h(words);
+	for (size_t i = 0; i < words; i++)
+		h[i] = bench_hash(i);
+	CK(cudaMemcpy(din, h.data(), words * 4, cudaMemcpyHostToDevice));
+	for (const var &v : vars) {
+		v.fn(dout, din, m, n, s);
+		CK(cudaGetLastError());
+		CK(cudaStreamSynchronize(s));
+		fprintf(ncu_labels, "%s\t%s\t%dx%d\n", title, v.name.c_str(),
+			m, n);
+	}
+	CK(cudaFree(din));
+	CK(cudaFree(dout));
+}
 
 static void sweep(const char *title, int m, int n, std::vector<var> vars,
 		  void (*cpu)(const uint32_t *, uint32_t *, int, int),
@@ -130,6 +156,34 @@ static void sweep(const char *title, int m, int n, std::vector<var> vars,
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 40;
+	if (argc > 2 && !strcmp(argv[1], "--ncu")) {
+		ncu_labels = fopen(argv[2], "w");
+		if (!ncu_labels) {
+			fprintf(stderr, "variants: cannot open '%s'\n",
+				argv[2]);
+			return 2;
+		}
+		cudaStream_t s;
+		CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+		/* Twice each, to show how much the counters vary. */
+		for (int k = 0; k < 2; k++)
+			ncu_once("transpose", 1024, 1024,
+				 {TT(32, 256, TILE_PADDED, true),
+				  TT(64, 256, TILE_PADDED, true),
+				  TT(64, 512, TILE_PADDED, true),
+				  TT(32, 256, TILE_SWIZZLED, true),
+				  TT(64, 256, TILE_SWIZZLED, true),
+				  TT(64, 512, TILE_SWIZZLED, true)},
+				 s);
+		ncu_once("reverse", 1024, 1024,
+			 {RV(256, 1, true), RV(512, 2, true), RV(256, 4, true),
+			  RV(256, 4, false)},
+			 s);
+		ncu_once("aos_to_soa", 1 << 20, 3,
+			 {AO(128, 512), AO(256, 1024)}, s);
+		fclose(ncu_labels);
+		return 0;
+	}
 	cudaDeviceProp prop;
 	CK(cudaGetDeviceProperties(&prop, 0));
 	printf("device: %s, %d SMs, %.0f MB L2\n", prop.name,

@@ -124,7 +124,7 @@ extern "C" void wgref_aos_to_soa(float *soa, const float *aos, int count,
 	if (count <= 0 || fields <= 0)
 		return;
 	if (fields > CHUNK_MAX_FIELDS) {
-		tile_transpose_launch<64, 256, TILE_PADDED>(soa, aos, count,
+		tile_transpose_launch<64, 512, TILE_PADDED>(soa, aos, count,
 							    fields, stream);
 		return;
 	}
@@ -132,7 +132,7 @@ extern "C" void wgref_aos_to_soa(float *soa, const float *aos, int count,
 	 * guarantees 256 bytes; a misaligned caller gets the scalar path). */
 	const int vec = (uintptr_t)aos % 16 == 0;
 	if (fields == 3 && vec)
-		aos3_launch<256, 1024>(soa, aos, count, stream);
+		aos3_launch<128, 512>(soa, aos, count, stream);
 	else
 		aos_generic_launch(soa, aos, count, fields, vec, stream);
 }

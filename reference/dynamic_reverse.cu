@@ -140,5 +140,6 @@ static void reverse_rows_launch(int *out, const int *in, int rows,
 extern "C" void wgref_reverse_rows(int *out, const int *in, int rows,
 				   int cols, cudaStream_t stream)
 {
-	reverse_rows_launch<256, 4>(out, in, rows, cols, stream);
+	/* 512 threads x 2 int4: 4,096-int segments, 16 KB of shared memory. */
+	reverse_rows_launch<512, 2>(out, in, rows, cols, stream);
 }
