@@ -1714,11 +1714,15 @@ static int parse_insn(struct parser *p, struct fbuild *fb)
 		struct emu_opnd o;
 
 		next(p);
-		if (parse_operand(p, &g, 0))
+		if (parse_operand(p, &g, 0)) {
+			rop_free(&g);
 			return -1;
+		}
 		if (g.kind != RO_NAME || want_pred(p, fb, &g, &o, line) ||
-		    o.kind != OK_PRED)
+		    o.kind != OK_PRED) {
+			rop_free(&g);
 			return perr(p, line, "bad guard predicate");
+		}
 		in->guard = o.idx;
 		in->guard_neg = o.neg;
 		t = peek(p);
