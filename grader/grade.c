@@ -459,7 +459,9 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 	intake_limits_default(&lim);
 	if (intake_open(&in, o->submission, &lim, o->tmpdir)) {
 		r->error = xstrdup(in.error);
-		rc = GRADE_UNUSABLE;
+		/* a full disk is not the student's fault */
+		rc = in.status == INTAKE_E_INTERNAL ? GRADE_INTERNAL :
+						      GRADE_UNUSABLE;
 		goto out;
 	}
 	for (size_t i = 0; i < exercise_count(); i++)

@@ -308,8 +308,14 @@ static int phase_correctness(struct runner *r)
 	err = cudaMalloc((void **)&d_in, in_total ? in_total : 1);
 	if (err == cudaSuccess)
 		err = cudaMalloc((void **)&d_out, out_total ? out_total : 1);
+	/* every copy goes on the job's stream and is waited for: the
+	 * stream does not synchronise with the legacy default stream, and a
+	 * pageable cudaMemcpy may return before its data has landed */
 	if (err == cudaSuccess)
-		err = cudaMemcpy(d_in, h_in, in_total, cudaMemcpyHostToDevice);
+		err = cudaMemcpyAsync(d_in, h_in, in_total,
+				      cudaMemcpyHostToDevice, r->stream);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(r->stream);
 	if (err != cudaSuccess) {
 		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, 0, err,
 				"setting up the correctness buffers");
@@ -329,8 +335,10 @@ static int phase_correctness(struct runner *r)
 		memset(h_region + GUARD_ELEMS * es, POISON_BYTE, elems * es);
 		memset(h_region + (GUARD_ELEMS + elems) * es, GUARD_BYTE,
 		       GUARD_ELEMS * es);
-		err = cudaMemcpy(d_region, h_region, region,
-				 cudaMemcpyHostToDevice);
+		err = cudaMemcpyAsync(d_region, h_region, region,
+				      cudaMemcpyHostToDevice, r->stream);
+		if (err == cudaSuccess)
+			err = cudaStreamSynchronize(r->stream);
 		if (err != cudaSuccess) {
 			send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
 					"poisoning the output");
@@ -680,7 +688,10 @@ static int phase_counters(struct runner *r)
 	if (err == cudaSuccess)
 		err = cudaMalloc((void **)&d_out, bytes);
 	if (err == cudaSuccess)
-		err = cudaMemcpy(d_in, h_in, bytes, cudaMemcpyHostToDevice);
+		err = cudaMemcpyAsync(d_in, h_in, bytes, cudaMemcpyHostToDevice,
+				      r->stream);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(r->stream);
 	if (err != cudaSuccess) {
 		send_cuda_error(r, PROTO_PHASE_COUNTERS, 0, err,
 				"setting up the counter run");

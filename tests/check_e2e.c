@@ -167,6 +167,11 @@ int main(void)
 	const char *env = getenv("WARPGRADE_TEST_BACKEND");
 	int failed;
 
+	char cwd[4096];
+
+	/* the tests run from the tree root: make paths.c see it */
+	if (getcwd(cwd, sizeof(cwd)))
+		setenv("WARPGRADE_ROOT", cwd, 0);
 	if (env && *env)
 		backend = env;
 	if (!strcmp(backend, "emu") && !build_emu_available(why,
