@@ -615,7 +615,8 @@ static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
 	if (!grid.x || !grid.y || !grid.z || !nthreads || nthreads > 1024 ||
 	    block.x > 1024 || block.y > 1024 || block.z > 64 ||
 	    grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
-		return fail(cudaErrorInvalidConfiguration);
+		/* what CUDA 13 returns on an H200 (tests/gpu/emu-ncu.sh) */
+		return fail(cudaErrorInvalidValue);
 	st = emu_static_smem(m, k->fi);
 	if (st > SMEM_DEFAULT || smem > SMEM_OPTIN - st || smem > k->max_dyn)
 		return fail(cudaErrorInvalidValue);
