@@ -83,6 +83,7 @@ struct xctx {
 	uint64_t sink[32];
 	uint64_t clock;
 	int checks;
+	int warned_uninit;            /* one warning per launch */
 };
 
 /* epochs only grow, so shadow entries of earlier blocks and launches
@@ -215,6 +216,28 @@ static int fault(struct xctx *x, enum wgemu_fault_kind kind,
 			 loc, x->bid[0], x->bid[1], x->bid[2], what);
 	}
 	return -1;
+}
+
+/* A finding that is not an error on a GPU (the value read is garbage
+ * there, poison here): printed once per launch, execution goes on. */
+static void warn_uninit(struct xctx *x, const struct emu_insn *in,
+			int warp, int lane, uint32_t off)
+{
+	char loc[256];
+	unsigned t[3];
+
+	if (x->warned_uninit)
+		return;
+	x->warned_uninit = 1;
+	if (getenv("WGEMU_QUIET"))
+		return;
+	where(x, in, loc, sizeof(loc));
+	thread_of(x, warp, lane, t);
+	fprintf(stderr, "warpgrade emulator: warning: kernel '%.120s' at "
+		"%.80s, thread (%u,%u,%u) of block (%u,%u,%u): read of "
+		"shared memory at offset %u that no thread of the block "
+		"wrote (its value is undefined on a GPU)\n", x->kname, loc,
+		t[0], t[1], t[2], x->bid[0], x->bid[1], x->bid[2], off);
 }
 
 /* ---- per-warp storage ---- */
@@ -1109,12 +1132,11 @@ static int shadow(struct xctx *x, const struct emu_insn *in, int warp,
 
 	for (w = w0; w <= w1; w++) {
 		if (!is_store || atomic) {
+			/* common and harmless in correct kernels (a padded
+			 * tile element read, then discarded by a bounds
+			 * check): a warning, not a fault */
 			if (x->sh_wep[w] < x->block_epoch)
-				return fault(x, WGEMU_FAULT_UNINIT_SHARED, in,
-					     warp, lane, "read of shared "
-					     "memory at offset %u that no "
-					     "thread of the block wrote",
-					     w * 4);
+				warn_uninit(x, in, warp, lane, w * 4);
 		}
 		if (atomic) {
 			x->sh_wep[w] = x->epoch;
@@ -1479,6 +1501,34 @@ static void kill_lanes(struct warp *w, uint32_t m)
 	for (i = 0; i < w->nf; i++)
 		w->fr[i].call_mask &= ~m;
 	w->live &= ~m;
+}
+
+/* Lanes of the kernel's own frame that wait only to leave it (an early
+ * return parks them at the function's end, where the others reconverge):
+ * as on sm_70 and later, such threads no longer take part in barriers.
+ * Returns them when every live lane outside `active` is one; else 0. */
+static uint32_t finished_lanes(const struct warp *w, uint32_t active)
+{
+	const struct emu_func *f = w->fr[0].f;
+	uint32_t waiting = w->live & ~active, seen = 0, done = 0;
+	int i;
+
+	if (w->nf != 1)
+		return 0;
+	for (i = w->sp - 2; i >= 0 && seen != waiting; i--) {
+		const struct sentry *e = &w->stack[i];
+		uint32_t lanes = e->mask & waiting & ~seen;
+		int op;
+
+		if (!lanes)
+			continue;
+		seen |= lanes;
+		op = e->pc >= f->ninsns ? OP_RET : (int)f->insns[e->pc].op;
+		if (op != OP_RET && op != OP_EXIT)
+			return 0;
+		done |= lanes;
+	}
+	return done == waiting ? done : 0;
 }
 
 static void do_return(struct xctx *x, struct warp *w)
@@ -1959,6 +2009,8 @@ static int run_warp(struct xctx *x, struct warp *w)
 					return -1;
 				goto next_entry;
 			case OP_BAR:
+				if (m != w->live && finished_lanes(w, m))
+					kill_lanes(w, w->live & ~m);
 				if (m != w->live)
 					return fault(x, WGEMU_FAULT_BARRIER, in,
 						     w->id, __builtin_ctz(m),
@@ -2053,6 +2105,18 @@ static int run_block(struct xctx *x)
 		}
 		if (!nbar)
 			return 0;
+		/* as on sm_70 and later, threads that have exited do not
+		 * take part in a barrier: only those still running must all
+		 * have arrived */
+		{
+			unsigned live = 0;
+
+			for (i = 0; i < x->nwarps; i++)
+				live += (unsigned)__builtin_popcount(
+					x->warps[i].live);
+			if (arrived == live)
+				arrived = x->nthreads;
+		}
 		if (arrived != x->nthreads) {
 			const struct emu_insn *in =
 				&wb->fr[wb->nf - 1].f->insns[wb->bar_pc];
