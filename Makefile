@@ -6,6 +6,7 @@
 #   make check-gpu  the GPU tests (needs a usable NVIDIA GPU)
 #   make bench      reference-kernel benchmark on the GPU -> docs/PERFORMANCE.md
 #   make coverage   lcov HTML report of the test suite under build/coverage/
+#   make fuzz       libFuzzer targets (clang), FUZZ_SECONDS each
 #   make deps       install the Debian packages (as root)
 #
 # Objects go to build/ with dependency files; V=1 shows the commands;
@@ -123,7 +124,7 @@ build/tests/%: tests/%.c build/libwgcore.a build/libwgemu.a
 		$(CHECK_LIBS) -lm -lpthread
 
 # ---- user targets ----
-.PHONY: all check check-unit check-gpu demo bench coverage deps clean fuzz
+.PHONY: all check check-gpu demo bench coverage deps clean fuzz
 
 deps:
 	.ci/install-deps
@@ -135,7 +136,7 @@ check-gpu: all
 	$(Q)tests/run-gpu-tests
 
 demo: all
-	$(Q)bin/warpgrade grade tests/fixtures/good
+	$(Q)bin/warpgrade grade tests/fixtures/good/submission
 
 bench: all
 	$(Q)bench/run-bench
@@ -147,6 +148,27 @@ coverage:
 		--ignore-errors mismatch
 	genhtml --quiet build/coverage.info --output-directory build/coverage
 	@echo "coverage report: build/coverage/index.html"
+
+# Fuzzing (clang with libFuzzer): FUZZ_SECONDS per target, one after the
+# other; new inputs and crash files go under build/fuzz/.
+CLANG ?= clang
+FUZZ_SECONDS ?= 3600
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+	-I. -Iharness -Igrader -I$(CUDA_HOME)/include
+build/fuzz/intake_fuzz: fuzz/intake_fuzz.c grader/intake.c
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_FLAGS) -o $@ $^ -larchive
+build/fuzz/emu_ptx_fuzz: fuzz/emu_ptx_fuzz.c $(EMU_SRC)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_FLAGS) -o $@ $^ -lm -lstdc++
+fuzz: build/fuzz/intake_fuzz build/fuzz/emu_ptx_fuzz
+	@mkdir -p build/fuzz/intake_work build/fuzz/emu_work
+	cd build/fuzz && ./intake_fuzz -max_total_time=$(FUZZ_SECONDS) \
+		-timeout=10 -rss_limit_mb=1024 intake_work \
+		../../fuzz/intake_corpus
+	cd build/fuzz && ./emu_ptx_fuzz -max_total_time=$(FUZZ_SECONDS) \
+		-timeout=10 -rss_limit_mb=2048 -dict=../../fuzz/emu_ptx.dict \
+		emu_work ../../fuzz/emu_corpus
 
 clean:
 	rm -rf build bin
