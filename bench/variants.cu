@@ -58,8 +58,8 @@ static void cpu_reverse(const uint32_t *in, uint32_t *out, int m, int n)
 	var{std::string("reverse x" #NT " per" #PER) +                    \
 		    (V ? " vec4" : " scalar"),         \
 	    [](void *o, const void *i, int m, int n, cudaStream_t s) {     \
-		    reverse_rows_launch<NT, PER, V>((int *)o, (const int *)i, \
-						    m, n, s);              \
+		    reverse_rows_launch<NT, PER, PER, V>(                  \
+			    (int *)o, (const int *)i, m, n, s);            \
 	    }}
 #define AO(NT, R)                                                          \
 	var{"aos3 x" #NT " R" #R,                                          \
@@ -231,7 +231,8 @@ int main(int argc, char **argv)
 		      RV(128, 4, true), RV(128, 8, true), RV(256, 1, true),
 		      RV(256, 2, true), RV(256, 4, true), RV(256, 8, true),
 		      RV(512, 2, true), RV(512, 4, true), RV(1024, 2, true),
-		      RV(256, 4, false), RV(256, 16, false),
+		      RV(256, 1, false), RV(256, 4, false),
+		      RV(256, 16, false),
 	      },
 	      cpu_reverse, fl, s, reps);
 

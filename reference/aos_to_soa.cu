@@ -10,10 +10,13 @@
  * writes each field's R values as one contiguous run of the SoA array
  * (scalar stores, 32 consecutive floats per warp).  Shared memory holds the
  * records with an odd stride S (fields, or fields + 1 when fields is even),
- * so the stride-S reads of the store phase are free of bank conflicts.  The
- * 3-field case (the performance shape) is compiled separately with the
- * field count and chunk size as constants: its loops unroll, and each
- * thread keeps all its loads in flight before it touches shared memory.
+ * so the stride-S reads of the store phase are free of bank conflicts (with
+ * an even field count the padded stores of the load phase can then meet
+ * 2-way conflicts; that path is off the performance shape).  The 3-field
+ * case (the performance shape) is compiled separately with the field count
+ * and chunk size as constants (128 threads, 512 records, 6 KB of shared
+ * memory per block): its loops unroll, and each thread has all three of
+ * its float4 loads in flight before it touches shared memory.
  *
  * Wide records (more fields than that, up to any width): the matrix
  * transpose of tile_transpose.cuh, with rows = count and cols = fields,
@@ -48,7 +51,7 @@ aos_chunk_kernel(float *__restrict__ soa, const float *__restrict__ aos,
 	if (F > 0 && nrec == R) {
 		/* Full chunk of the specialised case: constant trip counts. */
 		static_assert(F == 0 || (F % 2 == 1 && (R * F) % (4 * NT) == 0),
-			      "specialised chunk must be whole float4s per thread");
+			      "specialised chunk: whole float4s per thread");
 		constexpr int V = F > 0 ? R * F / (4 * NT) : 1;
 		constexpr int W = F > 0 ? R / NT : 1;
 		float4 v[V];
@@ -68,8 +71,8 @@ aos_chunk_kernel(float *__restrict__ soa, const float *__restrict__ aos,
 				w[k] = stage[(threadIdx.x + k * NT) * F + f];
 #pragma unroll
 			for (int k = 0; k < W; k++)
-				soa[(size_t)f * count + i0 + threadIdx.x + k * NT] =
-					w[k];
+				soa[(size_t)f * count + i0 + threadIdx.x +
+				    k * NT] = w[k];
 		}
 		return;
 	}
@@ -80,7 +83,8 @@ aos_chunk_kernel(float *__restrict__ soa, const float *__restrict__ aos,
 		 * 16-byte aligned whenever aos does (checked at launch). */
 		const int n4 = n / 4;
 		for (int q = threadIdx.x; q < n4; q += NT)
-			aos_stage4[q] = reinterpret_cast<const float4 *>(src)[q];
+			aos_stage4[q] =
+				reinterpret_cast<const float4 *>(src)[q];
 		for (int p = n4 * 4 + threadIdx.x; p < n; p += NT)
 			stage[p] = src[p];
 	} else {
@@ -99,8 +103,9 @@ static void aos3_launch(float *soa, const float *aos, int count,
 			cudaStream_t stream)
 {
 	const unsigned blocks = (unsigned)((count + R - 1) / R);
-	aos_chunk_kernel<NT, R, 3><<<blocks, NT, R * 3 * sizeof(float), stream>>>(
-		soa, aos, count, 3, R, 1);
+	aos_chunk_kernel<NT, R, 3>
+		<<<blocks, NT, R * 3 * sizeof(float), stream>>>(
+			soa, aos, count, 3, R, 1);
 }
 
 static void aos_generic_launch(float *soa, const float *aos, int count,

@@ -108,9 +108,10 @@ reverse_rows_scalar(int *__restrict__ out, const int *__restrict__ in,
 	}
 }
 
-/* Both paths stay far below the 48 KB of dynamic shared memory a block may
- * use without cudaFuncSetAttribute. */
-template <int NT, int PER, bool VEC4 = true>
+/* NT threads per block; PER4 int4 (vector path) or PER ints (scalar path)
+ * per thread.  Both paths stay far below the 48 KB of dynamic shared memory
+ * a block may use without cudaFuncSetAttribute. */
+template <int NT, int PER4, int PER, bool VEC4 = true>
 static void reverse_rows_launch(int *out, const int *in, int rows,
 				int cols, cudaStream_t stream)
 {
@@ -119,13 +120,13 @@ static void reverse_rows_launch(int *out, const int *in, int rows,
 	const bool vec = VEC4 && cols % 4 == 0 &&
 			 (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
 	const int n = vec ? cols / 4 : cols;
-	const int seg = NT * PER;
+	const int seg = NT * (vec ? PER4 : PER);
 	const int segs = (n + seg - 1) / seg;
 	const int len = n < seg ? n : seg;
 	const unsigned blocks = (unsigned)rows * (unsigned)segs;
 
 	if (vec)
-		reverse_rows_vec4<NT, PER>
+		reverse_rows_vec4<NT, PER4>
 			<<<blocks, NT, len * sizeof(int4), stream>>>(
 				reinterpret_cast<int4 *>(out),
 				reinterpret_cast<const int4 *>(in), n, segs);
@@ -140,6 +141,7 @@ static void reverse_rows_launch(int *out, const int *in, int rows,
 extern "C" void wgref_reverse_rows(int *out, const int *in, int rows,
 				   int cols, cudaStream_t stream)
 {
-	/* 512 threads x 2 int4: 4,096-int segments, 16 KB of shared memory. */
-	reverse_rows_launch<512, 2>(out, in, rows, cols, stream);
+	/* 256 threads, one int4 or four ints each: 1,024-int segments, 4 KB
+	 * of shared memory per block (docs/PERFORMANCE.md has the sweep). */
+	reverse_rows_launch<256, 1, 4>(out, in, rows, cols, stream);
 }

@@ -40,7 +40,8 @@ enum { TILE_PADDED = 0, TILE_SWIZZLED = 1 };
 template <int T, int LAYOUT>
 struct tile_layout {
 	static_assert(T % 32 == 0, "tile side must be a multiple of 32");
-	static constexpr int words = LAYOUT == TILE_PADDED ? T * (T + 1) : T * T;
+	static constexpr int words =
+		LAYOUT == TILE_PADDED ? T * (T + 1) : T * T;
 
 	static __device__ __forceinline__ int at(int r, int c)
 	{
@@ -112,7 +113,8 @@ tile_transpose_vec4(float *__restrict__ out, const float *__restrict__ in,
 		const int orr = (u % GROUPS) * 32 + li * 4;
 		if (c0 + oc < cols && r0 + orr < rows)
 			*reinterpret_cast<float4 *>(
-				out + (size_t)(c0 + oc) * rows + (r0 + orr)) = v[k];
+				out + (size_t)(c0 + oc) * rows + (r0 + orr)) =
+				v[k];
 	}
 }
 
