@@ -10,7 +10,7 @@
 # already a dependency of libarchive).
 
 NETTLE_LIBS := $(shell $(PKG_CONFIG) --libs nettle 2>/dev/null || echo -lnettle)
-ifneq ($(filter-out deps clean,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out deps clean bench,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(shell $(PKG_CONFIG) --exists nettle 2>/dev/null && echo yes),yes)
 $(error missing library: nettle; install it with 'sudo make deps' (Debian package nettle-dev))
 endif
