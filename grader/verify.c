@@ -445,9 +445,14 @@ void verify_process_end(struct verify *v, const struct verify_exit *x)
 			result_set_message(v->res, "killed by signal %d %s",
 					   x->signal, where);
 	} else if (v->runner_internal) {
-		st = STATUS_XX;
-		result_set_message(v->res, "internal error in the runner: %s",
-				   v->runner_error);
+		/* the runner shares its process with the submission, whose
+		 * constructors run before it and can take its job from
+		 * stdin or write this very frame: a runner's word about its
+		 * own failure cannot make it the grader's (docs/SECURITY.md) */
+		st = STATUS_RE;
+		result_set_message(v->res, "the runner could not go on %s: %s "
+				   "(the submission runs in its process)",
+				   where, v->runner_error);
 	} else {
 		st = STATUS_RE;
 		result_set_message(v->res, "the program exited early (exit "
