@@ -112,6 +112,49 @@ bad:
 	return -1;
 }
 
+/*
+ * A grader running as root runs the runner as an unprivileged uid of its
+ * own: RLIMIT_NPROC does not apply to root, and a root runner without
+ * bubblewrap could signal or ptrace the grader and read every file.  The
+ * uid is unassigned and distinct per grader process (a batch grades in
+ * parallel; nproc counts per uid), the build directory and the runner
+ * are group-owned by it and closed to everyone else.  Namespaces are
+ * worth more than the uid: where bubblewrap works only as root (no
+ * unprivileged user namespaces), the runner stays root under bubblewrap.
+ */
+#define RUNNER_ID_BASE 2000000000L
+#define RUNNER_ID_SPAN 100000L
+
+static int start_sandboxed(struct sandbox_spec *spec,
+			   struct sandbox_result *res, const char *workdir,
+			   const char *runner)
+{
+	long id = RUNNER_ID_BASE + (long)getpid() % RUNNER_ID_SPAN;
+	static const struct {
+		int drop;
+		enum sandbox_isolation_mode mode;
+	} tries[] = {
+		{ 1, SANDBOX_ISOLATE_BWRAP },
+		{ 0, SANDBOX_ISOLATE_BWRAP },
+		{ 1, SANDBOX_ISOLATE_NONE },
+	};
+	int rc = -1;
+
+	if (geteuid() != 0 || spec->isolation != SANDBOX_ISOLATE_AUTO)
+		return sandbox_run(spec, res);
+	if (chown(workdir, 0, (gid_t)id) || chmod(workdir, 0710) ||
+	    chown(runner, 0, (gid_t)id) || chmod(runner, 0750))
+		return sandbox_run(spec, res);
+	for (size_t i = 0; rc && i < sizeof(tries) / sizeof(tries[0]); i++) {
+		spec->uid = spec->gid = tries[i].drop ? id : SANDBOX_KEEP_ID;
+		spec->isolation = tries[i].mode;
+		if (i)
+			sandbox_result_release(res);
+		rc = sandbox_run(spec, res);
+	}
+	return rc;
+}
+
 /* What isolation the last runner had, for the report. */
 static char *last_isolation;
 
@@ -193,7 +236,7 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	spec.limits.out_cap = cfg->output_cap_bytes;
 
 	verify_process_begin(v, phases);
-	if (sandbox_run(&spec, &res)) {
+	if (start_sandboxed(&spec, &res, workdir, runner)) {
 		error("cannot run the runner for %s: %s", v->ex->name,
 		      res.error);
 		goto out;
@@ -213,7 +256,10 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 		*output = s;
 	}
 	free(last_isolation);
-	last_isolation = xstrdup(res.isolation);
+	last_isolation = spec.uid != SANDBOX_KEEP_ID ?
+		xstrfmt("%s; runner as uid %ld", res.isolation, spec.uid) :
+		xstrfmt("%s%s", res.isolation, geteuid() ? "" :
+			"; runner as root (no process cap)");
 	rc = 0;
 out:
 	sandbox_result_release(&res);
