@@ -469,7 +469,7 @@ static void bwrap_args(struct strv *a, const char *bwrap,
 	};
 	const char *const *p;
 	struct stat st;
-	char link[4096];
+	char link[4096], tmpfs_size[32];
 	ssize_t n;
 	size_t i;
 	glob_t g;
@@ -495,8 +495,18 @@ static void bwrap_args(struct strv *a, const char *bwrap,
 	}
 	for (i = 0; i < sizeof(etc) / sizeof(etc[0]); i++)
 		strv_add3(a, "--ro-bind-try", etc[i], etc[i]);
+	/* tmpfs pages are memory outside RLIMIT_DATA: the writable ones
+	 * get a size, and /dev (a tmpfs too) becomes read-only */
+	snprintf(tmpfs_size, sizeof(tmpfs_size), "%llu",
+		 (unsigned long long)(spec->limits.fsize_bytes ?
+				      4 * spec->limits.fsize_bytes :
+				      (uint64_t)256 << 20));
 	strv_add3(a, "--proc", "/proc", NULL);
 	strv_add3(a, "--dev", "/dev", NULL);
+	strv_add3(a, "--size", tmpfs_size, NULL);
+	strv_add3(a, "--tmpfs", "/dev/shm", NULL);
+	strv_add3(a, "--remount-ro", "/dev", NULL);
+	strv_add3(a, "--size", tmpfs_size, NULL);
 	strv_add3(a, "--tmpfs", "/tmp", NULL);
 	if (spec->gpu) {
 		if (glob("/dev/nvidia*", 0, NULL, &g) == 0) {
