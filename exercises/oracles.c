@@ -48,3 +48,19 @@ void oracle_generate_int(uint64_t seed, size_t index,
 {
 	exercise_fill_int(seed, index, in, exercise_shape_elems(s));
 }
+
+const struct exercise_edge oracle_transpose_edges[ORACLE_TRANSPOSE_NEDGES] =
+{
+	{ { 1, 262147 }, 0, "one row, huge: many partial tiles in x" },
+	{ { 262147, 1 }, 0, "one column, huge: a grid taller than 65,535 "
+			    "rows of threads must be handled" },
+	{ { 65, 65 }, 0, "just past a power of two: partial tiles both ways" },
+	{ { 129, 257 }, 0, "just past powers of two, not square" },
+	{ { 1025, 33 }, 0, "tall, just past powers of two" },
+	{ { 33, 1025 }, 0, "wide, just past powers of two" },
+	{ { 8192, 8192 }, EXERCISE_EDGE_GPU_ONLY, "the performance shape" },
+};
+
+_Static_assert(sizeof(oracle_transpose_edges) /
+	       sizeof(oracle_transpose_edges[0]) == ORACLE_TRANSPOSE_NEDGES &&
+	       ORACLE_TRANSPOSE_NEDGES > 0, "edge count");

@@ -471,6 +471,24 @@ void verify_process_end(struct verify *v, const struct verify_exit *x)
 	}
 }
 
+/* Global accesses must move at most limit x the sectors the data needs
+ * (and at least those: fewer means the work was not done). */
+static void coalescing_check(struct verify *v, const char *name,
+			     const struct proto_counters *c, double sectors,
+			     double requests, double min_sectors)
+{
+	struct check_result *k = result_add_check(v->res, name);
+
+	k->limit = v->cfg->coalescing_limit;
+	if (!c)
+		return;
+	k->value = sectors / min_sectors;
+	k->passed = sectors >= min_sectors && k->value <= k->limit;
+	snprintf(k->detail, sizeof(k->detail), "%.0f sectors in %.0f requests "
+		 "(%.2f per request) for %.0f sectors of data", sectors,
+		 requests, requests ? sectors / requests : 0, min_sectors);
+}
+
 static void technique(struct verify *v)
 {
 	struct exercise_result *r = v->res;
@@ -496,32 +514,10 @@ static void technique(struct verify *v)
 		(double)ex->elem_size;
 	min_sectors = ceil(bytes / 32);
 	if (ex->techniques & EXERCISE_TECH_COALESCED) {
-		struct check_result *k = result_add_check(r,
-			"coalesced global loads");
-
-		k->limit = v->cfg->coalescing_limit;
-		if (c) {
-			k->value = ld_sec / min_sectors;
-			k->passed = ld_sec >= min_sectors &&
-				    k->value <= k->limit;
-			snprintf(k->detail, sizeof(k->detail),
-				 "%.0f sectors in %.0f requests (%.2f per "
-				 "request) for %.0f sectors of data",
-				 ld_sec, ld_req, ld_req ? ld_sec / ld_req : 0,
-				 min_sectors);
-		}
-		k = result_add_check(r, "coalesced global stores");
-		k->limit = v->cfg->coalescing_limit;
-		if (c) {
-			k->value = st_sec / min_sectors;
-			k->passed = st_sec >= min_sectors &&
-				    k->value <= k->limit;
-			snprintf(k->detail, sizeof(k->detail),
-				 "%.0f sectors in %.0f requests (%.2f per "
-				 "request) for %.0f sectors of data",
-				 st_sec, st_req, st_req ? st_sec / st_req : 0,
-				 min_sectors);
-		}
+		coalescing_check(v, "coalesced global loads", c, ld_sec,
+				 ld_req, min_sectors);
+		coalescing_check(v, "coalesced global stores", c, st_sec,
+				 st_req, min_sectors);
 	}
 	if (ex->techniques & EXERCISE_TECH_NO_CONFLICTS) {
 		struct check_result *k = result_add_check(r,
