@@ -643,12 +643,15 @@ int sandbox_run(const struct sandbox_spec *spec, struct sandbox_result *res)
  * CPU seconds (user+system, plus reaped children) of pid and all its
  * descendants, from /proc; bounded so a fork bomb cannot make sampling
  * expensive.  Needed because under bubblewrap the runner's usage does
- * not reach the rusage of the bwrap process we wait for.
+ * not reach the rusage of the bwrap process we wait for.  Adds their
+ * resident pages to *rss: shared mappings (MAP_SHARED|MAP_ANONYMOUS,
+ * memfd, System V segments while attached) are host memory that
+ * RLIMIT_DATA does not count.
  */
-static double tree_cpu(pid_t pid, int *budget)
+static double tree_cpu(pid_t pid, int *budget, unsigned long long *rss)
 {
 	char path[64], buf[1024], *p;
-	unsigned long long ut, st, cut, cst;
+	unsigned long long ut, st, cut, cst, pages;
 	long child;
 	double sum = 0;
 	struct dirent *de;
@@ -670,9 +673,12 @@ static double tree_cpu(pid_t pid, int *budget)
 	/* Fields after the command name, which may contain anything. */
 	p = strrchr(buf, ')');
 	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
-			"%*u %llu %llu %llu %llu", &ut, &st, &cut, &cst) == 4)
+			"%*u %llu %llu %llu %llu %*d %*d %*d %*d %*u %*u "
+			"%llu", &ut, &st, &cut, &cst, &pages) == 5) {
 		sum = (double)(ut + st + cut + cst) /
 		      (double)sysconf(_SC_CLK_TCK);
+		*rss += pages;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	if (!d)
@@ -689,7 +695,7 @@ static double tree_cpu(pid_t pid, int *budget)
 		if (!f)
 			continue;
 		while (fscanf(f, "%ld", &child) == 1 && *budget > 0)
-			sum += tree_cpu((pid_t)child, budget);
+			sum += tree_cpu((pid_t)child, budget, rss);
 		fclose(f);
 	}
 	closedir(d);
@@ -733,6 +739,7 @@ static int run_child(const struct sandbox_spec *spec,
 	double t0, drain_until = 0, t, sampled_cpu = 0;
 	size_t cap = spec->limits.out_cap ? spec->limits.out_cap :
 		     DEFAULT_OUT_CAP;
+	long page_size = sysconf(_SC_PAGESIZE);
 	unsigned char *chunk = NULL;
 	pid_t pid = -1;
 	ssize_t r;
@@ -858,9 +865,19 @@ static int run_child(const struct sandbox_spec *spec,
 		int timeout = TICK_MS, open_fds = 0, budget = 512;
 
 		if (!reaped) {
-			t = tree_cpu(pid, &budget);
+			unsigned long long rss = 0;
+
+			t = tree_cpu(pid, &budget, &rss);
 			if (t > sampled_cpu)
 				sampled_cpu = t;
+			/* memory RLIMIT_DATA misses: ends like a failed
+			 * allocation would, by a signal */
+			if (!killed && spec->limits.data_bytes &&
+			    rss * (unsigned long long)page_size >
+			    spec->limits.data_bytes) {
+				killpg(pid, SIGKILL);
+				killed = 1;
+			}
 		}
 		if (!reaped && child_exited(pid)) {
 			res->wall_s = now_s() - t0;
