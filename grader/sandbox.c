@@ -702,6 +702,50 @@ static double tree_cpu(pid_t pid, int *budget, unsigned long long *rss)
 	return sum;
 }
 
+/*
+ * Proportional set size (kB) of pid and its descendants: the resident
+ * sum of tree_cpu counts pages shared after fork() once per process, so
+ * a tree over the limit by that measure is weighed again here (slower:
+ * smaps_rollup walks the page tables).
+ */
+static unsigned long long tree_pss(pid_t pid, int *budget)
+{
+	char path[64], line[256];
+	unsigned long long sum = 0, kb;
+	long child;
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+
+	if (--*budget < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pss: %llu kB", &kb) == 1) {
+			sum += kb;
+			break;
+		}
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children",
+			 (int)pid, de->d_name);
+		f = fopen(path, "re");
+		while (f && fscanf(f, "%ld", &child) == 1 && *budget > 0)
+			sum += tree_pss((pid_t)child, budget);
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
 /* Has pid exited?  Leaves it a zombie (WNOWAIT), see run_child. */
 static int child_exited(pid_t pid)
 {
@@ -872,8 +916,11 @@ static int run_child(const struct sandbox_spec *spec,
 				sampled_cpu = t;
 			/* memory RLIMIT_DATA misses: ends like a failed
 			 * allocation would, by a signal */
+			budget = 512;
 			if (!killed && spec->limits.data_bytes &&
 			    rss * (unsigned long long)page_size >
+			    spec->limits.data_bytes &&
+			    tree_pss(pid, &budget) * 1024 >
 			    spec->limits.data_bytes) {
 				killpg(pid, SIGKILL);
 				killed = 1;
