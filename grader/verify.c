@@ -635,6 +635,10 @@ static void performance(struct verify *v)
 		if (cost[0] > 0)
 			r->speedup = cost[1] / cost[0];
 	}
+	/* the launch records exist on every backend: work put on another
+	 * stream breaks the contract even where nothing is timed */
+	if (v->off_stream_launch)
+		result_add_flag(r, "launch on another stream");
 }
 
 void verify_finish(struct verify *v)
