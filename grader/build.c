@@ -513,6 +513,9 @@ static int load_system_symbols(char *why, size_t len)
 			break;
 		}
 	}
+	/* defined by the C runtime's start files (crtbegin), referenced by
+	 * every C++ file with a static object that has a destructor */
+	symset_add(&system_symbols, "__dso_handle", strlen("__dso_handle"));
 	snprintf(cudart, sizeof(cudart), "%s/lib64/libcudart_static.a",
 		 wg_cuda_home());
 	return add_archive_symbols(cudart, why, len);
