@@ -53,6 +53,7 @@ void verify_release(struct verify *v)
 void verify_process_begin(struct verify *v, uint32_t phases)
 {
 	v->phases = phases;
+	v->have_hello = 0; /* a new process says hello again */
 	v->done = 0;
 	v->current_phase = 0;
 	v->runner_internal = 0;
@@ -332,6 +333,11 @@ int verify_frame(struct verify *v, enum proto_type t,
 	struct proto_phase_msg ph;
 	struct proto_done d;
 
+	/* the runner says hello once, first: a constructor that says it
+	 * earlier would get the job (and the seed) before main */
+	if ((t == PROTO_HELLO) == v->have_hello)
+		return proto_fail(v, v->have_hello ? "a second hello frame" :
+				  "a frame before the hello frame");
 	switch (t) {
 	case PROTO_HELLO:
 		if (proto_dec_hello(p, n, &v->hello))
