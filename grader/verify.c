@@ -454,7 +454,7 @@ void verify_process_end(struct verify *v, const struct verify_exit *x)
 		/* the runner shares its process with the submission, whose
 		 * constructors run before it and can take its job from
 		 * stdin or write this very frame: a runner's word about its
-		 * own failure cannot make it the grader's (docs/SECURITY.md) */
+		 * own failure cannot make it the grader's (SECURITY.md) */
 		st = STATUS_RE;
 		result_set_message(v->res, "the runner could not go on %s: %s "
 				   "(the submission runs in its process)",
