@@ -80,13 +80,17 @@ static int cmp_entry(const void *a, const void *b)
 		      ((const struct entry *)b)->file);
 }
 
-/* The entries to grade, sorted; names made unique. */
-static int list_entries(const char *dir, struct entry **out, size_t *n)
+/* The entries to grade, sorted; names made unique.  The results
+ * directory, when it sits among the submissions, is not one. */
+static int list_entries(const char *dir, const char *results,
+			struct entry **out, size_t *n)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	struct entry *v = NULL;
+	struct stat rs;
 	size_t cap = 0, k = 0;
+	int have_rs = !stat(results, &rs);
 
 	if (!d)
 		return error("cannot open '%s': %s", dir, strerror(errno));
@@ -97,6 +101,11 @@ static int list_entries(const char *dir, struct entry **out, size_t *n)
 		if (de->d_name[0] == '.')
 			continue;
 		path = xstrfmt("%s/%s", dir, de->d_name);
+		if (!lstat(path, &st) && have_rs && st.st_dev == rs.st_dev &&
+		    st.st_ino == rs.st_ino) {
+			free(path);
+			continue;
+		}
 		if (lstat(path, &st) ||
 		    !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
 			warning("skipping '%s': not a file or directory",
@@ -568,12 +577,12 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 			return BATCH_USAGE;
 		}
 	}
-	if (list_entries(o->submissions, &s.v, &s.n))
-		return BATCH_USAGE;
 	if (mkdir_p(o->out, 0755)) {
 		error("cannot create '%s': %s", o->out, strerror(errno));
-		goto out;
+		return BATCH_USAGE;
 	}
+	if (list_entries(o->submissions, o->out, &s.v, &s.n))
+		return BATCH_USAGE;
 	lockp = xstrfmt("%s/.lock", o->out);
 	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB)) {

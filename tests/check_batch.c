@@ -446,6 +446,25 @@ START_TEST(names_collide)
 }
 END_TEST
 
+START_TEST(results_among_submissions)
+{
+	struct batch_opts o;
+	struct batch_stats st;
+	char inner[256];
+
+	add_result_sub("ok-alice", 0);
+	opts(&o);
+	snprintf(inner, sizeof(inner), "%s/results", subs);
+	o.out = inner;
+	ck_assert_int_eq(batch_run(&o, &st), BATCH_OK);
+	/* the results directory is not graded as a submission */
+	ck_assert_uint_eq(st.total, 1);
+	ck_assert_int_eq(batch_run(&o, &st), BATCH_OK);
+	ck_assert_uint_eq(st.total, 1);
+	ck_assert_uint_eq(st.skipped, 1);
+}
+END_TEST
+
 /* ---- a real batch on the emulator ---- */
 
 static const char *const real_cases[] = { "good", "compile_error",
@@ -539,6 +558,7 @@ static Suite *batch_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, every_ending_gets_a_result);
 	tcase_add_test(tc, names_collide);
+	tcase_add_test(tc, results_among_submissions);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 
