@@ -625,9 +625,9 @@ out:
 /* ---- link ---- */
 
 static char *write_entry_table(const struct exercise *const *exs, size_t n,
-			       const char *workdir)
+			       const char *out)
 {
-	char *path = xstrfmt("%s/runner_entry.c", workdir);
+	char *path = xstrfmt("%s.entry.c", out);
 	char *src = xstrdup("#include \"runner_entry.h\"\n");
 
 	for (size_t i = 0; i < n; i++) {
@@ -686,13 +686,14 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 
 	*log = NULL;
 	memset(cached, 0, sizeof(cached));
-	entry_c = write_entry_table(exs, n, workdir);
+	/* named after the output: runners are linked in parallel */
+	entry_c = write_entry_table(exs, n, out);
 	if (!entry_c || wg_path(root_harness, sizeof(root_harness),
 				"harness")) {
 		*log = xstrdup("cannot write the runner's entry table");
 		goto out;
 	}
-	entry_o = xstrfmt("%s/runner_entry.o", workdir);
+	entry_o = xstrfmt("%s.entry.o", out);
 	snprintf(inc, sizeof(inc), "-I%s", root_harness);
 	argv[0] = "cc";
 	argv[1] = "-std=c11";

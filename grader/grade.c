@@ -34,6 +34,7 @@ struct task {
 	struct exercise_result *res;
 	char src[PATH_MAX];
 	char obj[2][PATH_MAX];   /* primary target, emulator for counters */
+	char runner[2][PATH_MAX]; /* a runner of its own for each */
 	enum task_state state;
 	int emu_ok;              /* the counters object built and passed */
 	char *log;
@@ -279,12 +280,89 @@ static int selected(const struct grade_opts *o, const struct exercise *ex)
 	return 0;
 }
 
-/* Compile (and check) every ready task for one target, up to o->jobs
- * compilers at a time, each in a child process that reports through its
- * exit status and a log file. */
-static void compile_all(const struct grade_opts *o, struct task *t,
-			size_t n, const struct build_target *tgt, int which,
-			const char *workdir)
+/* Exit codes of a build child. */
+enum { BUILD_OK, BUILD_CE, BUILD_REJECTED, BUILD_FAILED, BUILD_LINK };
+
+/* In a child process: compile one exercise for one target, check its
+ * symbols (once, for the primary target) and link a runner of its own --
+ * one runner per exercise, so that two files defining the same kernel
+ * name, or one that does not link, cost nothing to the others.  The log
+ * goes to a file; the exit status says what happened. */
+static int build_task(const struct grade_opts *o, struct task *k,
+		      const struct build_target *tgt, int which,
+		      const char *workdir)
+{
+	char *log = NULL, why[512] = "";
+	char *lp = xstrfmt("%s/%s.%s.log", workdir, k->ex->name, tgt->arch);
+	const char *obj = k->obj[which];
+	int rc = build_compile(tgt, o->cfg, k->ex, k->src, obj, &log);
+
+	if (rc < 0) {
+		rc = BUILD_FAILED;
+	} else if (rc > 0) {
+		rc = BUILD_CE;
+	} else {
+		rc = which ? 0 : build_check_symbols(k->ex, obj, why,
+						     sizeof(why));
+		free(log);
+		log = xstrdup(why);
+		if (rc > 0)
+			rc = BUILD_REJECTED;
+		else if (rc < 0)
+			rc = BUILD_FAILED;
+		else if (build_link(tgt, o->cfg, &k->ex, &obj, 1, workdir,
+				    k->runner[which], &log))
+			rc = BUILD_LINK;
+	}
+	if (log)
+		write_file_atomic(lp, log, strlen(log));
+	free(log);
+	free(lp);
+	return rc;
+}
+
+/* Record what a build child reported. */
+static void build_done(struct task *k, const struct build_target *tgt,
+		       int which, int code, const char *workdir)
+{
+	char *lp = xstrfmt("%s/%s.%s.log", workdir, k->ex->name, tgt->arch);
+	char *log = read_file(lp, 64 << 10, NULL);
+
+	free(lp);
+	if (which == 1) {
+		/* the emulator's counter runner: technique checks only */
+		k->emu_ok = code == BUILD_OK;
+		free(log);
+		return;
+	}
+	free(k->log);
+	k->log = log;
+	switch (code) {
+	case BUILD_OK:
+		break;
+	case BUILD_CE:
+		k->state = T_CE;
+		break;
+	case BUILD_REJECTED:
+		k->state = T_REJECTED;
+		snprintf(k->why, sizeof(k->why), "%s", log ? log : "");
+		break;
+	case BUILD_LINK:
+		k->state = T_XX;
+		snprintf(k->why, sizeof(k->why), "the runner could not be "
+			 "linked: %.400s", log ? log : "");
+		break;
+	default:
+		k->state = T_XX;
+		snprintf(k->why, sizeof(k->why), "could not compile or check: "
+			 "%.400s", log ? log : "");
+	}
+}
+
+/* Build every ready task for one target, up to o->jobs at a time. */
+static void build_all(const struct grade_opts *o, struct task *t, size_t n,
+		      const struct build_target *tgt, int which,
+		      const char *workdir)
 {
 	pid_t *pids = xcalloc(n, sizeof(pid_t));
 	size_t next = 0, running = 0;
@@ -298,38 +376,17 @@ static void compile_all(const struct grade_opts *o, struct task *t,
 			snprintf(k->obj[which], sizeof(k->obj[which]),
 				 "%s/%s.%s.o", workdir, k->ex->name,
 				 tgt->arch);
+			snprintf(k->runner[which], sizeof(k->runner[which]),
+				 "%s/runner-%s.%s", workdir, k->ex->name,
+				 tgt->arch);
 			if (k->state != T_READY) {
 				next++;
 				continue;
 			}
 			fflush(NULL);
 			pid = fork();
-			if (pid == 0) {
-				char *log = NULL, why[512] = "";
-				char *lp = xstrfmt("%s/%s.%s.log", workdir,
-						   k->ex->name, tgt->arch);
-				int rc = build_compile(tgt, o->cfg, k->ex,
-						       k->src, k->obj[which],
-						       &log);
-
-				if (rc == 0) {
-					rc = build_check_symbols(k->ex,
-						k->obj[which], why,
-						sizeof(why));
-					if (rc == 1)
-						rc = 2;
-					else if (rc < 0)
-						rc = 3;
-					free(log);
-					log = xstrdup(why);
-				} else if (rc < 0) {
-					rc = 3;
-				}
-				if (log)
-					write_file_atomic(lp, log,
-							  strlen(log));
-				_exit(rc);
-			}
+			if (pid == 0)
+				_exit(build_task(o, k, tgt, which, workdir));
 			if (pid < 0) {
 				k->state = T_XX;
 				snprintf(k->why, sizeof(k->why),
@@ -352,101 +409,18 @@ static void compile_all(const struct grade_opts *o, struct task *t,
 				break;
 			}
 			for (size_t i = 0; i < n; i++) {
-				struct task *k = &t[i];
-				char *lp;
-				int code;
-
 				if (pids[i] != pid)
 					continue;
 				pids[i] = 0;
 				running--;
-				code = WIFEXITED(status) ?
-					WEXITSTATUS(status) : 3;
-				lp = xstrfmt("%s/%s.%s.log", workdir,
-					     k->ex->name, tgt->arch);
-				if (which == 0) {
-					free(k->log);
-					k->log = read_file(lp, 64 << 10, NULL);
-				}
-				if (which == 1) {
-					k->emu_ok = code == 0;
-				} else if (code == 1) {
-					k->state = T_CE;
-				} else if (code == 2) {
-					k->state = T_REJECTED;
-					snprintf(k->why, sizeof(k->why), "%s",
-						 k->log ? k->log : "");
-				} else if (code != 0) {
-					k->state = T_XX;
-					snprintf(k->why, sizeof(k->why),
-						 "could not compile or check: "
-						 "%.400s",
-						 k->log ? k->log : "");
-				}
-				free(lp);
+				build_done(&t[i], tgt, which,
+					   WIFEXITED(status) ?
+					   WEXITSTATUS(status) : BUILD_FAILED,
+					   workdir);
 			}
 		}
 	}
 	free(pids);
-}
-
-/* Link a runner with every ready task; when the whole link fails, find
- * the culprits by linking each one alone. */
-static int link_runner(const struct grade_opts *o, struct task *t, size_t n,
-		       const struct build_target *tgt, int which,
-		       const char *workdir, const char *out)
-{
-	const struct exercise **exs = xcalloc(n, sizeof(*exs));
-	const char **objs = xcalloc(n, sizeof(*objs));
-	size_t k = 0;
-	char *log = NULL;
-	int rc;
-
-	for (size_t i = 0; i < n; i++) {
-		if (t[i].state != T_READY || (which == 1 && !t[i].emu_ok))
-			continue;
-		exs[k] = t[i].ex;
-		objs[k++] = t[i].obj[which];
-	}
-	rc = k ? build_link(tgt, o->cfg, exs, objs, k, workdir, out, &log) :
-		 0;
-	if (rc && which == 0) {
-		for (size_t i = 0; i < n; i++) {
-			char *one = NULL, *solo;
-
-			if (t[i].state != T_READY)
-				continue;
-			solo = xstrfmt("%s.%s", out, t[i].ex->name);
-			if (build_link(tgt, o->cfg, &t[i].ex,
-				       (const char *const *)&t[i].obj[0], 1,
-				       workdir, solo, &one)) {
-				t[i].state = T_XX;
-				snprintf(t[i].why, sizeof(t[i].why),
-					 "the runner could not be linked: "
-					 "%.400s", one ? one : "");
-			}
-			free(one);
-			free(solo);
-		}
-		free(log);
-		log = NULL;
-		/* relink with those that link */
-		k = 0;
-		for (size_t i = 0; i < n; i++)
-			if (t[i].state == T_READY) {
-				exs[k] = t[i].ex;
-				objs[k++] = t[i].obj[which];
-			}
-		rc = k ? build_link(tgt, o->cfg, exs, objs, k, workdir, out,
-				    &log) : 0;
-	}
-	if (rc && which == 1)
-		for (size_t i = 0; i < n; i++)
-			t[i].emu_ok = 0;
-	free(log);
-	free(exs);
-	free(objs);
-	return rc;
 }
 
 static char *iso_now(void)
@@ -468,7 +442,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 	const struct build_target *tgt = NULL;
 	struct task *tasks = NULL;
 	size_t ntasks = 0, present = 0;
-	char *workdir = NULL, *runner = NULL, *emu_runner = NULL;
+	char *workdir = NULL;
 	const char *slash;
 	char err[1024];
 	double t0 = now_s();
@@ -607,19 +581,10 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		warning("technique checks unavailable: %s", err);
 		use_emu_counters = 0;
 	}
-	progress(o, "compiling %zu file(s)", present);
-	compile_all(o, tasks, ntasks, tgt, 0, workdir);
+	progress(o, "building %zu file(s)", present);
+	build_all(o, tasks, ntasks, tgt, 0, workdir);
 	if (use_emu_counters)
-		compile_all(o, tasks, ntasks, &env.emu, 1, workdir);
-	runner = xstrfmt("%s/runner", workdir);
-	progress(o, "linking");
-	link_runner(o, tasks, ntasks, tgt, 0, workdir, runner);
-	if (use_emu_counters) {
-		emu_runner = xstrfmt("%s/runner-emu", workdir);
-		if (link_runner(o, tasks, ntasks, &env.emu, 1, workdir,
-				emu_runner))
-			use_emu_counters = 0;
-	}
+		build_all(o, tasks, ntasks, &env.emu, 1, workdir);
 
 	/* run and verify, one exercise at a time (timings must not share
 	 * the GPU) */
@@ -665,7 +630,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		}
 		progress(o, "%s: running on %s", k->ex->name, tgt->arch);
 		verify_init(&v, k->ex, o->cfg, r->seed, !gpu, e);
-		if (run_runner(o, &v, runner, workdir, gpu,
+		if (run_runner(o, &v, k->runner[0], workdir, gpu,
 			       PROTO_PHASE_CORRECTNESS | (gpu ?
 			       PROTO_PHASE_PERF : PROTO_PHASE_COUNTERS),
 			       gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY,
@@ -677,7 +642,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		} else if (gpu && use_emu_counters && k->emu_ok) {
 			progress(o, "%s: counting memory traffic",
 				 k->ex->name);
-			run_runner(o, &v, emu_runner, workdir, 0,
+			run_runner(o, &v, k->runner[1], workdir, 0,
 				   PROTO_PHASE_COUNTERS,
 				   PROTO_JOB_SKIP_GPU_ONLY, NULL);
 		}
@@ -721,8 +686,6 @@ out:
 	if (workdir && !getenv("WARPGRADE_KEEP"))
 		remove_tree(workdir);
 	free(workdir);
-	free(runner);
-	free(emu_runner);
 	free(last_isolation);
 	last_isolation = NULL;
 	intake_release(&in);
