@@ -28,7 +28,7 @@ struct verify {
 	const struct exercise *ex;
 	const struct score_config *cfg;
 	uint64_t seed;
-	int skip_gpu_only;
+	int skip_gpu_only;    /* the grading backend is the emulator */
 	struct exercise_result *res;
 
 	/* per shape: 0 not seen, 1 passed, 2 failed */
