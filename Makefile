@@ -156,21 +156,38 @@ coverage:
 CLANG ?= clang
 FUZZ_SECONDS ?= 3600
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
-	-I. -Iharness -Igrader -I$(CUDA_HOME)/include
+	-I. -Iharness -Igrader -I$(CUDA_HOME)/include \
+	-DWG_CUDA_HOME='"$(CUDA_HOME)"' $(LIB_CFLAGS)
 build/fuzz/intake_fuzz: fuzz/intake_fuzz.c grader/intake.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_FLAGS) -o $@ $^ -larchive
 build/fuzz/emu_ptx_fuzz: fuzz/emu_ptx_fuzz.c $(EMU_SRC)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_FLAGS) -o $@ $^ -lm -lstdc++
-fuzz: build/fuzz/intake_fuzz build/fuzz/emu_ptx_fuzz
-	@mkdir -p build/fuzz/intake_work build/fuzz/emu_work
+# The grader's readers of untrusted or hand-written input, linked with the
+# whole grader library.
+FUZZ_GRADER = $(GRADER_SRC) $(COMMON_SRC)
+build/fuzz/protocol_fuzz build/fuzz/config_fuzz: build/fuzz/%: fuzz/%.c \
+	$(FUZZ_GRADER)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_FLAGS) -Iexercises -o $@ $^ $(LIB_LIBS) -lm
+
+FUZZ_TARGETS = intake_fuzz emu_ptx_fuzz protocol_fuzz config_fuzz
+fuzz: $(addprefix build/fuzz/,$(FUZZ_TARGETS))
+	@mkdir -p build/fuzz/intake_work build/fuzz/emu_work \
+		build/fuzz/protocol_work build/fuzz/config_work
 	cd build/fuzz && ./intake_fuzz -max_total_time=$(FUZZ_SECONDS) \
 		-timeout=10 -rss_limit_mb=1024 intake_work \
 		../../fuzz/intake_corpus
 	cd build/fuzz && ./emu_ptx_fuzz -max_total_time=$(FUZZ_SECONDS) \
 		-timeout=10 -rss_limit_mb=2048 -dict=../../fuzz/emu_ptx.dict \
 		emu_work ../../fuzz/emu_corpus
+	cd build/fuzz && ./protocol_fuzz -max_total_time=$(FUZZ_SECONDS) \
+		-timeout=10 -rss_limit_mb=2048 protocol_work \
+		../../fuzz/protocol_corpus
+	cd build/fuzz && ./config_fuzz -max_total_time=$(FUZZ_SECONDS) \
+		-timeout=10 -rss_limit_mb=1024 config_work \
+		../../fuzz/config_corpus
 
 clean:
 	rm -rf build bin

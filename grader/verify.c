@@ -359,14 +359,20 @@ int verify_frame(struct verify *v, enum proto_type t,
 		return on_launches(v, p, n);
 	case PROTO_ERROR:
 		return on_error(v, p, n);
-	case PROTO_PERF:
-		if (v->current_phase != PROTO_PHASE_PERF)
-			return proto_fail(v, "perf frame outside its phase");
-		if (!v->perf)
-			v->perf = xmalloc(sizeof(*v->perf));
-		if (proto_dec_perf(p, n, v->perf))
+	case PROTO_PERF: {
+		/* decoded aside: a malformed frame must leave nothing that
+		 * verify_finish would read */
+		struct proto_perf *pf = xmalloc(sizeof(*pf));
+
+		if (v->current_phase != PROTO_PHASE_PERF ||
+		    proto_dec_perf(p, n, pf)) {
+			free(pf);
 			return proto_fail(v, "malformed perf frame");
+		}
+		free(v->perf);
+		v->perf = pf;
 		return 0;
+	}
 	case PROTO_COUNTERS: {
 		struct proto_counters *c = xmalloc(sizeof(*c));
 

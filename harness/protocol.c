@@ -586,8 +586,10 @@ int proto_dec_perf(const void *p, size_t n, struct proto_perf *m)
 	memset(m, 0, sizeof(*m));
 	proto_reader_init(&r, p, n);
 	m->reps = proto_get_u32(&r);
-	if (m->reps > PROTO_MAX_REPS)
+	if (m->reps > PROTO_MAX_REPS) {
+		m->reps = 0;
 		return -1;
+	}
 	for (uint32_t i = 0; i < m->reps; i++)
 		m->student_ms[i] = proto_get_f64(&r);
 	for (uint32_t i = 0; i < m->reps; i++)
@@ -598,7 +600,11 @@ int proto_dec_perf(const void *p, size_t n, struct proto_perf *m)
 	m->mismatched_runs = proto_get_u32(&r);
 	m->outside_stream_runs = proto_get_u32(&r);
 	m->host_sync_ms = proto_get_f64(&r);
-	return proto_reader_done(&r) ? 0 : -1;
+	if (!proto_reader_done(&r)) {
+		m->reps = 0;
+		return -1;
+	}
+	return 0;
 }
 
 void proto_enc_counters(struct proto_buf *b, const struct proto_counters *m)

@@ -507,6 +507,37 @@ START_TEST(protocol_abuse_rejected)
 }
 END_TEST
 
+/* Found by fuzzing: a malformed perf frame must leave nothing behind
+ * that the end of verification would trust (it once asked for 32 GiB). */
+START_TEST(malformed_perf_leaves_nothing)
+{
+	struct fixture fx;
+	struct proto_buf b, m;
+	struct proto_phase_msg ph = { PROTO_PHASE_PERF, 5 };
+	struct verify_exit x;
+
+	begin(&fx, "padded_tile");
+	verify_process_begin(&fx.v, PROTO_PHASE_PERF);
+	proto_buf_init(&b);
+	proto_enc_phase(&b, &ph);
+	feed(&fx.v, &b, 0);
+	proto_buf_init(&m);
+	proto_put_u32(&m, 0xffffffffu);
+	proto_buf_init(&b);
+	proto_frame(&b, PROTO_PERF, m.data, m.len);
+	proto_buf_release(&m);
+	feed(&fx.v, &b, -1);
+	memset(&x, 0, sizeof(x));
+	x.exited = 1;
+	x.killed_by_grader = 1;
+	verify_process_end(&fx.v, &x);
+	verify_finish(&fx.v);
+	ck_assert(isnan(fx.res.speedup));
+	ck_assert_int_eq(fx.res.status, STATUS_RE);
+	release(&fx);
+}
+END_TEST
+
 START_TEST(shape_sent_twice_rejected)
 {
 	struct fixture fx;
@@ -631,6 +662,7 @@ static Suite *grading_suite(void)
 	tcase_add_test(f, runner_internal_is_not_xx);
 	tcase_add_test(f, protocol_abuse_rejected);
 	tcase_add_test(f, shape_sent_twice_rejected);
+	tcase_add_test(f, malformed_perf_leaves_nothing);
 	tcase_add_test(j, json_has_the_documented_fields);
 	tcase_set_timeout(v, 10);
 	tcase_set_timeout(f, 60);
