@@ -514,11 +514,13 @@ START_TEST(malformed_perf_leaves_nothing)
 	struct fixture fx;
 	struct proto_buf b, m;
 	struct proto_phase_msg ph = { PROTO_PHASE_PERF, 5 };
+	struct proto_hello h = { "cuda", "test", 9, 0, 132, 0, 0 };
 	struct verify_exit x;
 
 	begin(&fx, "padded_tile");
 	verify_process_begin(&fx.v, PROTO_PHASE_PERF);
 	proto_buf_init(&b);
+	proto_enc_hello(&b, &h);
 	proto_enc_phase(&b, &ph);
 	feed(&fx.v, &b, 0);
 	proto_buf_init(&m);
