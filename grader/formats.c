@@ -134,38 +134,10 @@ static double round2(double v)
 	return round(v * 100) / 100;
 }
 
-/* A JSON string of text that may come from the submission: invalid UTF-8
- * becomes U+FFFD. */
+/* Text that may come from the submission; NULL is an empty string. */
 static json_t *jtext(const char *s)
 {
-	json_t *j;
-	char *clean;
-
-	if (!s)
-		s = "";
-	j = json_string(s);
-	if (j)
-		return j;
-	clean = utf8_sanitize(s);
-	j = json_string(clean);
-	free(clean);
-	return j ? j : json_string("");
-}
-
-static char *dump(json_t *root)
-{
-	char *s, *out;
-
-	if (!root)
-		BUG("cannot build a JSON document");
-	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-			     JSON_REAL_PRECISION(10));
-	json_decref(root);
-	if (!s)
-		BUG("cannot serialise a JSON document");
-	out = xstrfmt("%s\n", s);
-	free(s);
-	return out;
+	return report_json_text(s ? s : "");
 }
 
 /* A growing string on top of open_memstream. */
@@ -569,7 +541,7 @@ char *formats_gradescope(const struct grade_result *r,
 			 "leaderboard", board,
 			 "extra_data", extra);
 	free(summary);
-	return dump(root);
+	return report_json_dump(root);
 }
 
 /* ---- Autolab ---- */
@@ -681,7 +653,7 @@ char *formats_prairielearn(const struct grade_result *r,
 out:
 	free(summary);
 	free(text);
-	return dump(root);
+	return report_json_dump(root);
 }
 
 /* ---- JUnit XML ---- */

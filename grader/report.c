@@ -162,9 +162,7 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 		r->score, r->max_score, off, dim, r->seconds, off);
 }
 
-/* A JSON string of text that may come from the submission (compiler
- * messages, its output): invalid UTF-8 becomes U+FFFD. */
-static json_t *text(const char *s)
+json_t *report_json_text(const char *s)
 {
 	json_t *j;
 	char *clean;
@@ -212,7 +210,7 @@ static json_t *exercise_json(const struct exercise_result *e)
 				       json_string(f->expected) : json_null(),
 			       "got", f->index >= 0 ?
 				       json_string(f->got) : json_null(),
-			       "reason", text(f->reason),
+			       "reason", report_json_text(f->reason),
 			       "m", (json_int_t)f->m, "n", (json_int_t)f->n);
 		if (f->index >= 0)
 			json_object_set_new(ff, "element",
@@ -251,7 +249,8 @@ static json_t *exercise_json(const struct exercise_result *e)
 		      "status", status_name(e->status),
 		      "score", e->score,
 		      "max_score", e->max_score,
-		      "message", text(e->message ? e->message : ""),
+		      "message",
+		      report_json_text(e->message ? e->message : ""),
 		      "correctness", corr,
 		      "technique", tech,
 		      "performance", perf,
@@ -260,17 +259,16 @@ static json_t *exercise_json(const struct exercise_result *e)
 					  "technique", e->score_technique,
 					  "performance",
 					  e->score_performance),
-		      "compile_log", text(e->compile_log));
+		      "compile_log", report_json_text(e->compile_log));
 	if (e->runner_output && *e->runner_output)
 		json_object_set_new(o, "output",
-				    text(e->runner_output));
+				    report_json_text(e->runner_output));
 	return o;
 }
 
 char *report_json(const struct grade_result *r)
 {
 	json_t *root, *arr;
-	char *s, *out;
 
 	arr = json_array();
 	for (size_t i = 0; i < r->nex; i++)
@@ -278,8 +276,8 @@ char *report_json(const struct grade_result *r)
 	root = json_pack("{s:s, s:s, s:o, s:s, s:s, s:s, s:I, s:f, s:f, "
 			 "s:o, s:s, s:f}",
 			 "tool", WG_TOOL, "version", WG_VERSION,
-			 "submission", text(r->submission ? r->submission :
-					    ""),
+			 "submission", report_json_text(r->submission ?
+							r->submission : ""),
 			 "backend", r->backend ? r->backend : "none",
 			 "device", r->device ? r->device : "none",
 			 "isolation", r->isolation ? r->isolation : "",
@@ -291,12 +289,22 @@ char *report_json(const struct grade_result *r)
 	if (!root)
 		BUG("cannot build the JSON result");
 	if (r->error)
-		json_object_set_new(root, "error", text(r->error));
+		json_object_set_new(root, "error",
+				    report_json_text(r->error));
+	return report_json_dump(root);
+}
+
+char *report_json_dump(json_t *root)
+{
+	char *s, *out;
+
+	if (!root)
+		BUG("cannot build a JSON document");
 	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 			     JSON_REAL_PRECISION(10));
 	json_decref(root);
 	if (!s)
-		BUG("cannot serialise the JSON result");
+		BUG("cannot serialise a JSON document");
 	out = xstrfmt("%s\n", s);
 	free(s);
 	return out;

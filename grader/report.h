@@ -6,6 +6,7 @@
 #ifndef REPORT_H
 #define REPORT_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "result.h"
@@ -18,6 +19,13 @@ void report_text(FILE *f, const struct grade_result *r, int colour);
 
 /* The JSON document (owned string, ends with a newline). */
 char *report_json(const struct grade_result *r);
+
+/* A JSON string of text that may come from the submission (compiler
+ * messages, its output): invalid UTF-8 becomes U+FFFD; NULL gives null. */
+json_t *report_json_text(const char *s);
+/* Serialise (2-space indent, key order kept) and release root; the
+ * string is owned by the caller and ends with a newline. */
+char *report_json_dump(json_t *root);
 
 /* Colour for a stream: a terminal, NO_COLOR unset, TERM not "dumb". */
 int report_want_colour(FILE *f);

@@ -195,6 +195,28 @@ START_TEST(symbol_check)
 }
 END_TEST
 
+/* The template carries copies of the headers (students compile there
+ * alone); they must never drift from the exercises' own. */
+START_TEST(template_headers_are_the_exercises)
+{
+	const struct exercise *ex = exercise_table[_i];
+	char *a = xstrfmt("%s/exercises/%s/%s.h", root, ex->name, ex->name);
+	char *b = xstrfmt("%s/student_template/%s.h", root, ex->name);
+	size_t la, lb;
+	char *ta = read_file(a, 1 << 20, &la), *tb = read_file(b, 1 << 20,
+							     &lb);
+
+	ck_assert_ptr_nonnull(ta);
+	ck_assert_ptr_nonnull(tb);
+	ck_assert_msg(la == lb && !memcmp(ta, tb, la), "%s differs from %s",
+		      b, a);
+	free(ta);
+	free(tb);
+	free(a);
+	free(b);
+}
+END_TEST
+
 START_TEST(compile_error_names_the_students_file)
 {
 	const struct exercise *ex = exercise_find("aos_to_soa");
@@ -227,6 +249,7 @@ int main(void)
 			    0, 4);
 	tcase_add_loop_test(c, stubs_compile_and_pass_the_symbol_check, 0, 4);
 	tcase_add_test(c, compile_error_names_the_students_file);
+	tcase_add_loop_test(c, template_headers_are_the_exercises, 0, 4);
 	tcase_add_test(y, symbol_check);
 	tcase_set_timeout(c, 600);
 	tcase_set_timeout(y, 600);
