@@ -423,6 +423,20 @@ static void build_all(const struct grade_opts *o, struct task *t, size_t n,
 	free(pids);
 }
 
+/* The submission's name in reports: the last component of its path
+ * ("hw/alice/" and "hw/alice" are both "alice"). */
+static char *submission_name(const char *path)
+{
+	char *copy = xstrdup(path), *end = copy + strlen(copy), *start;
+
+	while (end > copy + 1 && end[-1] == '/')
+		*--end = '\0';
+	start = strrchr(copy, '/');
+	start = start && start[1] ? start + 1 : copy;
+	memmove(copy, start, strlen(start) + 1);
+	return copy;
+}
+
 static char *iso_now(void)
 {
 	char buf[32];
@@ -443,29 +457,12 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 	struct task *tasks = NULL;
 	size_t ntasks = 0, present = 0;
 	char *workdir = NULL;
-	const char *slash;
 	char err[1024];
 	double t0 = now_s();
 	int use_emu_counters = 0, rc = GRADE_INTERNAL;
 
 	memset(&in, 0, sizeof(in));
-	slash = strrchr(o->submission, '/');
-	while (slash && !slash[1] && slash > o->submission) {
-		/* "dir/": name it by the directory */
-		const char *p = slash - 1;
-
-		while (p > o->submission && *p != '/')
-			p--;
-		slash = *p == '/' ? p : NULL;
-		break;
-	}
-	r->submission = xstrdup(slash ? slash + 1 : o->submission);
-	{
-		size_t l = strlen(r->submission);
-
-		if (l > 1 && r->submission[l - 1] == '/')
-			r->submission[l - 1] = '\0';
-	}
+	r->submission = submission_name(o->submission);
 	r->generated = iso_now();
 	if (o->has_seed) {
 		r->seed = o->seed;
