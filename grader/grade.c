@@ -664,8 +664,7 @@ out:
 		r->ex = NULL;
 		r->nex = 0;
 	}
-	progress(o, "%s", "");
-	if (o->progress)
+	if (o->progress) /* clear the progress line */
 		fputs("\r\033[K", stderr);
 	if (!r->backend)
 		r->backend = xstrdup(tgt ? (tgt->backend == BUILD_CUDA ?
