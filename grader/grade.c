@@ -6,6 +6,8 @@
 #include "grade.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <signal.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -117,20 +119,44 @@ bad:
  * A grader running as root runs the runner as an unprivileged uid of its
  * own: RLIMIT_NPROC does not apply to root, and a root runner without
  * bubblewrap could signal or ptrace the grader and read every file.  The
- * uid is unassigned and distinct per grader process (a batch grades in
- * parallel; nproc counts per uid), the build directory and the runner
- * are group-owned by it and closed to everyone else.  Namespaces are
+ * uid is unassigned and distinct per run (a batch grades in parallel;
+ * nproc counts per uid), the build directory and the runner are
+ * group-owned by it and closed to everyone else, and whatever the run
+ * leaves behind is killed by uid afterwards.  Namespaces are
  * worth more than the uid: where bubblewrap works only as root (no
  * unprivileged user namespaces), the runner stays root under bubblewrap.
  */
 #define RUNNER_ID_BASE 2000000000L
 #define RUNNER_ID_SPAN 100000L
 
+/* Kill every process of uid id: what a runner left behind after its
+ * process group was killed (children that called setsid), which would
+ * otherwise eat the next runner's process cap.  A child takes the uid,
+ * so kill(-1) reaches exactly that uid's processes. */
+static void sweep_uid(long id)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid((gid_t)id) ||
+		    setuid((uid_t)id))
+			_exit(1);
+		kill(-1, SIGKILL);
+		_exit(0);
+	}
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
 static int start_sandboxed(struct sandbox_spec *spec,
 			   struct sandbox_result *res, const char *workdir,
 			   const char *runner)
 {
-	long id = RUNNER_ID_BASE + (long)getpid() % RUNNER_ID_SPAN;
+	/* a uid of its own for every run: a run's leftovers cannot share
+	 * a process cap with the next, and can be swept up by uid */
+	static unsigned seq;
+	long id = RUNNER_ID_BASE +
+		  ((long)getpid() * 64 + (long)(seq++ % 64)) % RUNNER_ID_SPAN;
 	static const struct {
 		int drop;
 		enum sandbox_isolation_mode mode;
@@ -153,6 +179,8 @@ static int start_sandboxed(struct sandbox_spec *spec,
 			sandbox_result_release(res);
 		rc = sandbox_run(spec, res);
 	}
+	if (spec->uid != SANDBOX_KEEP_ID)
+		sweep_uid(id);
 	return rc;
 }
 
