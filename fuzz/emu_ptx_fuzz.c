@@ -28,6 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct emu_module *m;
 	int k;
 
+	/* warnings about kernels would only slow the fuzzer down */
+	setenv("WGEMU_QUIET", "1", 0);
 	if (size > 1 << 16)
 		return 0;
 	m = emu_ptx_parse((const char *)data, size, err, sizeof(err));
