@@ -753,6 +753,25 @@ START_TEST(test_cmd_emu)
 }
 END_TEST
 
+/* Kernel names as the counters report them; truncated or hostile
+ * mangled names (found by fuzzing: "...IL" at the end) must not overrun. */
+START_TEST(test_demangle)
+{
+	static const char *const bad[] = { "_Z4tileIL", "_Z4tileI",
+		"_Z4tileILi", "_Z4tileILin", "_Z", "_Z999x", "" };
+	char buf[128];
+
+	emu_demangle("_Z4tileILi1EEvPfPKfii", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "tile<1>");
+	emu_demangle("_Z9transposePfPKfii", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "transpose");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		emu_demangle(bad[i], buf, sizeof(buf));
+		ck_assert(strlen(buf) < sizeof(buf));
+	}
+}
+END_TEST
+
 static Suite *emu_suite(void)
 {
 	Suite *s = suite_create("emu");
@@ -764,6 +783,7 @@ static Suite *emu_suite(void)
 			    (int)(sizeof(bad_ptx) / sizeof(bad_ptx[0])));
 	tcase_add_test(tc, test_parse_unsupported);
 	tcase_add_test(tc, test_parse_real_ptx);
+	tcase_add_test(tc, test_demangle);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("control_flow");

@@ -1524,9 +1524,12 @@ static const char *dm_targs(const char *s, char *out, size_t len)
 		o = strlen(out);
 		if (*s == 'L') {
 			const char *t = s + 1;
-			char ty = *t++;
+			char ty;
 			int neg = 0;
 
+			if (!*t)
+				return NULL; /* "IL" at the very end */
+			ty = *t++;
 			if (*t == 'n') {
 				neg = 1;
 				t++;
