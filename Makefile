@@ -146,8 +146,7 @@ bench:
 coverage:
 	$(MAKE) clean
 	$(MAKE) COVFLAGS=--coverage OPT=-O0 check
-	lcov --quiet --capture --directory build --output-file build/coverage.info \
-		--ignore-errors mismatch
+	lcov --quiet --capture --directory build --output-file build/coverage.info
 	genhtml --quiet build/coverage.info --output-directory build/coverage
 	@echo "coverage report: build/coverage/index.html"
 
