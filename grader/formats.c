@@ -658,9 +658,7 @@ out:
 
 /* ---- JUnit XML ---- */
 
-/* XML 1.0 character data: the five special characters escaped, control
- * characters XML cannot carry replaced, invalid UTF-8 sanitised. */
-static void xml_text(FILE *f, const char *s)
+void formats_markup_text(FILE *f, const char *s)
 {
 	char *clean = utf8_sanitize(s ? s : "");
 
@@ -696,7 +694,7 @@ static void xml_text(FILE *f, const char *s)
 static void xml_prop(FILE *f, const char *name, const char *value)
 {
 	fprintf(f, "      <property name=\"%s\" value=\"", name);
-	xml_text(f, value);
+	formats_markup_text(f, value);
 	fputs("\"/>\n", f);
 }
 
@@ -706,7 +704,7 @@ static void junit_case(FILE *f, const struct exercise_result *e,
 {
 	fprintf(f, "    <testcase classname=\"warpgrade.%s\" name=\"",
 		e->ex->name);
-	xml_text(f, name);
+	formats_markup_text(f, name);
 	fprintf(f, "\" time=\"%.3f\"", secs);
 	if (!kind) {
 		fputs("/>\n", f);
@@ -715,13 +713,13 @@ static void junit_case(FILE *f, const struct exercise_result *e,
 	fputs(">\n", f);
 	if (!strcmp(kind, "skipped")) {
 		fputs("      <skipped message=\"", f);
-		xml_text(f, msg);
+		formats_markup_text(f, msg);
 		fputs("\"/>\n", f);
 	} else {
 		fprintf(f, "      <%s message=\"", kind);
-		xml_text(f, msg);
+		formats_markup_text(f, msg);
 		fprintf(f, "\" type=\"%s\">", status_name(e->status));
-		xml_text(f, body && *body ? body : msg);
+		formats_markup_text(f, body && *body ? body : msg);
 		fprintf(f, "</%s>\n", kind);
 	}
 	fputs("    </testcase>\n", f);
@@ -777,7 +775,7 @@ static void junit_exercise(FILE *f, const struct grade_result *r,
 		/* JUnit timestamps carry no zone designator */
 		snprintf(buf, sizeof(buf), "%.19s", r->generated);
 		fputs(" timestamp=\"", f);
-		xml_text(f, buf);
+		formats_markup_text(f, buf);
 		fputc('"', f);
 	}
 	fputs(">\n    <properties>\n", f);
@@ -879,7 +877,7 @@ static void junit_exercise(FILE *f, const struct grade_result *r,
 	(void)pm;
 	if (e->runner_output && *e->runner_output) {
 		fputs("    <system-out>", f);
-		xml_text(f, e->runner_output);
+		formats_markup_text(f, e->runner_output);
 		fputs("</system-out>\n", f);
 	}
 	fputs("  </testsuite>\n", f);
@@ -910,7 +908,7 @@ char *formats_junit(const struct grade_result *r,
 	}
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", b.f);
 	fprintf(b.f, "<testsuites name=\"warpgrade: ");
-	xml_text(b.f, r->submission ? r->submission : "?");
+	formats_markup_text(b.f, r->submission ? r->submission : "?");
 	fprintf(b.f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
 		"skipped=\"%zu\" time=\"%.3f\">\n", tests, fail, err, skip,
 		isfinite(r->seconds) ? r->seconds : 0.0);
@@ -929,10 +927,10 @@ char *formats_junit(const struct grade_result *r,
 		      "name=\"intake\" time=\"0.000\">\n", b.f);
 		fprintf(b.f, "      <%s message=\"", internal ? "error" :
 			"failure");
-		xml_text(b.f, r->error);
+		formats_markup_text(b.f, r->error);
 		fprintf(b.f, "\" type=\"%s\">", internal ? "XX" :
 			"unusable");
-		xml_text(b.f, r->error);
+		formats_markup_text(b.f, r->error);
 		fprintf(b.f, "</%s>\n    </testcase>\n  </testsuite>\n",
 			internal ? "error" : "failure");
 	}

@@ -22,6 +22,8 @@
 
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include "result.h"
 #include "score.h"
 
@@ -64,6 +66,11 @@ char *formats_junit(const struct grade_result *r,
 /* Figures the leaderboards rank by.  Geometric mean of the measured
  * speedups (NAN when none was measured); best and mean bandwidth as a
  * fraction of the device's copy bandwidth (NAN when none). */
+/* Text as XML 1.0 / HTML character data: the five special characters
+ * escaped, control characters markup cannot carry and invalid UTF-8
+ * replaced by U+FFFD.  NULL prints nothing. */
+void formats_markup_text(FILE *f, const char *s);
+
 double results_geomean_speedup(const struct grade_result *r);
 double results_best_bandwidth(const struct grade_result *r);
 double results_mean_bandwidth(const struct grade_result *r);

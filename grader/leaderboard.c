@@ -248,36 +248,6 @@ static const char *unranked_reason(const struct lb_entry *e)
 
 /* ---- HTML ---- */
 
-static void html_text(FILE *f, const char *s)
-{
-	char *clean = utf8_sanitize(s ? s : "");
-
-	for (const unsigned char *p = (const unsigned char *)clean; *p;
-	     p++) {
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*p < 0x20 && *p != '\n' && *p != '\t' ? '?' :
-			      *p, f);
-		}
-	}
-	free(clean);
-}
-
 /* A sortable cell: data-v is the key the script sorts by. */
 static void td_num(FILE *f, double v, const char *fmt, double scale)
 {
@@ -364,7 +334,7 @@ static void html_th(FILE *f, const char *label, const char *type,
 	fprintf(f, "<th scope=\"col\" data-type=\"%s\"%s%s%s><button "
 		"type=\"button\">", type, sort ? " aria-sort=\"" : "",
 		sort ? sort : "", sort ? "\"" : "");
-	html_text(f, label);
+	formats_markup_text(f, label);
 	fputs("</button></th>", f);
 }
 
@@ -381,7 +351,7 @@ static void html_th_ex(FILE *f, const char *ex, const char *what,
 			fputs("<wbr>", f);
 	}
 	fputs("<br><small>", f);
-	html_text(f, what);
+	formats_markup_text(f, what);
 	fputs("</small></button></th>", f);
 }
 
@@ -415,11 +385,11 @@ static void html_chart(FILE *f, const struct lb_board *b)
 
 		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">",
 			label_w - 6, y + 15);
-		html_text(f, e->name);
+		formats_markup_text(f, e->name);
 		fprintf(f, "</text><rect class=\"bar\" x=\"%.0f\" y=\"%.1f\" "
 			"width=\"%.1f\" height=\"%.0f\" rx=\"2\"><title>",
 			label_w, y + 3, w, row_h - 6);
-		html_text(f, e->name);
+		formats_markup_text(f, e->name);
 		if (isfinite(e->mean_bw))
 			fprintf(f, ": %.0f%%</title></rect>", 100 * v);
 		else
@@ -453,7 +423,7 @@ static const char *status_class(enum status s)
 static void html_board(FILE *f, const struct lb_board *b, size_t idx)
 {
 	fprintf(f, "<section class=\"board\" id=\"board-%zu\">\n<h2>", idx);
-	html_text(f, b->device);
+	formats_markup_text(f, b->device);
 	fprintf(f, " <small>(%s)</small></h2>\n<p class=\"note\">%zu "
 		"%s, ranked by total score, then the geometric mean of "
 		"the measured speedups.%s</p>\n", board_kind(b), b->n,
@@ -480,9 +450,9 @@ static void html_board(FILE *f, const struct lb_board *b, size_t idx)
 
 		fprintf(f, "<tr><td data-v=\"%d\">%d</td><td data-v=\"",
 			e->rank, e->rank);
-		html_text(f, e->name);
+		formats_markup_text(f, e->name);
 		fputs("\">", f);
-		html_text(f, e->name);
+		formats_markup_text(f, e->name);
 		fprintf(f, "</td><td data-v=\"%.2f\">%.2f</td>", e->r.score,
 			e->r.score);
 		td_num(f, e->geomean, "%.2fx", 1);
@@ -536,7 +506,7 @@ char *leaderboard_html(const struct leaderboard *lb)
 		      f);
 		for (size_t i = 0; i < lb->nunranked; i++) {
 			fputs("<li>", f);
-			html_text(f, lb->unranked[i]->name);
+			formats_markup_text(f, lb->unranked[i]->name);
 			fprintf(f, ": %s</li>\n",
 				unranked_reason(lb->unranked[i]));
 		}
