@@ -1019,6 +1019,30 @@ static double rd_num(struct rd *d, json_t *o, const char *key)
 	return json_number_value(v);
 }
 
+/* A member every result has (scores): present and finite. */
+static double rd_need_num(struct rd *d, json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!v || json_is_null(v)) {
+		rd_fail(d, "missing member '%s'", key);
+		return 0;
+	}
+	if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+		rd_fail(d, "member '%s' is not a number", key);
+		return 0;
+	}
+	return json_number_value(v);
+}
+
+/* A part's points: 0 when absent. */
+static double rd_points(struct rd *d, json_t *o, const char *key)
+{
+	double v = rd_num(d, o, key);
+
+	return isnan(v) ? 0 : v;
+}
+
 static long long rd_int(struct rd *d, json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
@@ -1079,8 +1103,8 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 		rd_fail(d, "unknown status '%s'", status);
 	free(status);
 	e->status = s < 0 ? STATUS_XX : (enum status)s;
-	e->score = rd_num(d, o, "score");
-	e->max_score = rd_num(d, o, "max_score");
+	e->score = rd_need_num(d, o, "score");
+	e->max_score = rd_need_num(d, o, "max_score");
 	e->message = rd_str(d, o, "message", 0);
 	e->compile_log = rd_str(d, o, "compile_log", 0);
 	e->runner_output = rd_str(d, o, "output", 0);
@@ -1156,9 +1180,9 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 	}
 	pts = rd_obj(d, o, "points");
 	if (pts) {
-		e->score_correctness = rd_num(d, pts, "correctness");
-		e->score_technique = rd_num(d, pts, "technique");
-		e->score_performance = rd_num(d, pts, "performance");
+		e->score_correctness = rd_points(d, pts, "correctness");
+		e->score_technique = rd_points(d, pts, "technique");
+		e->score_performance = rd_points(d, pts, "performance");
 	}
 }
 
@@ -1192,8 +1216,8 @@ int results_parse(const char *text, struct grade_result *r,
 	r->error = rd_str(&d, root, "error", 0);
 	r->generated = rd_str(&d, root, "generated", 0);
 	r->seed = (uint64_t)rd_int(&d, root, "seed");
-	r->score = rd_num(&d, root, "score");
-	r->max_score = rd_num(&d, root, "max_score");
+	r->score = rd_need_num(&d, root, "score");
+	r->max_score = rd_need_num(&d, root, "max_score");
 	r->seconds = rd_num(&d, root, "seconds");
 	if (isnan(r->seconds))
 		r->seconds = 0;

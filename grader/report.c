@@ -273,18 +273,22 @@ char *report_json(const struct grade_result *r)
 	arr = json_array();
 	for (size_t i = 0; i < r->nex; i++)
 		json_array_append_new(arr, exercise_json(&r->ex[i]));
-	root = json_pack("{s:s, s:s, s:o, s:s, s:s, s:s, s:I, s:f, s:f, "
-			 "s:o, s:s, s:f}",
+	root = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:I, s:f, s:f, "
+			 "s:o, s:o, s:f}",
 			 "tool", WG_TOOL, "version", WG_VERSION,
 			 "submission", report_json_text(r->submission ?
 							r->submission : ""),
-			 "backend", r->backend ? r->backend : "none",
-			 "device", r->device ? r->device : "none",
-			 "isolation", r->isolation ? r->isolation : "",
+			 "backend", report_json_text(r->backend ?
+						     r->backend : "none"),
+			 "device", report_json_text(r->device ?
+						    r->device : "none"),
+			 "isolation", report_json_text(r->isolation ?
+						       r->isolation : ""),
 			 "seed", (json_int_t)r->seed,
 			 "score", r->score, "max_score", r->max_score,
 			 "exercises", arr,
-			 "generated", r->generated ? r->generated : "",
+			 "generated", report_json_text(r->generated ?
+						       r->generated : ""),
 			 "seconds", r->seconds);
 	if (!root)
 		BUG("cannot build the JSON result");

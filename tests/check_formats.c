@@ -131,6 +131,13 @@ START_TEST(archive_rejects)
 		"[{\"name\": \"padded_tile\", \"status\": \"GREAT\"}]}",
 		"{\"tool\": \"warpgrade\", \"score\": \"lots\", "
 		"\"exercises\": []}",
+		/* scores every view prints: missing is not a result (found
+		 * by fuzzing: the JSON view aborted on a NaN max_score) */
+		"{\"tool\": \"warpgrade\", \"score\": 1, "
+		"\"exercises\": []}",
+		"{\"tool\": \"warpgrade\", \"score\": 1, \"max_score\": "
+		"100, \"exercises\": [{\"name\": \"padded_tile\", "
+		"\"status\": \"OK\", \"max_score\": 25}]}",
 		"{\"tool\": \"warpgrade\", \"exercises\": [{\"name\": "
 		"\"padded_tile\", \"status\": \"OK\", \"performance\": "
 		"{\"speedup\": \"fast\"}}]}",
@@ -155,6 +162,7 @@ START_TEST(archive_grader_exit)
 	char err[256];
 	int st = -1;
 	const char *doc = "{\"tool\": \"warpgrade\", \"exercises\": [], "
+			  "\"score\": 0, \"max_score\": 0, "
 			  "\"error\": \"the grader did not finish\", "
 			  "\"grader_exit\": 3}";
 
