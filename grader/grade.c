@@ -248,6 +248,7 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	spec.argv = argv;
 	spec.env = env;
 	spec.workdir = dir;
+	spec.private_workdir = 1;
 	spec.ro_paths = ro;
 	spec.gpu = gpu;
 	spec.isolation = SANDBOX_ISOLATE_AUTO;
@@ -276,6 +277,8 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	x.exited = res.exited || ctx.killed;
 	x.exit_code = res.exit_code;
 	x.killed_by_grader = ctx.killed;
+	x.memory_exceeded = res.memory_exceeded;
+	x.memory_limit = spec.limits.data_bytes;
 	verify_process_end(v, &x);
 	if (output) {
 		char *s = xstrfmt("%s%s%s", *output ? *output : "",

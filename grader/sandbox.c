@@ -505,22 +505,35 @@ static void bwrap_args(struct strv *a, const char *bwrap,
 	strv_add3(a, "--dev", "/dev", NULL);
 	strv_add3(a, "--size", tmpfs_size, NULL);
 	strv_add3(a, "--tmpfs", "/dev/shm", NULL);
-	strv_add3(a, "--remount-ro", "/dev", NULL);
-	strv_add3(a, "--size", tmpfs_size, NULL);
-	strv_add3(a, "--tmpfs", "/tmp", NULL);
 	if (spec->gpu) {
-		if (glob("/dev/nvidia*", 0, NULL, &g) == 0) {
-			for (i = 0; i < g.gl_pathc; i++)
+		/* The device nodes (and /dev/nvidia-caps), bound before /dev
+		 * turns read-only: bwrap makes a mount point for each. */
+		if (glob(spec->gpu_nodes ? spec->gpu_nodes : "/dev/nvidia*",
+			 0, NULL, &g) == 0) {
+			for (i = 0; i < g.gl_pathc; i++) {
+				const char *base = strrchr(g.gl_pathv[i], '/');
+
+				snprintf(link, sizeof(link), "/dev/%s",
+					 base ? base + 1 : g.gl_pathv[i]);
 				strv_add3(a, "--dev-bind", g.gl_pathv[i],
-					  g.gl_pathv[i]);
+					  link);
+			}
 			globfree(&g);
 		}
 		/* The driver reads PCI topology and capabilities here. */
 		strv_add3(a, "--ro-bind-try", "/sys", "/sys");
 	}
+	strv_add3(a, "--remount-ro", "/dev", NULL);
+	strv_add3(a, "--size", tmpfs_size, NULL);
+	strv_add3(a, "--tmpfs", "/tmp", NULL);
 	for (p = spec->ro_paths; p && *p; p++)
 		strv_add3(a, "--ro-bind", *p, *p);
-	strv_add3(a, "--bind", spec->workdir, spec->workdir);
+	if (spec->private_workdir) {
+		strv_add3(a, "--size", tmpfs_size, NULL);
+		strv_add3(a, "--tmpfs", spec->workdir, NULL);
+	} else {
+		strv_add3(a, "--bind", spec->workdir, spec->workdir);
+	}
 	strv_add3(a, "--chdir", spec->workdir, NULL);
 	/* The sandbox's own root (mount points bwrap made) stays
 	 * read-only; the workdir and /tmp are separate mounts. */
@@ -629,7 +642,8 @@ int sandbox_run(const struct sandbox_spec *spec, struct sandbox_result *res)
 	if (bwrap)
 		snprintf(res->isolation, sizeof(res->isolation),
 			 "bubblewrap (user, pid, net, ipc namespaces; no "
-			 "capabilities; read-only system; private /tmp%s)",
+			 "capabilities; read-only system; private /tmp%s%s)",
+			 spec->private_workdir ? " and working directory" : "",
 			 spec->gpu ? "; GPU devices" : "");
 	else
 		snprintf(res->isolation, sizeof(res->isolation),
@@ -924,6 +938,7 @@ static int run_child(const struct sandbox_spec *spec,
 			    spec->limits.data_bytes) {
 				killpg(pid, SIGKILL);
 				killed = 1;
+				res->memory_exceeded = 1;
 			}
 		}
 		if (!reaped && child_exited(pid)) {
@@ -1136,6 +1151,11 @@ const char *sandbox_describe(const struct sandbox_result *r,
 	else if (r->killed_by_callback)
 		snprintf(buf, len, "stopped by the grader: corrupt protocol "
 			 "stream");
+	else if (r->memory_exceeded && l)
+		snprintf(buf, len, "killed: memory over the limit (%llu MiB)",
+			 (unsigned long long)(l->data_bytes >> 20));
+	else if (r->memory_exceeded)
+		snprintf(buf, len, "killed: memory over the limit");
 	else if (r->exited)
 		snprintf(buf, len, "exited with code %d", r->exit_code);
 	else if (r->signal == SIGXFSZ)

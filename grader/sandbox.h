@@ -102,11 +102,20 @@ struct sandbox_spec {
 	/* Existing private directory, becomes the cwd; the only writable
 	 * place (plus a private /tmp under bubblewrap). */
 	const char *workdir;
+	/* Under bubblewrap: the child sees an empty, size-capped tmpfs at
+	 * workdir instead of the host directory (what it writes there is
+	 * gone with the sandbox, and the sum of its files is capped, not
+	 * only each file).  Without bubblewrap: ignored. */
+	int private_workdir;
 	/* NULL-terminated extra paths the child may read (the runner's
 	 * directory, CUDA libraries); bind-mounted read-only under
 	 * bubblewrap, each must exist.  May be NULL. */
 	const char *const *ro_paths;
 	int gpu;		/* expose /dev/nvidia*, /sys read-only */
+	/* With gpu under bubblewrap: the device nodes to expose, a glob
+	 * whose matches appear in the sandbox's /dev under their own
+	 * names.  NULL: "/dev/nvidia*". */
+	const char *gpu_nodes;
 	enum sandbox_isolation_mode isolation;
 	/* Written to the child's stdin, then stdin is closed (unless
 	 * hold_stdin).  Not copied: valid until sandbox_run returns. */
@@ -137,6 +146,10 @@ struct sandbox_result {
 	int signal;		/* the signal, 0 if none */
 	int timed_out;		/* SANDBOX_TIMEOUT_... */
 	int killed_by_callback;
+	/* Killed (SIGKILL) because the resident memory of the child's
+	 * processes passed limits.data_bytes: memory RLIMIT_DATA does not
+	 * count (shared mappings, System V segments). */
+	int memory_exceeded;
 	/* The child's pid, also its process group id (for logs and tests;
 	 * reaped already: do not signal it) */
 	pid_t pid;

@@ -446,6 +446,11 @@ void verify_process_end(struct verify *v, const struct verify_exit *x)
 		st = STATUS_TO;
 		result_set_message(v->res, "timed out %s (%s limit)", where,
 				   x->timed_out == 2 ? "CPU" : "wall-clock");
+	} else if (!x->exited && x->memory_exceeded) {
+		st = STATUS_SG;
+		result_set_message(v->res, "killed for using more than the "
+				   "%.0f MiB memory limit %s",
+				   (double)x->memory_limit / (1 << 20), where);
 	} else if (!x->exited) {
 		const char *abbrev = sigabbrev_np(x->signal);
 

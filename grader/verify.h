@@ -85,6 +85,9 @@ struct verify_exit {
 	int exit_code;
 	int exited;
 	int killed_by_grader; /* protocol violation */
+	/* killed for resident memory over memory_limit bytes */
+	int memory_exceeded;
+	uint64_t memory_limit;
 	const char *output; /* the runner's captured stdout+stderr */
 };
 void verify_process_end(struct verify *v, const struct verify_exit *x);

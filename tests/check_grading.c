@@ -425,6 +425,20 @@ START_TEST(crash_and_timeout)
 	ck_assert_ptr_nonnull(strstr(fx.res.message, "SIGFPE"));
 	release(&fx);
 
+	/* killed for memory: says so, with the limit */
+	begin(&fx, "padded_tile");
+	send_shape(&fx, 0, -1, 0);
+	memset(&x, 0, sizeof(x));
+	x.signal = 9;
+	x.memory_exceeded = 1;
+	x.memory_limit = (uint64_t)2 << 30;
+	verify_process_end(&fx.v, &x);
+	verify_finish(&fx.v);
+	ck_assert_int_eq(fx.res.status, STATUS_SG);
+	ck_assert_msg(strstr(fx.res.message, "more than the 2048 MiB memory "
+			     "limit"), "%s", fx.res.message);
+	release(&fx);
+
 	begin(&fx, "padded_tile");
 	memset(&x, 0, sizeof(x));
 	x.timed_out = 1;

@@ -569,6 +569,102 @@ START_TEST(test_escaped_grandchild)
 }
 END_TEST
 
+/* Resident memory RLIMIT_DATA misses is watched: over the limit, the
+ * run is killed and the result says why. */
+START_TEST(test_memory_limit)
+{
+	const char *argv[] = { runner, "shmhog", "256", NULL };
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+	char why[128];
+
+	if (!setup(&spec, _i, argv, NULL))
+		return;
+	spec.limits.data_bytes = (uint64_t)64 << 20;
+	run_ok(&spec, &res);
+	ck_assert_int_eq(res.exited, 0);
+	ck_assert_int_eq(res.signal, SIGKILL);
+	ck_assert_int_eq(res.memory_exceeded, 1);
+	ck_assert_int_eq(res.timed_out, 0);
+	ck_assert_str_eq(res.out, "");
+	ck_assert_str_eq(sandbox_describe(&res, &spec.limits, why,
+					  sizeof(why)),
+			 "killed: memory over the limit (64 MiB)");
+	sandbox_result_release(&res);
+}
+END_TEST
+
+/* A private working directory under bubblewrap: the sum of the files
+ * is capped (4 x the file size limit), and none reaches the host. */
+START_TEST(test_private_workdir)
+{
+	const char *argv[] = { runner, "fill", NULL };
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+	char first[PATH_MAX + 16];
+
+	if (!setup(&spec, 1, argv, NULL))
+		return;
+	snprintf(first, sizeof(first), "%s/fill-0", work);
+	spec.private_workdir = 1;
+	spec.limits.fsize_bytes = (uint64_t)4 << 20;
+	spec.limits.wall_s = 20;
+	run_ok(&spec, &res);
+	ck_assert_int_eq(res.exit_code, 0);
+	ck_assert_msg(atoi(res.out) >= 8 && atoi(res.out) <= 16,
+		      "wrote %s MiB", res.out);
+	ck_assert_msg(access(first, F_OK) != 0, "'%s' reached the host",
+		      first);
+	sandbox_result_release(&res);
+}
+END_TEST
+
+/* The GPU's device nodes under bubblewrap: a directory among them
+ * (/dev/nvidia-caps on real hosts) and a node appear in the sandbox's
+ * /dev, which stays read-only.  Stand-ins from the test's directory play
+ * the nodes: the sandbox binds them wherever they come from. */
+START_TEST(test_gpu_nodes)
+{
+	char dev[PATH_MAX + 8], caps[PATH_MAX + 32], node[PATH_MAX + 32];
+	char glob_pat[PATH_MAX + 16];
+	const char *ex[] = { runner, "exists", "/dev/nvidia-caps",
+			     "/dev/nvidia0", "/dev/null", NULL };
+	const char *wr[] = { runner, "write", "/dev/planted", NULL };
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+	int fd;
+
+	if (!setup(&spec, 1, ex, NULL))
+		return;
+	snprintf(dev, sizeof(dev), "%s/dev", top);
+	snprintf(caps, sizeof(caps), "%s/nvidia-caps", dev);
+	snprintf(node, sizeof(node), "%s/nvidia0", dev);
+	snprintf(glob_pat, sizeof(glob_pat), "%s/nvidia*", dev);
+	ck_assert_int_eq(mkdir(dev, 0755), 0);
+	ck_assert_int_eq(mkdir(caps, 0755), 0);
+	fd = open(node, O_WRONLY | O_CREAT, 0666);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	spec.gpu = 1;
+	spec.gpu_nodes = glob_pat;
+	run_ok(&spec, &res);
+	ck_assert_msg(res.exit_code == 0, "exit %d: %s", res.exit_code,
+		      res.err ? res.err : "");
+	ck_assert_str_eq(res.out, "yes yes yes\n");
+	sandbox_result_release(&res);
+
+	setup(&spec, 1, wr, NULL);
+	spec.gpu = 1;
+	spec.gpu_nodes = glob_pat;
+	run_ok(&spec, &res);
+	ck_assert_str_eq(res.out, "unwritable\n");
+	sandbox_result_release(&res);
+	unlink(node);
+	rmdir(caps);
+	rmdir(dev);
+}
+END_TEST
+
 /* ---- grader-side failures ---- */
 
 START_TEST(test_grader_failures)
@@ -758,6 +854,9 @@ static Suite *sandbox_suite(void)
 	tcase_add_loop_test(tc, test_clean_env, 0, 2);
 	tcase_add_loop_test(tc, test_files_and_network, 0, 2);
 	tcase_add_loop_test(tc, test_escaped_grandchild, 0, 2);
+	tcase_add_test(tc, test_gpu_nodes);
+	tcase_add_test(tc, test_private_workdir);
+	tcase_add_loop_test(tc, test_memory_limit, 0, 2);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("grader failures");

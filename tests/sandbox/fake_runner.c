@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -219,6 +220,49 @@ int main(int argc, char **argv)
 		int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 		printf(fd >= 0 ? "writable\n" : "unwritable\n");
+		return 0;
+	}
+	if (!strcmp(mode, "shmhog")) {
+		/* shared memory RLIMIT_DATA does not count, kept resident */
+		size_t n = (size_t)atol(argv[2]) << 20;
+		char *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return 2;
+		memset(p, 1, n);
+		sleep(5);
+		printf("survived\n");
+		return 0;
+	}
+	if (!strcmp(mode, "fill")) {
+		/* 1 MiB files in the cwd until one cannot be written */
+		static char mib[1 << 20];
+		int files = 0;
+
+		signal(SIGXFSZ, SIG_IGN);
+		for (; files < 1024; files++) {
+			char name[32];
+			int fd;
+
+			snprintf(name, sizeof(name), "fill-%d", files);
+			fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0)
+				break;
+			if (write(fd, mib, sizeof(mib)) != (ssize_t)sizeof(mib)) {
+				close(fd);
+				break;
+			}
+			close(fd);
+		}
+		printf("%d\n", files);
+		return 0;
+	}
+	if (!strcmp(mode, "exists")) {
+		for (int i = 2; i < argc; i++)
+			printf("%s%s", i > 2 ? " " : "",
+			       access(argv[i], F_OK) ? "no" : "yes");
+		printf("\n");
 		return 0;
 	}
 	if (!strcmp(mode, "net")) {
