@@ -352,6 +352,51 @@ static int build_task(const struct grade_opts *o, struct task *k,
 	return rc;
 }
 
+/* Why a runner did not link, for the report: the functions the link
+ * missed (the student's code calls them and neither the CUDA runtime
+ * nor, on the emulator, warpgrade's runtime provides them), else the
+ * log's start. */
+static void link_failure_why(const char *log, int emu, char *buf, size_t len)
+{
+	static const char tag[] = "undefined reference to `";
+	char names[6][128];
+	int n = 0;
+	size_t k;
+
+	for (const char *p = log ? strstr(log, tag) : NULL; p && n < 6;
+	     p = strstr(p, tag)) {
+		const char *e;
+		int dup = 0;
+
+		p += sizeof(tag) - 1;
+		e = strchr(p, '\'');
+		if (!e)
+			break;
+		snprintf(names[n], sizeof(names[n]), "%.*s",
+			 (int)(e - p < 127 ? e - p : 127), p);
+		for (int i = 0; i < n; i++)
+			dup |= !strcmp(names[i], names[n]);
+		if (!dup)
+			n++;
+		p = e;
+	}
+	if (!n) {
+		snprintf(buf, len, "the runner could not be linked: %.400s",
+			 log ? log : "");
+		return;
+	}
+	k = (size_t)snprintf(buf, len, "%s: ", emu ?
+			     "the emulator does not implement what this "
+			     "code calls" : "the runner could not be linked, "
+			     "undefined");
+	for (int i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s",
+				      i ? ", " : "", names[i]);
+	if (emu && k < len)
+		snprintf(buf + k, len - k, " (grade it on a GPU, or do "
+			 "without)");
+}
+
 /* Record what a build child reported. */
 static void build_done(struct task *k, const struct build_target *tgt,
 		       int which, int code, const char *workdir)
@@ -380,8 +425,8 @@ static void build_done(struct task *k, const struct build_target *tgt,
 		break;
 	case BUILD_LINK:
 		k->state = T_XX;
-		snprintf(k->why, sizeof(k->why), "the runner could not be "
-			 "linked: %.400s", log ? log : "");
+		link_failure_why(log, tgt->backend == BUILD_EMU, k->why,
+				 sizeof(k->why));
 		break;
 	default:
 		k->state = T_XX;

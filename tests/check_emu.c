@@ -496,6 +496,56 @@ START_TEST(test_fault_trap)
 }
 END_TEST
 
+/* assert() in a kernel: cudaErrorAssert, naming the assertion */
+START_TEST(test_fault_assert)
+{
+	int *d = dalloc(64 * 4);
+	void *args[1] = { &d };
+
+	expect_fault("_Z8asserterPi", 32, 0, args, WGEMU_FAULT_ASSERT,
+		     cudaErrorAssert, "assertion `threadIdx.x != 5' failed "
+		     "(faults.cu:");
+}
+END_TEST
+
+/* printf in a kernel prints what the host's printf would, lane by lane,
+ * on the program's stdout */
+START_TEST(test_device_printf)
+{
+	int *d = dalloc(64 * 4), h[2] = { -3, 17 };
+	double x = 2.5;
+	long long q = -1234567890123ll;
+	void *args[3] = { &d, &x, &q };
+	char out[] = "/tmp/wg-printf-XXXXXX", want[512], *got;
+	int fd = mkstemp(out), saved;
+	size_t len;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(cudaMemcpy(d, h, sizeof(h), cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	load("tests/emu/faults.ptx");
+	fflush(stdout);
+	saved = dup(1);
+	ck_assert_int_eq(dup2(fd, 1), 1);
+	ck_assert_int_eq(launch("_Z7printerPKidx", 1, 1, 32, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	close(fd);
+	got = slurp(out, &len);
+	unlink(out);
+	snprintf(want, sizeof(want),
+		 "t0 d=-3 x=2.500 q=-1234567890123 c=A s=zero u=4000000000 "
+		 "h=ff w=   42|7  |   9 %% %e\n"
+		 "t1 d=17 x=2.500 q=-1234567890123 c=B s=one u=4000000000 "
+		 "h=ff w=   42|7  |   9 %% %e\n", 1.5, 1.5);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+END_TEST
+
 /* ---- counters (ground-truth.md) ---- */
 START_TEST(test_counters_set_a)
 {
@@ -717,6 +767,62 @@ START_TEST(test_api_device)
 }
 END_TEST
 
+/* The rest of the runtime students reach for: pitched copies, limits,
+ * occupancy with flags, stream-ordered allocation, priorities. */
+START_TEST(test_api_more)
+{
+	char h[3][100], back[3][100];
+	char *d = NULL, *a = NULL;
+	size_t pitch = 0, v = 0, dyn = 0;
+	int n = 0, lo = 1, hi = 1;
+
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 100; c++)
+			h[r][c] = (char)(r * 100 + c);
+	ck_assert_int_eq(cudaMallocPitch((void **)&d, &pitch, 100, 3),
+			 cudaSuccess);
+	ck_assert_uint_eq(pitch, 512);
+	ck_assert_int_eq(cudaMemset2D(d, pitch, 0, 100, 3), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy2D(d, pitch, h, 100, 100, 3,
+				      cudaMemcpyHostToDevice), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy2DAsync(back, 100, d, pitch, 100, 3,
+					   cudaMemcpyDeviceToHost, NULL),
+			 cudaSuccess);
+	ck_assert(!memcmp(h, back, sizeof(h)));
+	ck_assert_int_eq(cudaMemcpy2D(d, 50, h, 100, 100, 3,
+				      cudaMemcpyHostToDevice),
+			 cudaErrorInvalidPitchValue);
+	ck_assert_int_eq(cudaFree(d), cudaSuccess);
+	ck_assert_int_eq(cudaMallocAsync((void **)&a, 256, NULL), cudaSuccess);
+	ck_assert_int_eq(cudaFreeAsync(a, NULL), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceGetLimit(&v, cudaLimitPrintfFifoSize),
+			 cudaSuccess);
+	ck_assert_uint_eq(v, 1u << 20);
+	ck_assert_int_eq(cudaDeviceSetLimit(cudaLimitStackSize, 4096),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceGetLimit(&v, cudaLimitStackSize),
+			 cudaSuccess);
+	ck_assert_uint_eq(v, 4096);
+	ck_assert_int_eq(cudaDeviceGetStreamPriorityRange(&lo, &hi),
+			 cudaSuccess);
+	ck_assert_int_le(hi, lo);
+	load("tests/emu/faults.ptx");
+	ck_assert_int_eq(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+				 &n, wgemu_kernel("_Z8asserterPi"), 256, 0,
+				 cudaOccupancyDefault), cudaSuccess);
+	ck_assert_int_eq(n, 8);
+	ck_assert_int_eq(cudaOccupancyAvailableDynamicSMemPerBlock(&dyn,
+				 wgemu_kernel("_Z8asserterPi"), 2, 256),
+			 cudaSuccess);
+	ck_assert_uint_gt(dyn, 0);
+	ck_assert_int_eq(cudaFuncSetCacheConfig(wgemu_kernel("_Z8asserterPi"),
+						cudaFuncCachePreferShared),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidPitchValue);
+	ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+}
+END_TEST
+
 /* ---- 'warpgrade emu' end to end (needs nvcc) ---- */
 START_TEST(test_cmd_emu)
 {
@@ -805,6 +911,8 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_fault_endless);
 	tcase_add_test(tc, test_fault_misaligned);
 	tcase_add_test(tc, test_fault_trap);
+	tcase_add_test(tc, test_fault_assert);
+	tcase_add_test(tc, test_device_printf);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("counters");
@@ -818,6 +926,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_api_launch_config);
 	tcase_add_test(tc, test_api_memory);
 	tcase_add_test(tc, test_api_device);
+	tcase_add_test(tc, test_api_more);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cmd_emu");

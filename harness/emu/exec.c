@@ -84,6 +84,7 @@ struct xctx {
 	uint64_t clock;
 	int checks;
 	int warned_uninit;            /* one warning per launch */
+	size_t printf_bytes;          /* device printf output this launch */
 };
 
 /* epochs only grow, so shadow entries of earlier blocks and launches
@@ -1552,6 +1553,296 @@ static void do_return(struct xctx *x, struct warp *w)
 	w->nf--;
 }
 
+/* ---- built-in device functions: printf, assert ---- */
+
+/* Host pointer to len bytes at generic address a, as lane l sees it;
+ * NULL outside memory it can reach. */
+static uint8_t *lane_ptr(struct xctx *x, struct warp *w, int l, uint64_t a,
+			 uint64_t len)
+{
+	struct emu_alloc *al;
+
+	if (a - EMU_SHARED_WIN < EMU_WIN_SIZE) {
+		a -= EMU_SHARED_WIN;
+		return a + len <= x->smem_size ? x->smem + a : NULL;
+	}
+	if (a - EMU_LOCAL_WIN < EMU_WIN_SIZE) {
+		a -= EMU_LOCAL_WIN;
+		return a + len <= x->lcap ?
+		       w->local + (size_t)l * x->lcap + a : NULL;
+	}
+	al = global_lookup(x, a, len);
+	return al ? al->host + (a - al->dev) : NULL;
+}
+
+/* The NUL-terminated string at a (at most cap-1 bytes kept); -1 when it
+ * runs into memory the lane cannot reach. */
+static int lane_str(struct xctx *x, struct warp *w, int l, uint64_t a,
+		    char *buf, size_t cap)
+{
+	size_t i;
+
+	for (i = 0;; i++) {
+		const uint8_t *p = lane_ptr(x, w, l, a + i, 1);
+
+		if (!p)
+			return -1;
+		if (i < cap - 1)
+			buf[i] = (char)*p;
+		if (!*p)
+			break;
+	}
+	buf[i < cap - 1 ? i : cap - 1] = '\0';
+	return 0;
+}
+
+/* A call argument (a .param of the caller) of lane l, as 64 bits. */
+static uint64_t call_arg(const struct xctx *x, const struct warp *w,
+			 const struct emu_call *c, int i, int l)
+{
+	const struct frame *fr = &w->fr[w->nf - 1];
+	const struct emu_sym *s = &x->m->syms[c->arg[i]];
+	uint64_t v = 0;
+
+	if (i < c->narg)
+		memcpy(&v, w->params + fr->paoff +
+		       (size_t)l * fr->f->param_bytes + s->off,
+		       s->size < 8 ? s->size : 8);
+	return v;
+}
+
+struct obuf {
+	char *p;
+	size_t n, cap;
+};
+
+static void ob_add(struct obuf *o, const char *s, size_t n)
+{
+	if (o->n + n + 1 > o->cap) {
+		size_t nc = o->cap ? o->cap : 256;
+		char *np;
+
+		while (nc < o->n + n + 1)
+			nc *= 2;
+		np = realloc(o->p, nc);
+		if (!np)
+			return;
+		o->p = np;
+		o->cap = nc;
+	}
+	memcpy(o->p + o->n, s, n);
+	o->n += n;
+	o->p[o->n] = '\0';
+}
+
+/* Fetch the next size-byte argument of a device printf: arguments are
+ * packed in order, each aligned to its size.  0, or -1 past memory. */
+static int pf_arg(struct xctx *x, struct warp *w, int l, uint64_t args,
+		  uint64_t *off, int size, uint64_t *v)
+{
+	const uint8_t *p;
+
+	*off = (*off + (uint64_t)size - 1) & ~((uint64_t)size - 1);
+	p = args ? lane_ptr(x, w, l, args + *off, (uint64_t)size) : NULL;
+	if (!p)
+		return -1;
+	*v = 0;
+	memcpy(v, p, (size_t)size);
+	*off += (uint64_t)size;
+	return 0;
+}
+
+/*
+ * printf as CUDA's vprintf(fmt, args) does it for lane l: the format's
+ * conversions take their values from the argument buffer (ints 4 bytes,
+ * long and pointer 8, float promoted to double).  Returns the number of
+ * arguments used, as the device's printf does, or -1 for a format it
+ * cannot read.
+ */
+static int device_printf(struct xctx *x, struct warp *w, int l,
+			 uint64_t fmt_addr, uint64_t args, struct obuf *o)
+{
+	char fmt[4096], spec[64], piece[512], str[4096];
+	uint64_t off = 0, v;
+	int nargs = 0;
+
+	if (!fmt_addr || lane_str(x, w, l, fmt_addr, fmt, sizeof(fmt)))
+		return -1;
+	for (const char *p = fmt; *p;) {
+		const char *q = strchr(p, '%');
+		size_t k = 0;
+		int size = 4, longs = 0, star;
+		char conv;
+
+		if (!q) {
+			ob_add(o, p, strlen(p));
+			break;
+		}
+		ob_add(o, p, (size_t)(q - p));
+		p = q + 1;
+		if (*p == '%') {
+			ob_add(o, "%", 1);
+			p++;
+			continue;
+		}
+		spec[k++] = '%';
+		while (*p && strchr("-+ #0'", *p) && k < 20)
+			spec[k++] = *p++;
+		/* width and precision: digits or '*' (an int argument) */
+		for (int part = 0; part < 2; part++) {
+			if (part == 1) {
+				if (*p != '.')
+					break;
+				spec[k++] = *p++;
+			}
+			star = *p == '*';
+			if (star) {
+				if (pf_arg(x, w, l, args, &off, 4, &v))
+					return nargs;
+				nargs++;
+				k += (size_t)snprintf(spec + k, sizeof(spec) - k,
+						      "%d", (int)(int32_t)v);
+				p++;
+			}
+			while (*p >= '0' && *p <= '9' && k < 40)
+				spec[k++] = *p++;
+		}
+		while (*p && strchr("hlLqjzt", *p)) {
+			if (*p == 'l' || *p == 'L' || *p == 'q' ||
+			    *p == 'j' || *p == 'z' || *p == 't')
+				longs = 1;
+			p++;
+		}
+		conv = *p;
+		if (!conv)
+			break;
+		p++;
+		switch (conv) {
+		case 'd': case 'i': case 'o': case 'u': case 'x': case 'X':
+			size = longs ? 8 : 4;
+			if (pf_arg(x, w, l, args, &off, size, &v))
+				return nargs;
+			spec[k++] = 'l';
+			spec[k++] = 'l';
+			spec[k++] = conv;
+			spec[k] = '\0';
+			if (conv == 'd' || conv == 'i')
+				snprintf(piece, sizeof(piece), spec,
+					 size == 8 ? (long long)v :
+					 (long long)(int32_t)v);
+			else
+				snprintf(piece, sizeof(piece), spec,
+					 size == 8 ? (unsigned long long)v :
+					 (unsigned long long)(uint32_t)v);
+			break;
+		case 'c':
+			if (pf_arg(x, w, l, args, &off, 4, &v))
+				return nargs;
+			spec[k++] = 'c';
+			spec[k] = '\0';
+			snprintf(piece, sizeof(piece), spec, (int)(int32_t)v);
+			break;
+		case 'f': case 'F': case 'e': case 'E': case 'g': case 'G':
+		case 'a': case 'A':
+			if (pf_arg(x, w, l, args, &off, 8, &v))
+				return nargs;
+			spec[k++] = conv;
+			spec[k] = '\0';
+			snprintf(piece, sizeof(piece), spec, u2d(v));
+			break;
+		case 's':
+			if (pf_arg(x, w, l, args, &off, 8, &v))
+				return nargs;
+			spec[k++] = 's';
+			spec[k] = '\0';
+			if (!v)
+				snprintf(str, sizeof(str), "(null)");
+			else if (lane_str(x, w, l, v, str, sizeof(str)))
+				snprintf(str, sizeof(str), "<unreadable>");
+			snprintf(piece, sizeof(piece), spec, str);
+			break;
+		case 'p':
+			if (pf_arg(x, w, l, args, &off, 8, &v))
+				return nargs;
+			snprintf(piece, sizeof(piece), "0x%llx",
+				 (unsigned long long)v);
+			break;
+		case 'n':
+			if (pf_arg(x, w, l, args, &off, 8, &v))
+				return nargs;
+			piece[0] = '\0';
+			break;
+		default:	/* not a conversion: printed as written */
+			snprintf(piece, sizeof(piece), "%.*s%c", (int)k, spec,
+				 conv);
+			ob_add(o, piece, strlen(piece));
+			continue;
+		}
+		nargs++;
+		ob_add(o, piece, strlen(piece));
+	}
+	return nargs;
+}
+
+/* A GPU keeps device printf output in a FIFO of 1 MB by default
+ * (cudaLimitPrintfFifoSize); what does not fit is lost. */
+#define PRINTF_FIFO (1u << 20)
+
+static int builtin_vprintf(struct xctx *x, struct warp *w,
+			   const struct emu_call *c, uint32_t m)
+{
+	const struct frame *fr = &w->fr[w->nf - 1];
+	struct obuf o = { 0 };
+
+	for (uint32_t mm = m; mm; mm &= mm - 1) {
+		int l = __builtin_ctz(mm);
+		int32_t r;
+
+		o.n = 0;
+		r = device_printf(x, w, l, call_arg(x, w, c, 0, l),
+				  call_arg(x, w, c, 1, l), &o);
+		if (o.n && x->printf_bytes < PRINTF_FIFO) {
+			size_t n = o.n < PRINTF_FIFO - x->printf_bytes ?
+				   o.n : PRINTF_FIFO - x->printf_bytes;
+
+			fwrite(o.p, 1, n, stdout);
+			x->printf_bytes += n;
+		} else if (o.n) {
+			r = -2;	/* the FIFO is full */
+		}
+		if (c->nret > 0) {
+			const struct emu_sym *s = &x->m->syms[c->ret[0]];
+
+			memcpy(w->params + fr->paoff +
+			       (size_t)l * fr->f->param_bytes + s->off, &r,
+			       s->size < 4 ? s->size : 4);
+		}
+	}
+	fflush(stdout);
+	free(o.p);
+	return 0;
+}
+
+/* __assertfail(message, file, line, function, char size): the kernel
+ * stops with cudaErrorAssert, naming the assertion. */
+static int builtin_assertfail(struct xctx *x, struct warp *w,
+			      const struct emu_insn *in,
+			      const struct emu_call *c, uint32_t m)
+{
+	int l = __builtin_ctz(m);
+	char msg[256], file[256], func[256];
+
+	if (lane_str(x, w, l, call_arg(x, w, c, 0, l), msg, sizeof(msg)))
+		snprintf(msg, sizeof(msg), "?");
+	if (lane_str(x, w, l, call_arg(x, w, c, 1, l), file, sizeof(file)))
+		snprintf(file, sizeof(file), "?");
+	if (lane_str(x, w, l, call_arg(x, w, c, 3, l), func, sizeof(func)))
+		snprintf(func, sizeof(func), "?");
+	return fault(x, WGEMU_FAULT_ASSERT, in, w->id, l,
+		     "assertion `%s' failed (%s:%u, in %s)", msg,
+		     base_name(file), (unsigned)call_arg(x, w, c, 2, l), func);
+}
+
 static int do_call(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		   uint32_t m, int pc)
 {
@@ -1561,6 +1852,12 @@ static int do_call(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	struct frame *cf, *pf;
 	int i;
 
+	if (g->is_decl && !strcmp(g->name, "vprintf")) {
+		w->stack[w->sp - 1].pc = pc + 1;
+		return builtin_vprintf(x, w, c, m);
+	}
+	if (g->is_decl && !strcmp(g->name, "__assertfail"))
+		return builtin_assertfail(x, w, in, c, m);
 	if (g->is_decl || g->is_entry)
 		return fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
 			     __builtin_ctz(m), "call to %s function '%s'",

@@ -554,6 +554,7 @@ static cudaError_t fault_error(enum wgemu_fault_kind k)
 	case WGEMU_FAULT_LIMIT: return cudaErrorLaunchTimeout;
 	case WGEMU_FAULT_UNSUPPORTED: return cudaErrorNotSupported;
 	case WGEMU_FAULT_TRAP: return cudaErrorLaunchFailure;
+	case WGEMU_FAULT_ASSERT: return cudaErrorAssert;
 	default: return cudaErrorLaunchFailure;
 	}
 }
@@ -1228,6 +1229,309 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
 	if (blockSize <= 0 || blockSize > 1024)
 		return fail(cudaErrorInvalidValue);
 	*numBlocks = 2048 / blockSize > 32 ? 32 : 2048 / blockSize;
+	return g_sticky;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+		int *numBlocks, const void *func, int blockSize,
+		size_t dynamicSMemSize, unsigned int flags)
+{
+	(void)flags;
+	return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func,
+			blockSize, dynamicSMemSize);
+}
+
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+		const void *func, int numBlocks, int blockSize)
+{
+	struct kernel *k = find_kernel(func);
+	size_t st = 0, per;
+
+	if (g_sticky)
+		return g_sticky;
+	if (!k || kernel_load(k))
+		return fail(cudaErrorInvalidDeviceFunction);
+	if (numBlocks <= 0 || blockSize <= 0 || blockSize > 1024)
+		return fail(cudaErrorInvalidValue);
+	st = emu_static_smem(g_mods[k->mod].m, k->fi);
+	/* 228 KB per SM, 1 KB of it reserved per block */
+	per = (233472u / (unsigned)numBlocks);
+	per = per > 1024 ? per - 1024 : 0;
+	per = per > st ? per - st : 0;
+	if (per > k->max_dyn)
+		per = k->max_dyn;
+	*dynamicSmemSize = per;
+	return cudaSuccess;
+}
+
+/* Cache and shared-memory preferences: accepted, no effect (as on
+ * devices where the split is fixed). */
+cudaError_t cudaFuncSetCacheConfig(const void *func,
+				   enum cudaFuncCache cacheConfig)
+{
+	if (g_sticky)
+		return g_sticky;
+	if (!find_kernel(func))
+		return fail(cudaErrorInvalidDeviceFunction);
+	return cacheConfig >= cudaFuncCachePreferNone &&
+	       cacheConfig <= cudaFuncCachePreferEqual ? cudaSuccess :
+	       fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
+{
+	if (g_sticky)
+		return g_sticky;
+	return cacheConfig >= cudaFuncCachePreferNone &&
+	       cacheConfig <= cudaFuncCachePreferEqual ? cudaSuccess :
+	       fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+{
+	if (g_sticky)
+		return g_sticky;
+	*pCacheConfig = cudaFuncCachePreferNone;
+	return cudaSuccess;
+}
+
+static size_t g_limits[] = {
+	[cudaLimitStackSize] = 1024,
+	[cudaLimitPrintfFifoSize] = 1u << 20,
+	[cudaLimitMallocHeapSize] = 8u << 20,
+};
+
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+	if (g_sticky)
+		return g_sticky;
+	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]) ||
+	    !g_limits[limit])
+		return fail(cudaErrorUnsupportedLimit);
+	g_limits[limit] = value;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
+{
+	if (g_sticky)
+		return g_sticky;
+	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]) ||
+	    !g_limits[limit])
+		return fail(cudaErrorUnsupportedLimit);
+	*pValue = g_limits[limit];
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
+{
+	(void)hStream;
+	if (g_sticky)
+		return g_sticky;
+	*flags = cudaStreamDefault;
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
+{
+	(void)hStream;
+	if (g_sticky)
+		return g_sticky;
+	*priority = 0;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
+					     int *greatestPriority)
+{
+	if (g_sticky)
+		return g_sticky;
+	if (leastPriority)
+		*leastPriority = 0;
+	if (greatestPriority)
+		*greatestPriority = -5;
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceFlags(unsigned int *flags)
+{
+	if (g_sticky)
+		return g_sticky;
+	*flags = cudaDeviceScheduleAuto;
+	return cudaSuccess;
+}
+
+cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+	(void)flags;
+	return g_sticky;
+}
+
+/* Stream-ordered allocation: everything is in order here. */
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+	(void)hStream;
+	return cudaMalloc(devPtr, size);
+}
+
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+	(void)hStream;
+	return cudaFree(devPtr);
+}
+
+/* Pitched memory: rows padded to 512 bytes, as the GPU's
+ * texturePitchAlignment. */
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+			    size_t height)
+{
+	size_t p = (width + 511) & ~(size_t)511;
+
+	if (g_sticky)
+		return g_sticky;
+	if (!p)
+		p = 512;
+	if (height && p > SIZE_MAX / height)
+		return fail(cudaErrorMemoryAllocation);
+	*pitch = p;
+	return cudaMalloc(devPtr, p * height);
+}
+
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
+			 size_t spitch, size_t width, size_t height,
+			 enum cudaMemcpyKind kind)
+{
+	cudaError_t e;
+
+	if (g_sticky)
+		return g_sticky;
+	if (width > dpitch || width > spitch)
+		return fail(cudaErrorInvalidPitchValue);
+	for (size_t r = 0; r < height; r++) {
+		e = cudaMemcpy((char *)dst + r * dpitch,
+			       (const char *)src + r * spitch, width, kind);
+		if (e)
+			return e;
+	}
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
+			      size_t spitch, size_t width, size_t height,
+			      enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+	(void)stream;
+	return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+			 size_t height)
+{
+	cudaError_t e;
+
+	if (g_sticky)
+		return g_sticky;
+	if (width > pitch)
+		return fail(cudaErrorInvalidPitchValue);
+	for (size_t r = 0; r < height; r++) {
+		e = cudaMemset((char *)devPtr + r * pitch, value, width);
+		if (e)
+			return e;
+	}
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
+			      size_t width, size_t height,
+			      cudaStream_t stream)
+{
+	(void)stream;
+	return cudaMemset2D(devPtr, pitch, value, width, height);
+}
+
+cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
+{
+	uint8_t *h;
+	int i, j;
+
+	if (g_sticky)
+		return g_sticky;
+	h = symbol_ptr(symbol, 0, 0);
+	if (!h)
+		return fail(cudaErrorInvalidSymbol);
+	/* the device address of the symbol symbol_ptr found */
+	for (i = 0; i < g_nvars; i++) {
+		struct emu_module *m;
+
+		if (g_vars[i].host != symbol)
+			continue;
+		m = g_mods[g_vars[i].mod].m;
+		for (j = 0; j < m->nsyms; j++)
+			if (m->syms[j].owner < 0 &&
+			    !strcmp(m->syms[j].name, g_vars[i].name) &&
+			    (m->syms[j].kind == SYM_GLOBAL ||
+			     m->syms[j].kind == SYM_CONST)) {
+				*devPtr = (void *)(uintptr_t)m->syms[j].dev;
+				return cudaSuccess;
+			}
+	}
+	return fail(cudaErrorInvalidSymbol);
+}
+
+cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
+{
+	int i, j;
+
+	if (g_sticky)
+		return g_sticky;
+	if (!symbol_ptr(symbol, 0, 0))
+		return fail(cudaErrorInvalidSymbol);
+	for (i = 0; i < g_nvars; i++) {
+		struct emu_module *m;
+
+		if (g_vars[i].host != symbol)
+			continue;
+		m = g_mods[g_vars[i].mod].m;
+		for (j = 0; j < m->nsyms; j++)
+			if (m->syms[j].owner < 0 &&
+			    !strcmp(m->syms[j].name, g_vars[i].name) &&
+			    (m->syms[j].kind == SYM_GLOBAL ||
+			     m->syms[j].kind == SYM_CONST)) {
+				*size = m->syms[j].size;
+				return cudaSuccess;
+			}
+	}
+	return fail(cudaErrorInvalidSymbol);
+}
+
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+				     const void *ptr)
+{
+	if (g_sticky)
+		return g_sticky;
+	memset(attributes, 0, sizeof(*attributes));
+	if (is_dev(ptr)) {
+		attributes->type = cudaMemoryTypeDevice;
+		attributes->devicePointer = (void *)ptr;
+	} else {
+		attributes->type = cudaMemoryTypeUnregistered;
+		attributes->hostPointer = (void *)ptr;
+	}
+	attributes->device = 0;
+	return cudaSuccess;
+}
+
+/* cuda_profiler_api.h: nothing to profile. */
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
+
+cudaError_t cudaProfilerStart(void)
+{
+	return g_sticky;
+}
+
+cudaError_t cudaProfilerStop(void)
+{
 	return g_sticky;
 }
 

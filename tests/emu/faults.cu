@@ -82,3 +82,23 @@ __global__ void trapper(int *d)
 		__trap();
 	d[threadIdx.x] = 1;
 }
+
+// device printf and assert (the emulator provides vprintf and
+// __assertfail, as the CUDA runtime does on a GPU)
+#include <cassert>
+#include <cstdio>
+
+__global__ void printer(const int *d, double x, long long q)
+{
+	if (threadIdx.x < 2)
+		printf("t%d d=%d x=%.3f q=%lld c=%c s=%s u=%u h=%x w=%5d|%-3d|"
+		       "%*d %% %e\n", threadIdx.x, d[threadIdx.x], x, q, 'A' +
+		       (int)threadIdx.x, threadIdx.x ? "one" : "zero",
+		       4000000000u, 255, 42, 7, 4, 9, 1.5f);
+}
+
+__global__ void asserter(int *d)
+{
+	assert(threadIdx.x != 5);
+	d[threadIdx.x] = 1;
+}
