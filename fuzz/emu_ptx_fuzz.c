@@ -16,6 +16,7 @@
  *     fuzz/emu_corpus
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "emu/emu.h"
@@ -28,8 +29,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct emu_module *m;
 	int k;
 
-	/* warnings about kernels would only slow the fuzzer down */
+	static int once;
+
+	/* warnings about kernels would only slow the fuzzer down, and
+	 * device printf writes to stdout */
 	setenv("WGEMU_QUIET", "1", 0);
+	if (!once) {
+		once = 1;
+		if (!freopen("/dev/null", "w", stdout))
+			return 0;
+	}
 	if (size > 1 << 16)
 		return 0;
 	m = emu_ptx_parse((const char *)data, size, err, sizeof(err));

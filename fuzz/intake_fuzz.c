@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for grader/intake (issue 5): every input is written to
+ * libFuzzer target for grader/intake: every input is written to
  * a file named like an archive and taken in with intake_open under small
  * caps, then released.  What must hold: no crash, no leak, no hang, and
  * nothing created outside the extraction directory -- checked after each

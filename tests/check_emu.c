@@ -10,6 +10,8 @@
  * leaks into the next test.
  */
 #include <check.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,6 +342,53 @@ START_TEST(test_partial_warp_reverse)
 	/* 2 warps (32 + 16 lanes): 2 + 1 sectors... one request each */
 	ck_assert_uint_eq(last_counters().global_load_requests, 2);
 	ck_assert_uint_eq(last_counters().global_load_sectors, 4 + 2);
+}
+END_TEST
+
+/* bfind (behind __ffs), redux.sync (__reduce_*_sync) and tanh.approx,
+ * against the host's arithmetic */
+START_TEST(test_intrinsics)
+{
+	int h[32], o[224], *d, *di, add = 0, mn = INT32_MAX, orr = 0, xr = 0;
+	unsigned mx = 0;
+	float *df, fo[32];
+	void *args[3];
+
+	load("tests/emu/kernels.ptx");
+	for (int i = 0; i < 32; i++) {
+		h[i] = i == 0 ? 0 : i == 1 ? -8 :
+		       (int)((i * 2654435761u) >> 7);
+		add += h[i];
+		mn = h[i] < mn ? h[i] : mn;
+		mx = (unsigned)h[i] > mx ? (unsigned)h[i] : mx;
+		orr |= h[i];
+		xr ^= h[i];
+	}
+	d = dalloc(sizeof(o));
+	di = dalloc(sizeof(h));
+	df = dalloc(sizeof(fo));
+	cudaMemcpy(di, h, sizeof(h), cudaMemcpyHostToDevice);
+	args[0] = &d;
+	args[1] = &di;
+	args[2] = &df;
+	ck_assert_int_eq(launch("_Z10intrinsicsPiPKiPf", 1, 1, 32, 1, 0,
+				args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	cudaMemcpy(fo, df, sizeof(fo), cudaMemcpyDeviceToHost);
+	for (int i = 0; i < 32; i++) {
+		ck_assert_int_eq(o[i], __builtin_ffs(h[i]));
+		if (h[i])
+			ck_assert_int_eq(o[32 + i],
+					 31 - __builtin_clz((unsigned)h[i]));
+		ck_assert_int_eq(o[64 + i], add);
+		ck_assert_int_eq(o[96 + i], mn);
+		ck_assert_uint_eq((unsigned)o[128 + i], mx);
+		ck_assert_int_eq(o[160 + i], orr);
+		ck_assert_int_eq(o[192 + i], xr);
+		ck_assert_float_eq_tol(fo[i], tanhf((float)h[i] * 0.001f),
+				       1e-6);
+	}
 }
 END_TEST
 
@@ -897,6 +946,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_divergence);
 	tcase_add_test(tc, test_transpose_shapes);
 	tcase_add_test(tc, test_partial_warp_reverse);
+	tcase_add_test(tc, test_intrinsics);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("faults");

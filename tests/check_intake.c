@@ -1,5 +1,5 @@
 /*
- * Check tests for grader/intake: the hostile-archive corpus of issue 5
+ * Check tests for grader/intake: the hostile-archive corpus
  * (generated at test time by tests/archives/make-hostile-archives into a
  * temporary directory, never into the repository), directory and single
  * file input, the caps, and the promise that nothing is ever written

@@ -41,7 +41,8 @@ enum emu_op {
 	OP_ST, OP_ATOM, OP_RED, OP_BAR, OP_WARPSYNC, OP_SHFL, OP_VOTE,
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_MEMBAR, OP_MUL24,
 	OP_MAD24, OP_SAD, OP_COPYSIGN, OP_TESTP, OP_ACTIVEMASK, OP_SLCT,
-	OP_SET, OP_MOVPACK, OP_MOVUNPACK, OP_DP4A, OP_CLOCK, OP_UNSUP,
+	OP_SET, OP_MOVPACK, OP_MOVUNPACK, OP_DP4A, OP_CLOCK, OP_BFIND,
+	OP_REDUX, OP_TANH, OP_UNSUP,
 	OP_COUNT
 };
 extern const char *const emu_op_name[OP_COUNT];
@@ -50,7 +51,8 @@ extern const char *const emu_op_name[OP_COUNT];
 enum {
 	F_FTZ = 1, F_SAT = 2, F_APPROX = 4, F_WIDE = 8, F_HI = 16,
 	F_LO = 32, F_UNI = 64, F_CC = 128, F_TO = 256, F_WRAP = 512,
-	F_LEFT = 1024, F_NC = 2048, F_VOLATILE = 4096, F_FULL = 8192
+	F_LEFT = 1024, F_NC = 2048, F_VOLATILE = 4096, F_FULL = 8192,
+	F_SHIFTAMT = 16384
 };
 /* rounding: none, rn, rz, rm, rp, and the integer forms rni..rpi */
 enum { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI };

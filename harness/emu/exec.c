@@ -494,6 +494,7 @@ static int float_op(struct xctx *x, const struct emu_insn *in, uint32_t m,
 			case OP_EX2: r = exp2f(a); break;
 			case OP_LG2: r = log2f(a); break;
 			case OP_SIN: r = sinf(a); break;
+			case OP_TANH: r = tanhf(a); break;
 			case OP_COS: r = cosf(a); break;
 			case OP_COPYSIGN: r = copysignf(b, a); break;
 			default: r = 0; break;
@@ -533,6 +534,7 @@ static int float_op(struct xctx *x, const struct emu_insn *in, uint32_t m,
 			case OP_EX2: r = exp2(a); break;
 			case OP_LG2: r = log2(a); break;
 			case OP_SIN: r = sin(a); break;
+			case OP_TANH: r = tanh(a); break;
 			case OP_COS: r = cos(a); break;
 			case OP_COPYSIGN: r = copysign(b, a); break;
 			default: r = 0; break;
@@ -946,6 +948,21 @@ static int int_op(const struct emu_insn *in, uint32_t m, uint64_t *D,
 	case OP_POPC:
 		LANES(D[l] = (uint64_t)__builtin_popcountll(trunc_sz(A[l],
 								      sz)));
+		return 0;
+	case OP_BFIND:
+		/* the most significant non-sign bit, or its distance from
+		 * the top with .shiftamt; 0xffffffff when there is none */
+		LANES({
+			uint64_t a = trunc_sz(A[l], sz);
+			int pos;
+
+			if (s && (a >> (bits - 1) & 1))
+				a = trunc_sz(~a, sz);
+			pos = a ? 63 - __builtin_clzll(a) : -1;
+			D[l] = pos < 0 ? 0xffffffffu :
+			       (uint32_t)(in->flags & F_SHIFTAMT ?
+					  bits - 1 - pos : pos);
+		});
 		return 0;
 	case OP_CLZ:
 		LANES({
@@ -2024,6 +2041,7 @@ static int run_warp(struct xctx *x, struct warp *w)
 			case OP_FMA: case OP_DIV: case OP_REM: case OP_MIN:
 			case OP_MAX: case OP_ABS: case OP_NEG: case OP_CNOT:
 			case OP_SHL: case OP_SHR: case OP_POPC: case OP_CLZ:
+			case OP_BFIND: case OP_TANH:
 			case OP_BREV: case OP_BFE: case OP_PRMT: case OP_SHF:
 			case OP_SQRT: case OP_RSQRT: case OP_RCP: case OP_EX2:
 			case OP_LG2: case OP_SIN: case OP_COS: case OP_MUL24:
@@ -2252,6 +2270,40 @@ static int run_warp(struct xctx *x, struct warp *w)
 				LANES(D[l] = (uint32_t)t3[l]);
 				if (in->ndst == 2)
 					pred_set(P, &in->d[1], m, pv);
+				break;
+			}
+			case OP_REDUX: {
+				/* redux.sync.op: every lane of m gets the
+				 * reduction over m (32-bit) */
+				int sg = emu_type_kind[in->type] == 's';
+				uint32_t acc = 0;
+				int first = 1;
+
+				A = src(x, w, R, f, &in->s[0], t0);
+				for (uint32_t mm = m; mm; mm &= mm - 1) {
+					uint32_t v = (uint32_t)A[
+						__builtin_ctz(mm)];
+
+					if (first) {
+						acc = v;
+						first = 0;
+						continue;
+					}
+					switch (in->sub) {
+					case 0: acc += v; break;
+					case 1: acc = sg ? ((int32_t)v <
+						(int32_t)acc ? v : acc) :
+						(v < acc ? v : acc); break;
+					case 2: acc = sg ? ((int32_t)v >
+						(int32_t)acc ? v : acc) :
+						(v > acc ? v : acc); break;
+					case 3: acc &= v; break;
+					case 4: acc |= v; break;
+					default: acc ^= v; break;
+					}
+				}
+				D = dst(x, R, &in->d[0]);
+				LANES(D[l] = acc);
 				break;
 			}
 			case OP_VOTE: {

@@ -34,7 +34,7 @@ const char *const emu_op_name[OP_COUNT] = {
 	"cvta", "ld", "st", "atom", "red", "bar", "bar.warp", "shfl",
 	"vote", "bra", "call", "ret", "exit", "trap", "membar", "mul24",
 	"mad24", "sad", "copysign", "testp", "activemask", "slct", "set",
-	"mov", "mov", "dp4a", "mov", "unsupported"
+	"mov", "mov", "dp4a", "mov", "bfind", "redux", "tanh", "unsupported"
 };
 
 static const char *const sreg_names[SR_COUNT] = {
@@ -1137,7 +1137,8 @@ static const struct opname opnames[] = {
 	{ "activemask", OP_ACTIVEMASK }, { "slct", OP_SLCT },
 	{ "set", OP_SET }, { "dp4a", OP_DP4A }, { "pmevent", OP_NOP },
 	{ "nanosleep", OP_NOP }, { "prefetch", OP_NOP },
-	{ "prefetchu", OP_NOP }, { "brkpt", OP_NOP }, { NULL, 0 }
+	{ "prefetchu", OP_NOP }, { "brkpt", OP_NOP }, { "bfind", OP_BFIND },
+	{ "redux", OP_REDUX }, { "tanh", OP_TANH }, { NULL, 0 }
 };
 
 static const char *const cmp_names[] = {
@@ -1150,6 +1151,10 @@ static const char *const atom_names[] = {
 };
 static const char *const rnd_names[] = {
 	"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", NULL
+};
+/* redux.sync operations, in the order exec.c applies them */
+static const char *const redux_names[] = {
+	"add", "min", "max", "and", "or", "xor", NULL
 };
 static const char *const ignored_mods[] = {
 	"sync", "aligned", "relaxed", "acquire", "release", "acq_rel", "sc",
@@ -1243,6 +1248,11 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 			in->sub = SH_BFLY;
 		else if (op == OP_SHFL && !strcmp(s, "idx"))
 			in->sub = SH_IDX;
+		else if (op == OP_BFIND && !strcmp(s, "shiftamt"))
+			in->flags |= F_SHIFTAMT;
+		else if (op == OP_REDUX &&
+			 (k = name_index(redux_names, s)) >= 0)
+			in->sub = (uint8_t)k;
 		else if (op == OP_VOTE && !strcmp(s, "ballot"))
 			in->sub = VO_BALLOT;
 		else if (op == OP_VOTE && !strcmp(s, "any"))
@@ -1541,7 +1551,7 @@ static int decode_operands(struct parser *p, struct fbuild *fb,
 	case OP_MOV: case OP_ABS: case OP_NEG: case OP_NOT: case OP_CNOT:
 	case OP_POPC: case OP_CLZ: case OP_BREV: case OP_SQRT:
 	case OP_RSQRT: case OP_RCP: case OP_EX2: case OP_LG2: case OP_SIN:
-	case OP_COS: case OP_CVT: case OP_CVTA:
+	case OP_COS: case OP_CVT: case OP_CVTA: case OP_BFIND: case OP_TANH:
 		ns = 1;
 		break;
 	default:

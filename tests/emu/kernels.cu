@@ -96,3 +96,20 @@ __global__ void diverge(int *out, double *dout, const double *din)
 	dout[t] = sqrt(din[t]) * 2.5 + din[t] / 3.0;
 	atomicAdd(&out[64], 1);
 }
+
+// integer intrinsics that compile to bfind and redux.sync, and the
+// tanh.approx that fast math makes of tanhf (sm_90 PTX)
+__global__ void intrinsics(int *out, const int *in, float *fout)
+{
+	int t = threadIdx.x, v = in[t];
+	out[t] = __ffs(v);                        // bfind.shiftamt + arith
+	out[32 + t] = 31 - __clz(v);              // clz
+	out[64 + t] = __reduce_add_sync(0xffffffff, v);
+	out[96 + t] = __reduce_min_sync(0xffffffff, v);
+	out[128 + t] = (int)__reduce_max_sync(0xffffffffu, (unsigned)v);
+	out[160 + t] = (int)__reduce_or_sync(0xffffffffu, (unsigned)v);
+	out[192 + t] = (int)__reduce_xor_sync(0xffffffffu, (unsigned)v);
+	float x = (float)v * 0.001f, r;
+	asm("tanh.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+	fout[t] = r;
+}
