@@ -11,11 +11,20 @@ set -u
 target=$(realpath "$1") corpus=$(realpath "$2") secs=$3 jobs=$4
 summary=$(realpath -m "$5")
 shift 5
+# the jobs run in a scratch directory: options naming files need
+# absolute paths
+opts=()
+for o in "$@"; do
+	case $o in
+	-dict=*) opts+=("-dict=$(realpath "${o#-dict=}")") ;;
+	*) opts+=("$o") ;;
+	esac
+done
 scratch=$(mktemp -d)
 cd "$scratch" || exit 2
 start=$(date +%s)
 "$target" -jobs="$jobs" -workers="$jobs" -max_total_time="$secs" \
-	-timeout=10 -print_final_stats=1 "$@" "$corpus" >driver.log 2>&1
+	-timeout=10 -print_final_stats=1 "${opts[@]}" "$corpus" >driver.log 2>&1
 rc=$?
 end=$(date +%s)
 # user and system CPU time of the fuzzing processes (this shell's children)
@@ -24,6 +33,7 @@ read -r cu cs < <(tail -1 times.txt | tr 'ms' '  ' |
 	awk '{ printf "%.0f %.0f\n", $1 * 60 + $2, $3 * 60 + $4 }')
 {
 	echo "target $(basename "$target"), $jobs jobs x $secs s, exit $rc"
+	[ "$rc" -eq 0 ] || tail -5 driver.log
 	echo "wall $((end - start)) s; CPU of the jobs: user $cu s, system $cs s"
 	for f in fuzz-*.log; do
 		[ -e "$f" ] || continue
