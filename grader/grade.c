@@ -39,6 +39,7 @@ struct task {
 	char runner[2][PATH_MAX]; /* a runner of its own for each */
 	enum task_state state;
 	int emu_ok;              /* the counters object built and passed */
+	char emu_why[512];       /* why not, when it did not */
 	char *log;
 	char why[512];
 };
@@ -408,6 +409,12 @@ static void build_done(struct task *k, const struct build_target *tgt,
 	if (which == 1) {
 		/* the emulator's counter runner: technique checks only */
 		k->emu_ok = code == BUILD_OK;
+		if (code == BUILD_LINK)
+			link_failure_why(log, 1, k->emu_why,
+					 sizeof(k->emu_why));
+		else if (code != BUILD_OK)
+			snprintf(k->emu_why, sizeof(k->emu_why), "%.400s",
+				 log ? log : "it did not build");
 		free(log);
 		return;
 	}
@@ -721,6 +728,14 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		}
 		verify_finish(&v);
 		verify_release(&v);
+		if (gpu && use_emu_counters && !k->emu_ok && k->emu_why[0])
+			/* unmeasured checks earn nothing: say why */
+			for (size_t c = 0; c < e->nchecks; c++)
+				if (e->checks[c].passed < 0)
+					snprintf(e->checks[c].detail,
+						 sizeof(e->checks[c].detail),
+						 "not measured: %s",
+						 k->emu_why);
 		e->seconds = now_s() - te;
 	}
 	r->isolation = xstrdup(last_isolation ? last_isolation :
