@@ -831,7 +831,9 @@ cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
 	return cudaSuccess;
 }
 
-static uint8_t *symbol_ptr(const void *symbol, size_t off, size_t count)
+/* The module symbol behind a host shadow of a __device__ or
+ * __constant__ variable (its module loaded), or NULL. */
+static const struct emu_sym *symbol_sym(const void *symbol)
 {
 	int i, j;
 
@@ -848,15 +850,19 @@ static uint8_t *symbol_ptr(const void *symbol, size_t off, size_t count)
 			if (m->syms[j].owner < 0 &&
 			    !strcmp(m->syms[j].name, v->name) &&
 			    (m->syms[j].kind == SYM_GLOBAL ||
-			     m->syms[j].kind == SYM_CONST)) {
-				if (off + count > m->syms[j].size ||
-				    off + count < off)
-					return NULL;
-				return dev_ptr((void *)(uintptr_t)
-					       (m->syms[j].dev + off), count);
-			}
+			     m->syms[j].kind == SYM_CONST))
+				return &m->syms[j];
 	}
 	return NULL;
+}
+
+static uint8_t *symbol_ptr(const void *symbol, size_t off, size_t count)
+{
+	const struct emu_sym *s = symbol_sym(symbol);
+
+	if (!s || off + count > s->size || off + count < off)
+		return NULL;
+	return dev_ptr((void *)(uintptr_t)(s->dev + off), count);
 }
 
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
@@ -1451,57 +1457,28 @@ cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
 
 cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
-	uint8_t *h;
-	int i, j;
+	const struct emu_sym *s;
 
 	if (g_sticky)
 		return g_sticky;
-	h = symbol_ptr(symbol, 0, 0);
-	if (!h)
+	s = symbol_sym(symbol);
+	if (!s)
 		return fail(cudaErrorInvalidSymbol);
-	/* the device address of the symbol symbol_ptr found */
-	for (i = 0; i < g_nvars; i++) {
-		struct emu_module *m;
-
-		if (g_vars[i].host != symbol)
-			continue;
-		m = g_mods[g_vars[i].mod].m;
-		for (j = 0; j < m->nsyms; j++)
-			if (m->syms[j].owner < 0 &&
-			    !strcmp(m->syms[j].name, g_vars[i].name) &&
-			    (m->syms[j].kind == SYM_GLOBAL ||
-			     m->syms[j].kind == SYM_CONST)) {
-				*devPtr = (void *)(uintptr_t)m->syms[j].dev;
-				return cudaSuccess;
-			}
-	}
-	return fail(cudaErrorInvalidSymbol);
+	*devPtr = (void *)(uintptr_t)s->dev;
+	return cudaSuccess;
 }
 
 cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 {
-	int i, j;
+	const struct emu_sym *s;
 
 	if (g_sticky)
 		return g_sticky;
-	if (!symbol_ptr(symbol, 0, 0))
+	s = symbol_sym(symbol);
+	if (!s)
 		return fail(cudaErrorInvalidSymbol);
-	for (i = 0; i < g_nvars; i++) {
-		struct emu_module *m;
-
-		if (g_vars[i].host != symbol)
-			continue;
-		m = g_mods[g_vars[i].mod].m;
-		for (j = 0; j < m->nsyms; j++)
-			if (m->syms[j].owner < 0 &&
-			    !strcmp(m->syms[j].name, g_vars[i].name) &&
-			    (m->syms[j].kind == SYM_GLOBAL ||
-			     m->syms[j].kind == SYM_CONST)) {
-				*size = m->syms[j].size;
-				return cudaSuccess;
-			}
-	}
-	return fail(cudaErrorInvalidSymbol);
+	*size = s->size;
+	return cudaSuccess;
 }
 
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,

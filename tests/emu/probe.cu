@@ -9,6 +9,8 @@ namespace cg = cooperative_groups;
 
 __device__ __noinline__ int helper(int a, int b) { return a * 3 + b; }
 
+__device__ int table[10];
+
 template <typename T>
 __device__ T warp_sum(T v) {
 	for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
@@ -60,5 +62,15 @@ int main()
 	float ho[200]; int hc; unsigned hb[20];
 	cudaMemcpy(ho, o, 800, cudaMemcpyDeviceToHost); cudaMemcpy(&hc, c, 4, cudaMemcpyDeviceToHost); cudaMemcpy(hb, b, 80, cudaMemcpyDeviceToHost);
 	printf("err=%s cnt=%d sum0=%g sum1=%g bal0=%08x bal1=%08x h=%g r=%g m=%g cas=%g one=%g\n", cudaGetErrorString(e), hc, ho[0], ho[1], hb[0], hb[1], ho[100], ho[101], ho[102], ho[103], ho[104]);
+	// module variables through the symbol API
+	size_t tsz = 0;
+	int th[10], back[10], *tp = nullptr;
+	for (int i = 0; i < 10; i++) th[i] = i * i;
+	cudaGetSymbolSize(&tsz, table);
+	cudaMemcpyToSymbol(table, th, sizeof(th));
+	cudaGetSymbolAddress((void **)&tp, table);
+	cudaMemcpy(back, tp + 3, 4 * sizeof(int), cudaMemcpyDeviceToHost);
+	printf("table: %zu bytes, [3..6] = %d %d %d %d, %s\n", tsz, back[0],
+	       back[1], back[2], back[3], cudaGetErrorName(cudaGetLastError()));
 	return 0;
 }
