@@ -356,7 +356,8 @@ static int build_task(const struct grade_opts *o, struct task *k,
 /* Why a runner did not link, for the report: the functions the link
  * missed (the student's code calls them and neither the CUDA runtime
  * nor, on the emulator, warpgrade's runtime provides them), else the
- * log's start. */
+ * log's start.  emu: 0 the GPU's runner, 1 the emulator's (grading on
+ * it), 2 the emulator's that counts traffic for a GPU grade. */
 static void link_failure_why(const char *log, int emu, char *buf, size_t len)
 {
 	static const char tag[] = "undefined reference to `";
@@ -386,14 +387,16 @@ static void link_failure_why(const char *log, int emu, char *buf, size_t len)
 			 log ? log : "");
 		return;
 	}
-	k = (size_t)snprintf(buf, len, "%s: ", emu ?
-			     "the emulator does not implement what this "
-			     "code calls" : "the runner could not be linked, "
-			     "undefined");
+	k = (size_t)snprintf(buf, len, "%s: ",
+			     emu == 1 ? "the emulator does not implement "
+					"what this code calls" :
+			     emu == 2 ? "the emulator, which counts the "
+					"memory traffic, does not implement" :
+			     "the runner could not be linked, undefined");
 	for (int i = 0; i < n && k < len; i++)
 		k += (size_t)snprintf(buf + k, len - k, "%s%s",
 				      i ? ", " : "", names[i]);
-	if (emu && k < len)
+	if (emu == 1 && k < len)
 		snprintf(buf + k, len - k, " (grade it on a GPU, or do "
 			 "without)");
 }
@@ -410,7 +413,7 @@ static void build_done(struct task *k, const struct build_target *tgt,
 		/* the emulator's counter runner: technique checks only */
 		k->emu_ok = code == BUILD_OK;
 		if (code == BUILD_LINK)
-			link_failure_why(log, 1, k->emu_why,
+			link_failure_why(log, 2, k->emu_why,
 					 sizeof(k->emu_why));
 		else if (code != BUILD_OK)
 			snprintf(k->emu_why, sizeof(k->emu_why), "%.400s",
