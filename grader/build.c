@@ -777,3 +777,47 @@ out:
 	(void)cfg;
 	return rc;
 }
+
+/* See build.h. */
+void build_link_why(const char *log, int emu, char *buf, size_t len)
+{
+	static const char tag[] = "undefined reference to `";
+	char names[6][128];
+	int n = 0;
+	size_t k;
+
+	for (const char *p = log ? strstr(log, tag) : NULL; p && n < 6;
+	     p = strstr(p, tag)) {
+		const char *e;
+		int dup = 0;
+
+		p += sizeof(tag) - 1;
+		e = strchr(p, '\'');
+		if (!e)
+			break;
+		snprintf(names[n], sizeof(names[n]), "%.*s",
+			 (int)(e - p < 127 ? e - p : 127), p);
+		for (int i = 0; i < n; i++)
+			dup |= !strcmp(names[i], names[n]);
+		if (!dup)
+			n++;
+		p = e;
+	}
+	if (!n) {
+		snprintf(buf, len, "the runner could not be linked: %.400s",
+			 log ? log : "");
+		return;
+	}
+	k = (size_t)snprintf(buf, len, "%s: ",
+			     emu == 1 ? "the emulator does not implement "
+					"what this code calls" :
+			     emu == 2 ? "the emulator, which counts the "
+					"memory traffic, does not implement" :
+			     "the runner could not be linked, undefined");
+	for (int i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s",
+				      i ? ", " : "", names[i]);
+	if (emu == 1 && k < len)
+		snprintf(buf + k, len - k, " (grade it on a GPU, or do "
+			 "without)");
+}

@@ -81,4 +81,11 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 int build_run(const char *const *argv, const char *cwd, double timeout_s,
 	      char **output);
 
+/* Why a runner did not link, for the report: the functions the link
+ * log says are undefined (the student's code calls them and neither the
+ * CUDA runtime nor, on the emulator, warpgrade's runtime provides them),
+ * else the log's start.  emu: 0 the GPU's runner, 1 the emulator's when
+ * grading on it, 2 the emulator's that counts traffic for a GPU grade. */
+void build_link_why(const char *log, int emu, char *buf, size_t len);
+
 #endif

@@ -353,54 +353,6 @@ static int build_task(const struct grade_opts *o, struct task *k,
 	return rc;
 }
 
-/* Why a runner did not link, for the report: the functions the link
- * missed (the student's code calls them and neither the CUDA runtime
- * nor, on the emulator, warpgrade's runtime provides them), else the
- * log's start.  emu: 0 the GPU's runner, 1 the emulator's (grading on
- * it), 2 the emulator's that counts traffic for a GPU grade. */
-static void link_failure_why(const char *log, int emu, char *buf, size_t len)
-{
-	static const char tag[] = "undefined reference to `";
-	char names[6][128];
-	int n = 0;
-	size_t k;
-
-	for (const char *p = log ? strstr(log, tag) : NULL; p && n < 6;
-	     p = strstr(p, tag)) {
-		const char *e;
-		int dup = 0;
-
-		p += sizeof(tag) - 1;
-		e = strchr(p, '\'');
-		if (!e)
-			break;
-		snprintf(names[n], sizeof(names[n]), "%.*s",
-			 (int)(e - p < 127 ? e - p : 127), p);
-		for (int i = 0; i < n; i++)
-			dup |= !strcmp(names[i], names[n]);
-		if (!dup)
-			n++;
-		p = e;
-	}
-	if (!n) {
-		snprintf(buf, len, "the runner could not be linked: %.400s",
-			 log ? log : "");
-		return;
-	}
-	k = (size_t)snprintf(buf, len, "%s: ",
-			     emu == 1 ? "the emulator does not implement "
-					"what this code calls" :
-			     emu == 2 ? "the emulator, which counts the "
-					"memory traffic, does not implement" :
-			     "the runner could not be linked, undefined");
-	for (int i = 0; i < n && k < len; i++)
-		k += (size_t)snprintf(buf + k, len - k, "%s%s",
-				      i ? ", " : "", names[i]);
-	if (emu == 1 && k < len)
-		snprintf(buf + k, len - k, " (grade it on a GPU, or do "
-			 "without)");
-}
-
 /* Record what a build child reported. */
 static void build_done(struct task *k, const struct build_target *tgt,
 		       int which, int code, const char *workdir)
@@ -413,7 +365,7 @@ static void build_done(struct task *k, const struct build_target *tgt,
 		/* the emulator's counter runner: technique checks only */
 		k->emu_ok = code == BUILD_OK;
 		if (code == BUILD_LINK)
-			link_failure_why(log, 2, k->emu_why,
+			build_link_why(log, 2, k->emu_why,
 					 sizeof(k->emu_why));
 		else if (code != BUILD_OK)
 			snprintf(k->emu_why, sizeof(k->emu_why), "%.400s",
@@ -435,7 +387,7 @@ static void build_done(struct task *k, const struct build_target *tgt,
 		break;
 	case BUILD_LINK:
 		k->state = T_XX;
-		link_failure_why(log, tgt->backend == BUILD_EMU, k->why,
+		build_link_why(log, tgt->backend == BUILD_EMU, k->why,
 				 sizeof(k->why));
 		break;
 	default:

@@ -142,6 +142,37 @@ static void expect_rejected(const char *text, const char *symbol)
 	free(obj);
 }
 
+/* A link that fails names the missing functions, once each */
+START_TEST(link_failure_names_the_functions)
+{
+	char why[512];
+	const char *log =
+		"/usr/bin/ld: x.o: in function `f':\n"
+		"x.cudafe1.cpp:(.text+0x1): undefined reference to "
+		"`cudaStreamBeginCapture'\n"
+		"/usr/bin/ld: x.cudafe1.cpp:(.text+0x9): undefined reference "
+		"to `cudaStreamBeginCapture'\n"
+		"/usr/bin/ld: y.o: undefined reference to `cudaGraphLaunch'\n"
+		"collect2: error: ld returned 1 exit status\n";
+
+	build_link_why(log, 1, why, sizeof(why));
+	ck_assert_str_eq(why, "the emulator does not implement what this "
+			 "code calls: cudaStreamBeginCapture, "
+			 "cudaGraphLaunch (grade it on a GPU, or do without)");
+	build_link_why(log, 2, why, sizeof(why));
+	ck_assert_str_eq(why, "the emulator, which counts the memory "
+			 "traffic, does not implement: "
+			 "cudaStreamBeginCapture, cudaGraphLaunch");
+	build_link_why("collect2: error: ld returned 1 exit status", 0, why,
+		       sizeof(why));
+	ck_assert_str_eq(why, "the runner could not be linked: collect2: "
+			 "error: ld returned 1 exit status");
+	build_link_why("undefined reference to `unterminated", 0, why,
+		       sizeof(why));
+	ck_assert(strstr(why, "could not be linked") != NULL);
+}
+END_TEST
+
 START_TEST(symbol_check)
 {
 	const struct exercise *ex = exercise_find("padded_tile");
@@ -250,6 +281,7 @@ int main(void)
 	tcase_add_loop_test(c, stubs_compile_and_pass_the_symbol_check, 0, 4);
 	tcase_add_test(c, compile_error_names_the_students_file);
 	tcase_add_loop_test(c, template_headers_are_the_exercises, 0, 4);
+	tcase_add_test(y, link_failure_names_the_functions);
 	tcase_add_test(y, symbol_check);
 	tcase_set_timeout(c, 600);
 	tcase_set_timeout(y, 600);
