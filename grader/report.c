@@ -37,6 +37,24 @@ static const char *status_colour(enum status s)
 	}
 }
 
+/* Text a submission can influence (its output, file names, the
+ * runner's error strings): control characters print as '?' (newlines
+ * and tabs kept), so escape sequences never rewrite a report line. */
+static void put_clean(FILE *f, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		fputc((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f ?
+		      '?' : c, f);
+	}
+}
+
+static void puts_clean(FILE *f, const char *s)
+{
+	put_clean(f, s ? s : "", (size_t)-1);
+}
+
 static void indent_block(FILE *f, const char *text, size_t max_lines)
 {
 	size_t lines = 0;
@@ -46,7 +64,9 @@ static void indent_block(FILE *f, const char *text, size_t max_lines)
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 
-		fprintf(f, "      | %.*s\n", (int)len, p);
+		fputs("      | ", f);
+		put_clean(f, p, len);
+		fputc('\n', f);
 		lines++;
 		p += len + (nl ? 1 : 0);
 	}
@@ -60,11 +80,13 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 	const char *dim = colour ? "\033[2m" : "";
 	const char *off = colour ? "\033[0m" : "";
 
-	fprintf(f, "%swarpgrade %s%s: %s\n", bold, WG_VERSION, off,
-		r->submission ? r->submission : "?");
+	fprintf(f, "%swarpgrade %s%s: ", bold, WG_VERSION, off);
+	puts_clean(f, r->submission ? r->submission : "?");
+	fputc('\n', f);
 	if (r->error) {
-		fprintf(f, "  %serror:%s %s\n", colour ? "\033[1;31m" : "",
-			off, r->error);
+		fprintf(f, "  %serror:%s ", colour ? "\033[1;31m" : "", off);
+		puts_clean(f, r->error);
+		fputc('\n', f);
 		return;
 	}
 	fprintf(f, "  %sbackend %s on %s, seed %llu%s\n", dim, r->backend,
@@ -82,10 +104,18 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 			colour ? status_colour(e->status) : "",
 			status_name(e->status), off, bold, e->ex->name, off,
 			e->score, e->max_score);
-		if (e->message && *e->message && e->status != STATUS_OK)
-			fprintf(f, "      %s\n", e->message);
+		if (e->message && *e->message && e->status != STATUS_OK) {
+			fputs("      ", f);
+			puts_clean(f, e->message);
+			fputc('\n', f);
+		}
 		if (e->compile_log && *e->compile_log)
 			indent_block(f, e->compile_log, 20);
+		if (e->runner_output && *e->runner_output) {
+			fprintf(f, "      output of the program (stdout, "
+				"stderr):\n");
+			indent_block(f, e->runner_output, 12);
+		}
 		if (e->status == STATUS_CE || e->status == STATUS_MISSING ||
 		    e->status == STATUS_REJECTED || e->status == STATUS_XX)
 			continue;
@@ -95,9 +125,11 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 			e->edge_total, e->score_correctness);
 		if (ff->present) {
 			fprintf(f, "      first failure: shape #%zu (%s=%lld, "
-				"%s=%lld): %s\n", ff->shape_index,
+				"%s=%lld): ", ff->shape_index,
 				e->ex->dim_m, (long long)ff->m, e->ex->dim_n,
-				(long long)ff->n, ff->reason);
+				(long long)ff->n);
+			puts_clean(f, ff->reason);
+			fputc('\n', f);
 			if (ff->index >= 0)
 				fprintf(f, "        element %lld: expected %s,"
 					" got %s\n", ff->index, ff->expected,
@@ -114,9 +146,11 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				fprintf(f, " (%.3g, limit %.3g)", c->value,
 					c->limit);
 			fprintf(f, "\n");
-			if (c->detail[0])
-				fprintf(f, "        %s%s%s\n", dim, c->detail,
-					off);
+			if (c->detail[0]) {
+				fprintf(f, "        %s", dim);
+				puts_clean(f, c->detail);
+				fprintf(f, "%s\n", off);
+			}
 		}
 		fprintf(f, "      technique %.2f pts", e->score_technique);
 		if (e->sweep_passed < e->sweep_total)
@@ -149,9 +183,12 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 			}
 		}
 		for (size_t k = 0; k < e->nflags; k++)
-			fprintf(f, "      %sflag:%s %s (no performance "
-				"credit)\n", colour ? "\033[1;31m" : "", off,
-				e->flags[k]);
+		{
+			fprintf(f, "      %sflag:%s ", colour ? "\033[1;31m" :
+				"", off);
+			puts_clean(f, e->flags[k]);
+			fprintf(f, " (no performance credit)\n");
+		}
 		fprintf(f, "      performance %.2f pts", e->score_performance);
 		if (e->passed < e->total)
 			fprintf(f, " %s(counted once every shape passes)%s",

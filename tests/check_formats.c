@@ -488,6 +488,32 @@ START_TEST(cli_unusable_views)
 }
 END_TEST
 
+/* The text view shows the program's output, and nothing a submission
+ * wrote (escape sequences, carriage returns) reaches the terminal raw */
+START_TEST(text_view_is_inert)
+{
+	struct grade_result r;
+	struct score_config cfg;
+	char *doc;
+
+	score_config_default(&cfg);
+	sample(S_MIXED, &r);
+	for (int colour = 0; colour < 2; colour++) {
+		doc = formats_render(FORMAT_TEXT, &r, &cfg, GRADE_OK, colour);
+		ck_assert_ptr_nonnull(strstr(doc, "output of the program"));
+		ck_assert_ptr_nonnull(strstr(doc, "| debug print ``` <b>"));
+		ck_assert_ptr_null(strchr(doc, '\x01'));
+		ck_assert_ptr_null(strchr(doc, '\r'));
+		if (!colour)
+			ck_assert_ptr_null(strchr(doc, '\x1b'));
+		else	/* the report's own colours only */
+			ck_assert_ptr_null(strstr(doc, "\x1b[31m "));
+		free(doc);
+	}
+	result_release(&r);
+}
+END_TEST
+
 START_TEST(names_and_suffixes)
 {
 	for (int k = 0; k < FORMAT_COUNT; k++) {
@@ -634,6 +660,7 @@ static Suite *formats_suite(void)
 	tcase_add_loop_test(tc, archive_round_trip, 0, NSAMPLES);
 	tcase_add_test(tc, archive_rejects);
 	tcase_add_test(tc, archive_grader_exit);
+	tcase_add_test(tc, text_view_is_inert);
 	tcase_add_test(tc, names_and_suffixes);
 	suite_add_tcase(s, tc);
 
