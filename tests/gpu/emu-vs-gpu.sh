@@ -7,7 +7,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
-arch=$(build/wg-probe | awk '{ print "sm_" $2 $3 }') || exit 1
+gpu=$(build/wg-probe) || { echo "emu-vs-gpu: no usable GPU: $gpu"; exit 1; }
+arch=$(echo "$gpu" | awk '{ print "sm_" $2 $3 }')
 tmp=$(mktemp -d)
 fail=0
 [ $# -gt 0 ] || set -- tests/emu/probe.cu tests/emu/probe_printf.cu
