@@ -392,6 +392,36 @@ START_TEST(test_intrinsics)
 }
 END_TEST
 
+/* __syncthreads_count/_and/_or over two warps (bar.red) */
+START_TEST(test_block_votes)
+{
+	int h[64], o[64], *d, *di;
+	void *args[2];
+
+	load("tests/emu/kernels.ptx");
+	for (int i = 0; i < 64; i++)
+		h[i] = i;		/* 60 of them > 3; none > 60 but 3 */
+	d = dalloc(sizeof(o));
+	di = dalloc(sizeof(h));
+	cudaMemcpy(di, h, sizeof(h), cudaMemcpyHostToDevice);
+	args[0] = &d;
+	args[1] = &di;
+	ck_assert_int_eq(launch("_Z11block_votesPiPKi", 1, 1, 64, 1, 0,
+				args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(o[i], 60 * 100 + 10 + 1);
+	h[0] = -5;		/* the and fails; count and or unchanged */
+	cudaMemcpy(di, h, sizeof(h), cudaMemcpyHostToDevice);
+	ck_assert_int_eq(launch("_Z11block_votesPiPKi", 1, 1, 64, 1, 0,
+				args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	ck_assert_int_eq(o[40], 60 * 100 + 0 + 1);
+}
+END_TEST
+
 /* ---- faults ---- */
 static void expect_fault(const char *kernel, unsigned threads, size_t smem,
 			 void **args, enum wgemu_fault_kind kind,
@@ -947,6 +977,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_transpose_shapes);
 	tcase_add_test(tc, test_partial_warp_reverse);
 	tcase_add_test(tc, test_intrinsics);
+	tcase_add_test(tc, test_block_votes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("faults");

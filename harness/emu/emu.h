@@ -42,7 +42,7 @@ enum emu_op {
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_MEMBAR, OP_MUL24,
 	OP_MAD24, OP_SAD, OP_COPYSIGN, OP_TESTP, OP_ACTIVEMASK, OP_SLCT,
 	OP_SET, OP_MOVPACK, OP_MOVUNPACK, OP_DP4A, OP_CLOCK, OP_BFIND,
-	OP_REDUX, OP_TANH, OP_UNSUP,
+	OP_REDUX, OP_TANH, OP_BARRED, OP_UNSUP,
 	OP_COUNT
 };
 extern const char *const emu_op_name[OP_COUNT];
@@ -64,6 +64,7 @@ enum {
 /* sub-operations: shfl modes, vote modes, atomic ops, setp bool ops */
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { VO_BALLOT, VO_ANY, VO_ALL, VO_UNI };
+enum { BR_POPC, BR_AND, BR_OR };   /* bar.red operations */
 enum {
 	AT_ADD, AT_MIN, AT_MAX, AT_EXCH, AT_CAS, AT_INC, AT_DEC, AT_AND,
 	AT_OR, AT_XOR

@@ -46,6 +46,7 @@ struct warp {
 	int state;
 	int bar_pc;
 	uint32_t bar_mask;
+	uint32_t bar_red;             /* bar.red: this warp's share */
 	struct sentry *stack;
 	int sp, cap;
 	struct frame fr[MAXFRAMES];
@@ -2357,6 +2358,19 @@ static int run_warp(struct xctx *x, struct warp *w)
 				if (do_call(x, w, in, m, pc))
 					return -1;
 				goto next_entry;
+			case OP_BARRED: {
+				/* a barrier that also reduces a predicate over
+				 * the block: this warp's share now, the result
+				 * when the block is released (run_block) */
+				uint32_t pv = pred_src(P, f, &in->s[in->nsrc - 1])
+					      & m;
+
+				w->bar_red = in->sub == BR_POPC ?
+					     (uint32_t)__builtin_popcount(pv) :
+					     in->sub == BR_AND ? pv == m :
+					     pv != 0;
+			}
+				/* fall through */
 			case OP_BAR:
 				if (m != w->live && finished_lanes(w, m))
 					kill_lanes(w, w->live & ~m);
@@ -2407,6 +2421,45 @@ static uint32_t *g_wep, *g_rep;
 static uint16_t *g_ww, *g_rw;
 static int32_t *g_wpc;
 static size_t g_shadow_cap;
+
+/* Every warp waits at a barrier: let them go on, giving those at a
+ * bar.red the block's reduction. */
+static void release_barrier(struct xctx *x)
+{
+	uint32_t sum = 0, all = 1, any = 0;
+	int i;
+
+	for (i = 0; i < x->nwarps; i++) {
+		const struct warp *w = &x->warps[i];
+
+		if (w->state != W_BAR ||
+		    w->fr[w->nf - 1].f->insns[w->bar_pc].op != OP_BARRED)
+			continue;
+		sum += w->bar_red;
+		all &= w->bar_red != 0;
+		any |= w->bar_red != 0;
+	}
+	for (i = 0; i < x->nwarps; i++) {
+		struct warp *w = &x->warps[i];
+		const struct frame *fr = &w->fr[w->nf - 1];
+		const struct emu_insn *in = &fr->f->insns[w->bar_pc];
+		uint32_t m = w->bar_mask;
+
+		if (w->state != W_BAR)
+			continue;
+		w->state = W_RUN;
+		if (in->op != OP_BARRED)
+			continue;
+		if (in->sub == BR_POPC) {
+			uint64_t *D = dst(x, w->regs + fr->roff, &in->d[0]);
+
+			LANES(D[l] = sum);
+		} else {
+			pred_set(w->preds + fr->poff, &in->d[0], m,
+				 (in->sub == BR_AND ? all : any) ? FULL : 0);
+		}
+	}
+}
 
 static int run_block(struct xctx *x)
 {
@@ -2477,9 +2530,7 @@ static int run_block(struct xctx *x)
 				     x->nthreads);
 		}
 		x->epoch = g_epoch++;
-		for (i = 0; i < x->nwarps; i++)
-			if (x->warps[i].state == W_BAR)
-				x->warps[i].state = W_RUN;
+		release_barrier(x);
 	}
 }
 

@@ -34,7 +34,8 @@ const char *const emu_op_name[OP_COUNT] = {
 	"cvta", "ld", "st", "atom", "red", "bar", "bar.warp", "shfl",
 	"vote", "bra", "call", "ret", "exit", "trap", "membar", "mul24",
 	"mad24", "sad", "copysign", "testp", "activemask", "slct", "set",
-	"mov", "mov", "dp4a", "mov", "bfind", "redux", "tanh", "unsupported"
+	"mov", "mov", "dp4a", "mov", "bfind", "redux", "tanh", "bar.red",
+	"unsupported"
 };
 
 static const char *const sreg_names[SR_COUNT] = {
@@ -1271,6 +1272,14 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 			in->flags |= F_WRAP;
 		else if (op == OP_SHF && !strcmp(s, "clamp"))
 			;
+		else if (op == OP_BAR && !strcmp(s, "red"))
+			in->op = OP_BARRED;
+		else if (in->op == OP_BARRED && !strcmp(s, "popc"))
+			in->sub = BR_POPC;
+		else if (in->op == OP_BARRED && !strcmp(s, "and"))
+			in->sub = BR_AND;
+		else if (in->op == OP_BARRED && !strcmp(s, "or"))
+			in->sub = BR_OR;
 		else if (op == OP_BAR && !strcmp(s, "warp"))
 			in->op = OP_WARPSYNC;
 		else if (op == OP_TESTP &&
@@ -1353,6 +1362,20 @@ static int decode_operands(struct parser *p, struct fbuild *fb,
 			if (want_val(p, fb, &ops[i], T_U32, &in->s[i], line))
 				return -1;
 		return 0;
+	case OP_BARRED:
+		/* bar.red.popc.u32 d, a{, b}, c / bar.red.{and,or}.pred */
+		NOPS(3, 4);
+		in->ndst = 1;
+		in->nsrc = (uint8_t)(n - 1);
+		if (in->sub == BR_POPC ?
+		    want_reg(p, fb, &ops[0], &in->d[0], line) :
+		    want_pred(p, fb, &ops[0], &in->d[0], line))
+			return -1;
+		for (i = 1; i < n - 1; i++)
+			if (want_val(p, fb, &ops[i], T_U32, &in->s[i - 1],
+				     line))
+				return -1;
+		return want_pred(p, fb, &ops[n - 1], &in->s[n - 2], line);
 	case OP_WARPSYNC:
 		NOPS(1, 1);
 		in->nsrc = 1;

@@ -113,3 +113,14 @@ __global__ void intrinsics(int *out, const int *in, float *fout)
 	asm("tanh.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
 	fout[t] = r;
 }
+
+// __syncthreads_count/_and/_or: barriers that reduce a predicate over
+// the block (bar.red)
+__global__ void block_votes(int *out, const int *in)
+{
+	int t = threadIdx.x;
+	int c = __syncthreads_count(in[t] > 3);
+	int a = __syncthreads_and(in[t] > -1);
+	int o = __syncthreads_or(in[t] > 60);
+	out[t] = c * 100 + a * 10 + o;
+}

@@ -48,6 +48,14 @@ __global__ void k(const float4 *in4, float *out, int *cnt, unsigned *bal, int n)
 	out[104 + (threadIdx.x & 0)] = __int_as_float(__float_as_int(1.0f));
 }
 
+__global__ void votes(int *out, const int *in)
+{
+	int t = threadIdx.x;
+	out[t] = __syncthreads_count(in[t] > 3) * 100 +
+		 __syncthreads_and(in[t] > -1) * 10 +
+		 __syncthreads_or(in[t] > 60);
+}
+
 int main()
 {
 	int n = 64;
@@ -62,6 +70,16 @@ int main()
 	float ho[200]; int hc; unsigned hb[20];
 	cudaMemcpy(ho, o, 800, cudaMemcpyDeviceToHost); cudaMemcpy(&hc, c, 4, cudaMemcpyDeviceToHost); cudaMemcpy(hb, b, 80, cudaMemcpyDeviceToHost);
 	printf("err=%s cnt=%d sum0=%g sum1=%g bal0=%08x bal1=%08x h=%g r=%g m=%g cas=%g one=%g\n", cudaGetErrorString(e), hc, ho[0], ho[1], hb[0], hb[1], ho[100], ho[101], ho[102], ho[103], ho[104]);
+	// barriers that reduce (bar.red) over 3 warps, the last partial
+	int vin[80], vout[80], *dvi, *dvo;
+	for (int i = 0; i < 80; i++) vin[i] = i % 70;
+	cudaMalloc(&dvi, sizeof(vin));
+	cudaMalloc(&dvo, sizeof(vout));
+	cudaMemcpy(dvi, vin, sizeof(vin), cudaMemcpyHostToDevice);
+	votes<<<1, 80>>>(dvo, dvi);
+	cudaMemcpy(vout, dvo, sizeof(vout), cudaMemcpyDeviceToHost);
+	printf("votes: %d %d %s\n", vout[0], vout[79],
+	       cudaGetErrorName(cudaGetLastError()));
 	// module variables through the symbol API
 	size_t tsz = 0;
 	int th[10], back[10], *tp = nullptr;

@@ -21,13 +21,16 @@ for prog in "$@"; do
 	fi
 	"$tmp/$name" >"$tmp/$name.gpu" 2>/dev/null
 	# warpgrade emu prints the program's output, then its counters
-	WGEMU_QUIET=1 bin/warpgrade emu "$prog" >"$tmp/$name.emu.all" 2>/dev/null
+	WGEMU_QUIET=1 bin/warpgrade emu "$prog" >"$tmp/$name.emu.all" \
+		2>"$tmp/$name.emu.err"
 	sed '/^$/,$d' "$tmp/$name.emu.all" >"$tmp/$name.emu"
 	if cmp -s "$tmp/$name.gpu" "$tmp/$name.emu"; then
 		echo "ok   $name: $(head -c 200 "$tmp/$name.gpu")"
 	else
 		echo "FAIL $name: the emulator and the GPU differ"
 		diff "$tmp/$name.gpu" "$tmp/$name.emu" | head -10
+		[ -s "$tmp/$name.emu" ] ||
+			{ echo "the emulator's run:"; head -5 "$tmp/$name.emu.err"; }
 		fail=1
 	fi
 done
