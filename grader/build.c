@@ -78,8 +78,11 @@ static char *which(const char *name)
 	return xstrdup(name);
 }
 
-int build_run(const char *const *argv, const char *cwd, double timeout_s,
-	      char **output)
+/* build_run with a cap on what is kept of the output (head and tail
+ * beyond it); *truncated (may be NULL) says whether anything was cut. */
+static int run_capped(const char *const *argv, const char *cwd,
+		      double timeout_s, char **output, size_t cap,
+		      int *truncated)
 {
 	const char *args[128];
 	char *exe = which(argv[0]);
@@ -111,7 +114,9 @@ int build_run(const char *const *argv, const char *cwd, double timeout_s,
 	spec.limits.nproc = 0;
 	spec.limits.fsize_bytes = 1ULL << 30;
 	spec.limits.nofile = 1024;
-	spec.limits.out_cap = 256 << 10;
+	spec.limits.out_cap = cap;
+	if (truncated)
+		*truncated = 0;
 	if (sandbox_run(&spec, &res)) {
 		*output = xstrfmt("cannot run '%s': %s", argv[0], res.error);
 		sandbox_result_release(&res);
@@ -120,6 +125,8 @@ int build_run(const char *const *argv, const char *cwd, double timeout_s,
 	}
 	*output = xstrfmt("%s%s", res.out ? res.out : "",
 			  res.err ? res.err : "");
+	if (truncated)
+		*truncated = res.out_total > cap || res.err_total > cap;
 	if (res.timed_out)
 		rc = 124;
 	else
@@ -127,6 +134,32 @@ int build_run(const char *const *argv, const char *cwd, double timeout_s,
 	sandbox_result_release(&res);
 	free(exe);
 	return rc;
+}
+
+int build_run(const char *const *argv, const char *cwd, double timeout_s,
+	      char **output)
+{
+	return run_capped(argv, cwd, timeout_s, output, 256 << 10, NULL);
+}
+
+/* A symbol listing (nm): all of it or nothing -- a list cut in the
+ * middle would make symbols of the C++ library look foreign (libstdc++
+ * alone lists about 450 KB).  0, or non-zero with why set. */
+#define LISTING_CAP ((size_t)64 << 20)
+
+static int run_listing(const char *const *argv, char **output, char *why,
+		       size_t len)
+{
+	int truncated, rc = run_capped(argv, "/", 60, output, LISTING_CAP,
+				       &truncated);
+
+	if (rc || truncated) {
+		snprintf(why, len, "cannot list the symbols of '%s'%s",
+			 argv[4] ? argv[4] : argv[3],
+			 truncated ? " (over 64 MiB)" : "");
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- targets ---- */
@@ -257,6 +290,11 @@ static int compile_one(const struct build_target *t,
 	argv[n++] = nvcc;
 	argv[n++] = "-c";
 	n += target_flags(t, argv + n, 32, &flags);
+	/* no NVTX profiling ranges: thrust and cub would otherwise load
+	 * the NVTX injection library with dlopen, which submissions may
+	 * not call; ranges mean nothing to grading */
+	argv[n++] = "-DCCCL_DISABLE_NVTX";
+	argv[n++] = "-DNVTX_DISABLE";
 	inc = xstrfmt("-I%s", incdir);
 	argv[n++] = inc;
 	argv[n++] = "-o";
@@ -438,10 +476,8 @@ static int add_archive_symbols(const char *path, char *why, size_t len)
 	const char *argv[] = { "nm", "-P", "-g", "--defined-only", path,
 			       NULL };
 	char *out = NULL;
-	int rc = build_run(argv, "/", 60, &out);
 
-	if (rc) {
-		snprintf(why, len, "cannot list the symbols of '%s'", path);
+	if (run_listing(argv, &out, why, len)) {
 		free(out);
 		return -1;
 	}
@@ -454,7 +490,6 @@ static int load_system_symbols(char *why, size_t len)
 {
 	char cudart[PATH_MAX], *out = NULL;
 	const char *argv[6];
-	int rc;
 
 	if (system_symbols.n)
 		return 0;
@@ -475,10 +510,7 @@ static int load_system_symbols(char *why, size_t len)
 		argv[3] = "--defined-only";
 		argv[4] = path;
 		argv[5] = NULL;
-		rc = build_run(argv, "/", 60, &out);
-		if (rc) {
-			snprintf(why, len, "cannot list the symbols of '%s'",
-				 path);
+		if (run_listing(argv, &out, why, len)) {
 			free(out);
 			return -1;
 		}
@@ -514,8 +546,12 @@ static int load_system_symbols(char *why, size_t len)
 		}
 	}
 	/* defined by the C runtime's start files (crtbegin), referenced by
-	 * every C++ file with a static object that has a destructor */
+	 * every C++ file with a static object that has a destructor; and
+	 * the linker's own table of position-independent code, which
+	 * template libraries (thrust, cub) refer to */
 	symset_add(&system_symbols, "__dso_handle", strlen("__dso_handle"));
+	symset_add(&system_symbols, "_GLOBAL_OFFSET_TABLE_",
+		   strlen("_GLOBAL_OFFSET_TABLE_"));
 	snprintf(cudart, sizeof(cudart), "%s/lib64/libcudart_static.a",
 		 wg_cuda_home());
 	return add_archive_symbols(cudart, why, len);
@@ -553,7 +589,8 @@ int build_check_symbols(const struct exercise *ex, const char *obj,
 	argv[2] = "-g";
 	argv[3] = obj;
 	argv[4] = NULL;
-	if (build_run(argv, "/", 60, &out)) {
+	/* all of the list: a cut one could hide a reference */
+	if (run_listing(argv, &out, why, len)) {
 		snprintf(why, len, "cannot list the symbols of %s.cu's object",
 			 ex->name);
 		goto out;

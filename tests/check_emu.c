@@ -167,6 +167,48 @@ START_TEST(test_parse_malformed)
 }
 END_TEST
 
+/* Template kernels have long mangled names, and their parameters the
+ * same name plus "_param_N": such names are kept whole (they once were
+ * cut at 127 characters, so two parameters became one), and a name
+ * longer than the parser keeps is an error, never a silent cut. */
+START_TEST(test_parse_long_names)
+{
+	char base[400], *ptx, err[256];
+	struct emu_module *m;
+	size_t cap = 8192;
+	int n;
+
+	memset(base, 'x', sizeof(base) - 1);
+	base[0] = '_';
+	base[sizeof(base) - 1] = '\0';
+	ptx = malloc(cap);
+	ck_assert_ptr_nonnull(ptx);
+	n = snprintf(ptx, cap,
+		     ".version 8.0\n.target sm_90\n.address_size 64\n"
+		     ".visible .entry %s(.param .u32 %s_param_0, "
+		     ".param .u32 %s_param_1)\n{\n.reg .b32 %%r<3>;\n"
+		     "ld.param.u32 %%r1, [%s_param_0];\n"
+		     "ld.param.u32 %%r2, [%s_param_1];\nret;\n}\n",
+		     base, base, base, base, base);
+	ck_assert((size_t)n < cap);
+	m = emu_ptx_parse(ptx, (size_t)n, err, sizeof(err));
+	ck_assert_msg(m != NULL, "%s", err);
+	ck_assert_int_eq(m->funcs[0].nparams, 2);
+	emu_module_free(m);
+	free(ptx);
+
+	ptx = malloc(cap);
+	memset(ptx, 'y', 3000);
+	memcpy(ptx, ".entry _", 8);
+	ptx[3000] = '\0';
+	m = emu_ptx_parse(ptx, 3000, err, sizeof(err));
+	ck_assert_ptr_null(m);
+	ck_assert_msg(strstr(err, "a name of more than 2047 characters"), "%s",
+		      err);
+	free(ptx);
+}
+END_TEST
+
 START_TEST(test_parse_unsupported)
 {
 	static const char ptx[] = HDR
@@ -966,6 +1008,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_parse_forms);
 	tcase_add_loop_test(tc, test_parse_malformed, 0,
 			    (int)(sizeof(bad_ptx) / sizeof(bad_ptx[0])));
+	tcase_add_test(tc, test_parse_long_names);
 	tcase_add_test(tc, test_parse_unsupported);
 	tcase_add_test(tc, test_parse_real_ptx);
 	tcase_add_test(tc, test_demangle);

@@ -72,11 +72,16 @@ struct label {
 /* operand as written, before resolution */
 enum { RO_NAME, RO_INT, RO_FBITS, RO_DBL, RO_ADDR, RO_VEC, RO_LIST };
 
+/* The longest identifier kept: C++ template kernels have mangled names
+ * of hundreds of characters, and their parameters add "_param_N" at the
+ * end, so a name is never cut: a longer one is a parse error. */
+#define NAME_MAX_LEN 2048
+
 struct rop {
 	int kind;
 	int neg;                 /* '!' before a predicate */
-	char name[128];          /* RO_NAME, or the base of RO_ADDR */
-	char name2[128];         /* after '|' */
+	char name[NAME_MAX_LEN];  /* RO_NAME, or the base of RO_ADDR */
+	char name2[NAME_MAX_LEN]; /* after '|' */
 	int64_t ival;            /* RO_INT / RO_FBITS, offset of RO_ADDR */
 	double dval;
 	int has_base;            /* RO_ADDR: name is a base */
@@ -223,6 +228,9 @@ static int tokenize(struct parser *p, const char *s, size_t n)
 			}
 			tk.k = K_ID;
 			tk.len = (int)(j - i);
+			if (j - i >= NAME_MAX_LEN)
+				return perr(p, line, "a name of more than %d "
+					    "characters", NAME_MAX_LEN - 1);
 			i = j;
 		} else if (isdigit(c)) {
 			size_t j = i + 1;
@@ -474,7 +482,7 @@ struct vardecl {
 	int type;
 	uint64_t count;     /* array elements, 0 for [] */
 	int unsized;
-	char name[256];
+	char name[NAME_MAX_LEN];
 };
 
 /* Parse "[.align N] [.v2|.v4] .type name[dims]" after the state space. */
@@ -762,6 +770,19 @@ static int find_reg(struct fbuild *fb, const char *name, int *idx)
 }
 
 /* ---- operands ---- */
+/* An empty operand (names are large: not a memset of the whole). */
+static void rop_init(struct rop *r)
+{
+	r->kind = 0;
+	r->neg = 0;
+	r->name[0] = r->name2[0] = '\0';
+	r->ival = 0;
+	r->dval = 0;
+	r->has_base = 0;
+	r->n = 0;
+	r->sub = NULL;
+}
+
 static void rop_free(struct rop *r)
 {
 	int i;
@@ -856,7 +877,7 @@ static int parse_operand(struct parser *p, struct rop *r, int depth)
 {
 	struct tok *t = next(p);
 
-	memset(r, 0, sizeof(*r));
+	rop_init(r);
 	if (depth > 2)
 		return perr(p, t->line, "operands nested too deeply");
 	if (is_p(t, '{')) {
@@ -1090,9 +1111,9 @@ static int want_addr(struct parser *p, struct fbuild *fb,
 	{
 		struct rop n;
 
-		memset(&n, 0, sizeof(n));
+		rop_init(&n);
 		n.kind = RO_NAME;
-		memcpy(n.name, r->name, sizeof(n.name));
+		memcpy(n.name, r->name, strlen(r->name) + 1);
 		if (resolve_val(p, fb, &n, T_NONE, &o, line))
 			return -1;
 	}
@@ -2096,7 +2117,7 @@ static int parse_func(struct parser *p, int entry)
 {
 	struct fbuild fb;
 	struct tok *t;
-	char name[256];
+	char name[NAME_MAX_LEN];
 	int rc = -1, i, save;
 	struct emu_func *f;
 

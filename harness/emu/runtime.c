@@ -699,6 +699,18 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
 }
 
 /* ---- memory API ---- */
+/* cudaLaunchKernelEx (the header's template, which thrust and cub use):
+ * the configuration's attributes (clusters, priorities, programmatic
+ * serialisation) change nothing when blocks run one after another. */
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
+				const void *func, void **args)
+{
+	if (!config)
+		return fail(cudaErrorInvalidValue);
+	return launch(find_kernel(func), config->gridDim, config->blockDim,
+		      args, config->dynamicSmemBytes);
+}
+
 cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
 	struct emu_alloc *a;
