@@ -464,6 +464,40 @@ START_TEST(test_block_votes)
 }
 END_TEST
 
+/* cp.async: the copies land in shared memory before the wait, src-size
+ * zero-fills the rest, and they count as global loads and shared
+ * stores (one 16-byte request per warp each way) */
+START_TEST(test_async_copy)
+{
+	int h[128], o[128], *d, *di;
+	void *args[2];
+	struct wgemu_counters c;
+
+	load("tests/emu/kernels.ptx");
+	for (int i = 0; i < 128; i++)
+		h[i] = i * 3 + 1;
+	d = dalloc(sizeof(o));
+	di = dalloc(sizeof(h));
+	cudaMemcpy(di, h, sizeof(h), cudaMemcpyHostToDevice);
+	args[0] = &d;
+	args[1] = &di;
+	ck_assert_int_eq(launch("_Z10async_copyP4int4PKS_", 1, 1, 32, 1, 0,
+				args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	for (int t = 0; t < 32; t++) {
+		int s = 31 - t, keep = s < 16 ? 4 : s % 5;
+
+		for (int k = 0; k < 4; k++)
+			ck_assert_int_eq(o[t * 4 + k],
+					 k < keep ? h[s * 4 + k] : 0);
+	}
+	c = last_counters();
+	ck_assert_uint_eq(c.global_load_requests, 2);  /* two halves */
+	ck_assert_uint_eq(c.global_load_sectors, 16);
+}
+END_TEST
+
 /* ---- faults ---- */
 static void expect_fault(const char *kernel, unsigned threads, size_t smem,
 			 void **args, enum wgemu_fault_kind kind,
@@ -1021,6 +1055,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_partial_warp_reverse);
 	tcase_add_test(tc, test_intrinsics);
 	tcase_add_test(tc, test_block_votes);
+	tcase_add_test(tc, test_async_copy);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("faults");

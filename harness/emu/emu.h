@@ -42,7 +42,7 @@ enum emu_op {
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_MEMBAR, OP_MUL24,
 	OP_MAD24, OP_SAD, OP_COPYSIGN, OP_TESTP, OP_ACTIVEMASK, OP_SLCT,
 	OP_SET, OP_MOVPACK, OP_MOVUNPACK, OP_DP4A, OP_CLOCK, OP_BFIND,
-	OP_REDUX, OP_TANH, OP_BARRED, OP_UNSUP,
+	OP_REDUX, OP_TANH, OP_BARRED, OP_CPASYNC, OP_UNSUP,
 	OP_COUNT
 };
 extern const char *const emu_op_name[OP_COUNT];
@@ -52,7 +52,7 @@ enum {
 	F_FTZ = 1, F_SAT = 2, F_APPROX = 4, F_WIDE = 8, F_HI = 16,
 	F_LO = 32, F_UNI = 64, F_CC = 128, F_TO = 256, F_WRAP = 512,
 	F_LEFT = 1024, F_NC = 2048, F_VOLATILE = 4096, F_FULL = 8192,
-	F_SHIFTAMT = 16384
+	F_SHIFTAMT = 16384, F_ASYNC = 32768
 };
 /* rounding: none, rn, rz, rm, rp, and the integer forms rni..rpi */
 enum { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI };
@@ -65,6 +65,8 @@ enum {
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { VO_BALLOT, VO_ANY, VO_ALL, VO_UNI };
 enum { BR_POPC, BR_AND, BR_OR };   /* bar.red operations */
+/* cp.async forms: the copy, commit_group, wait_group, wait_all */
+enum { CA_COPY, CA_COMMIT, CA_WAIT, CA_WAIT_ALL };
 enum {
 	AT_ADD, AT_MIN, AT_MAX, AT_EXCH, AT_CAS, AT_INC, AT_DEC, AT_AND,
 	AT_OR, AT_XOR

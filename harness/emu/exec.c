@@ -1422,6 +1422,53 @@ static int do_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	return 0;
 }
 
+/*
+ * cp.async.shared.global [dst], [src], cp-size{, src-size}: done at once
+ * (commit_group and wait_group are then nothing to wait for).  Counted
+ * as the global load and the shared store it is; src-size bytes are
+ * copied and the rest of cp-size zero-filled, as the instruction says.
+ */
+static int do_cpasync(struct xctx *x, struct warp *w,
+		      const struct emu_insn *in, uint32_t m, uint64_t *R,
+		      const struct emu_func *f)
+{
+	struct emu_insn ld = *in, st = *in;
+	const uint64_t *S, *N, *Z = NULL;
+	uint64_t dst_a[32], src_a[32], t0[32], t1[32], t2[32];
+	uint8_t *dh[32], *sh[32];
+	uint32_t gm, sm, gm2, sm2;
+	int bytes;
+
+	S = src(x, w, R, f, &in->s[0], t0);
+	N = src(x, w, R, f, &in->s[1], t1);
+	if (in->nsrc > 2)
+		Z = src(x, w, R, f, &in->s[2], t2);
+	bytes = (int)(uint32_t)N[__builtin_ctz(m)];
+	if (bytes != 4 && bytes != 8 && bytes != 16)
+		return fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
+			     __builtin_ctz(m), "cp.async of %d bytes", bytes);
+	lane_addrs(x, w, R, in, m, dst_a);
+	LANES(src_a[l] = S[l] + (uint64_t)(int64_t)in->target);
+	ld.space = SP_GLOBAL;
+	st.space = SP_SHARED;
+	if (resolve(x, w, &ld, m, src_a, bytes, 0, 0, sh, &gm, &sm) ||
+	    resolve(x, w, &st, m, dst_a, bytes, 1, 0, dh, &gm2, &sm2))
+		return -1;
+	LANES({
+		uint32_t n = Z ? (uint32_t)Z[l] : (uint32_t)bytes;
+
+		if (n > (uint32_t)bytes)
+			n = (uint32_t)bytes;
+		memcpy(dh[l], sh[l], n);
+		memset(dh[l] + n, 0, (size_t)bytes - n);
+	});
+	if (gm)
+		count_access(x, &ld, src_a, gm, 0, bytes, 0);
+	if (sm2)
+		count_access(x, &st, dst_a, 0, sm2, bytes, 1);
+	return 0;
+}
+
 static int do_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		 uint32_t m, uint64_t *R, const struct emu_func *f)
 {
@@ -2220,6 +2267,11 @@ static int run_warp(struct xctx *x, struct warp *w)
 			}
 			case OP_LD:
 				if (do_ld(x, w, in, m, R))
+					return -1;
+				break;
+			case OP_CPASYNC:
+				if (in->sub == CA_COPY &&
+				    do_cpasync(x, w, in, m, R, f))
 					return -1;
 				break;
 			case OP_ST:

@@ -35,7 +35,7 @@ const char *const emu_op_name[OP_COUNT] = {
 	"vote", "bra", "call", "ret", "exit", "trap", "membar", "mul24",
 	"mad24", "sad", "copysign", "testp", "activemask", "slct", "set",
 	"mov", "mov", "dp4a", "mov", "bfind", "redux", "tanh", "bar.red",
-	"unsupported"
+	"cp.async", "unsupported"
 };
 
 static const char *const sreg_names[SR_COUNT] = {
@@ -1160,7 +1160,8 @@ static const struct opname opnames[] = {
 	{ "set", OP_SET }, { "dp4a", OP_DP4A }, { "pmevent", OP_NOP },
 	{ "nanosleep", OP_NOP }, { "prefetch", OP_NOP },
 	{ "prefetchu", OP_NOP }, { "brkpt", OP_NOP }, { "bfind", OP_BFIND },
-	{ "redux", OP_REDUX }, { "tanh", OP_TANH }, { NULL, 0 }
+	{ "redux", OP_REDUX }, { "tanh", OP_TANH }, { "cp", OP_CPASYNC },
+	{ NULL, 0 }
 };
 
 static const char *const cmp_names[] = {
@@ -1209,6 +1210,29 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 			else if (in->type2 == T_NONE)
 				in->type2 = (uint8_t)k;
 			else
+				return 1;
+			continue;
+		}
+		if (op == OP_CPASYNC) {
+			/* cp.async{.ca,.cg}.shared{::cta}.global [d], [s], n
+			 * and its commit_group / wait_group / wait_all; the
+			 * bulk (tensor) forms and other cp.* are not run */
+			if (!strcmp(s, "async"))
+				in->flags |= F_ASYNC;
+			else if (!strcmp(s, "commit_group"))
+				in->sub = CA_COMMIT;
+			else if (!strcmp(s, "wait_group"))
+				in->sub = CA_WAIT;
+			else if (!strcmp(s, "wait_all"))
+				in->sub = CA_WAIT_ALL;
+			else if (!strcmp(s, "shared") ||
+				 !strcmp(s, "shared::cta"))
+				in->space = SP_SHARED;
+			else if (!strcmp(s, "global") &&
+				 in->space == SP_SHARED)
+				in->cmp = 1; /* the source space, after */
+			else if (strcmp(s, "ca") && strcmp(s, "cg") &&
+				 strncmp(s, "L2::", 4))
 				return 1;
 			continue;
 		}
@@ -1382,6 +1406,47 @@ static int decode_operands(struct parser *p, struct fbuild *fb,
 		for (i = 0; i < n; i++)
 			if (want_val(p, fb, &ops[i], T_U32, &in->s[i], line))
 				return -1;
+		return 0;
+	case OP_CPASYNC:
+		if (!(in->flags & F_ASYNC))
+			return perr(p, line, "cp without .async");
+		if (in->sub == CA_COMMIT || in->sub == CA_WAIT_ALL) {
+			NOPS(0, 0);
+			return 0;
+		}
+		if (in->sub == CA_WAIT) {
+			NOPS(1, 1);
+			return 0;
+		}
+		/* [dst] in the address fields; [src]: base in s[0], offset
+		 * in target; cp-size in s[1], src-size in s[2] */
+		NOPS(3, 5);
+		if (in->space != SP_SHARED || in->cmp != 1)
+			return perr(p, line, "cp.async other than "
+				    ".shared.global");
+		if (want_addr(p, fb, &ops[0], in, line))
+			return -1;
+		if (ops[1].kind != RO_ADDR || !ops[1].has_base ||
+		    ops[1].ival < INT32_MIN || ops[1].ival > INT32_MAX)
+			return perr(p, line, "bad cp.async source address");
+		{
+			struct rop nm;
+
+			rop_init(&nm);
+			nm.kind = RO_NAME;
+			memcpy(nm.name, ops[1].name, strlen(ops[1].name) + 1);
+			if (want_val(p, fb, &nm, T_U64, &in->s[0], line))
+				return -1;
+		}
+		in->target = (int32_t)ops[1].ival;
+		if (want_val(p, fb, &ops[2], T_U32, &in->s[1], line))
+			return -1;
+		in->nsrc = 2;
+		if (n >= 4) {
+			if (want_val(p, fb, &ops[3], T_U32, &in->s[2], line))
+				return -1;
+			in->nsrc = 3;
+		}
 		return 0;
 	case OP_BARRED:
 		/* bar.red.popc.u32 d, a{, b}, c / bar.red.{and,or}.pred */

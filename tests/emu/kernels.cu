@@ -124,3 +124,27 @@ __global__ void block_votes(int *out, const int *in)
 	int o = __syncthreads_or(in[t] > 60);
 	out[t] = c * 100 + a * 10 + o;
 }
+
+// asynchronous copies to shared memory (cp.async): the pipeline
+// primitives, and a copy that zero-fills what src-size leaves out
+#include <cuda_pipeline.h>
+
+__global__ void async_copy(int4 *out, const int4 *in)
+{
+	__shared__ int4 s[32];
+	unsigned src = (threadIdx.x % 5) * 4;
+	unsigned dst = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x]);
+
+	if (threadIdx.x < 16) {
+		__pipeline_memcpy_async(&s[threadIdx.x], &in[threadIdx.x],
+					sizeof(int4));
+		__pipeline_commit();
+		__pipeline_wait_prior(0);
+	} else {
+		asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+			     :: "r"(dst), "l"(&in[threadIdx.x]), "r"(src));
+		asm volatile("cp.async.wait_all;\n" ::);
+	}
+	__syncthreads();
+	out[threadIdx.x] = s[31 - threadIdx.x];
+}

@@ -11,7 +11,7 @@ gpu=$(build/wg-probe) || { echo "emu-vs-gpu: no usable GPU: $gpu"; exit 1; }
 arch=$(echo "$gpu" | awk '{ print "sm_" $2 $3 }')
 tmp=$(mktemp -d)
 fail=0
-[ $# -gt 0 ] || set -- tests/emu/probe.cu tests/emu/probe_printf.cu
+[ $# -gt 0 ] || set -- tests/emu/probe*.cu
 for prog in "$@"; do
 	name=$(basename "$prog" .cu)
 	if ! "$nvcc" -O2 -arch="$arch" -o "$tmp/$name" "$prog"; then
