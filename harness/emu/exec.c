@@ -1201,6 +1201,21 @@ static int shadow(struct xctx *x, const struct emu_insn *in, int warp,
 	return 0;
 }
 
+/* The space a generic address falls in; *a becomes the offset into the
+ * shared or local window. */
+static inline int generic_kind(uint64_t *a)
+{
+	if (*a - EMU_SHARED_WIN < EMU_WIN_SIZE) {
+		*a -= EMU_SHARED_WIN;
+		return MK_SHARED;
+	}
+	if (*a - EMU_LOCAL_WIN < EMU_WIN_SIZE) {
+		*a -= EMU_LOCAL_WIN;
+		return MK_LOCAL;
+	}
+	return MK_GLOBAL;
+}
+
 /* Resolve the host pointers of the active lanes' accesses. */
 static int resolve(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		   uint32_t m, const uint64_t *addr, int bytes, int is_store,
@@ -1222,15 +1237,7 @@ static int resolve(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		case SP_PARAM: kind = MK_PARAM; break;
 		case SP_KPARAM: kind = MK_KPARAM; break;
 		default:
-			if (a - EMU_SHARED_WIN < EMU_WIN_SIZE) {
-				kind = MK_SHARED;
-				a -= EMU_SHARED_WIN;
-			} else if (a - EMU_LOCAL_WIN < EMU_WIN_SIZE) {
-				kind = MK_LOCAL;
-				a -= EMU_LOCAL_WIN;
-			} else {
-				kind = MK_GLOBAL;
-			}
+			kind = generic_kind(&a);
 			break;
 		}
 		if (a & (uint64_t)(bytes - 1))
@@ -1627,17 +1634,16 @@ static uint8_t *lane_ptr(struct xctx *x, struct warp *w, int l, uint64_t a,
 {
 	struct emu_alloc *al;
 
-	if (a - EMU_SHARED_WIN < EMU_WIN_SIZE) {
-		a -= EMU_SHARED_WIN;
+	switch (generic_kind(&a)) {
+	case MK_SHARED:
 		return a + len <= x->smem_size ? x->smem + a : NULL;
-	}
-	if (a - EMU_LOCAL_WIN < EMU_WIN_SIZE) {
-		a -= EMU_LOCAL_WIN;
+	case MK_LOCAL:
 		return a + len <= x->lcap ?
 		       w->local + (size_t)l * x->lcap + a : NULL;
+	default:
+		al = global_lookup(x, a, len);
+		return al ? al->host + (a - al->dev) : NULL;
 	}
-	al = global_lookup(x, a, len);
-	return al ? al->host + (a - al->dev) : NULL;
 }
 
 /* The NUL-terminated string at a (at most cap-1 bytes kept); -1 when it
