@@ -195,10 +195,15 @@ struct emu_alloc {
 	uint64_t size;
 	uint8_t *host;
 	int is_const;
+	int is_var;   /* a module variable (not cudaMalloc'd) */
 };
 /* The allocation holding [addr, addr+len), or NULL. */
 struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len);
 struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const);
+/* An allocation at a given address (a replay re-creating a record's
+ * allocations), inside the global window and overlapping none; NULL
+ * otherwise. */
+struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size);
 
 /* ---- one launch (exec.c) ---- */
 struct emu_line_counters {
@@ -227,6 +232,11 @@ size_t emu_static_smem(const struct emu_module *m, int k);
  * -1 with res->fault and res->msg set. */
 int emu_run(const struct emu_module *m, int k,
 	    const struct emu_launch_cfg *cfg, struct emu_result *res);
+
+/* 1 and why ("the instruction 'mbarrier.init.b64' in 'k' at f.cu:12")
+ * when some instruction of m is one the interpreter cannot run, else 0.
+ * A module that passes never faults with WGEMU_FAULT_UNSUPPORTED. */
+int emu_module_check(const struct emu_module *m, char *why, size_t len);
 
 /* Demangle a kernel name to "tile<1>" form (no return type, no
  * parameters) into buf. */

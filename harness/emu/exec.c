@@ -1313,9 +1313,47 @@ static int resolve(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	return 0;
 }
 
+/* what a counted access does */
+enum { ACC_LOAD, ACC_STORE, ACC_ATOMIC };
+
+static void count_global(struct wgemu_counters *c, int kind, uint64_t s)
+{
+	switch (kind) {
+	case ACC_LOAD:
+		c->global_load_requests++;
+		c->global_load_sectors += s;
+		break;
+	case ACC_STORE:
+		c->global_store_requests++;
+		c->global_store_sectors += s;
+		break;
+	default:
+		c->global_atomic_requests++;
+		c->global_atomic_sectors += s;
+		break;
+	}
+}
+
+/* A shared atomic reads and writes its word: it counts as a store. */
+static void count_shared(struct wgemu_counters *c, int kind, uint64_t wf,
+			 uint64_t conflicts, uint64_t bytes, uint64_t dyn)
+{
+	if (kind == ACC_LOAD) {
+		c->shared_load_wavefronts += wf;
+		c->shared_load_bank_conflicts += conflicts;
+		c->shared_load_bytes += bytes;
+		c->dynamic_shared_load_bytes += dyn;
+	} else {
+		c->shared_store_wavefronts += wf;
+		c->shared_store_bank_conflicts += conflicts;
+		c->shared_store_bytes += bytes;
+		c->dynamic_shared_store_bytes += dyn;
+	}
+}
+
 static void count_access(struct xctx *x, const struct emu_insn *in,
 			 const uint64_t *addr, uint32_t gm, uint32_t sm,
-			 int bytes, int is_store)
+			 int bytes, int kind)
 {
 	struct wgemu_counters *t = &x->res->total;
 	struct wgemu_counters *ln = in->line >= 0 ?
@@ -1324,47 +1362,28 @@ static void count_access(struct xctx *x, const struct emu_insn *in,
 	if (gm) {
 		uint64_t s = (uint64_t)global_sectors(addr, gm, bytes);
 
-		if (is_store) {
-			t->global_store_requests++;
-			t->global_store_sectors += s;
-			if (ln) {
-				ln->global_store_requests++;
-				ln->global_store_sectors += s;
-			}
-		} else {
-			t->global_load_requests++;
-			t->global_load_sectors += s;
-			if (ln) {
-				ln->global_load_requests++;
-				ln->global_load_sectors += s;
-			}
-		}
+		count_global(t, kind, s);
+		if (ln)
+			count_global(ln, kind, s);
 	}
 	if (sm) {
-		uint64_t c = 0;
 		int ideal, wf;
-		uint64_t sa[32];
+		uint64_t sa[32], dyn = 0, moved;
 		uint32_t m = sm;
 
-		LANES(sa[l] = (uint32_t)(addr[l] >= EMU_SHARED_WIN ?
-					 addr[l] - EMU_SHARED_WIN : addr[l]));
+		LANES({
+			sa[l] = (uint32_t)(addr[l] >= EMU_SHARED_WIN ?
+					   addr[l] - EMU_SHARED_WIN : addr[l]);
+			if (x->cfg->dyn_smem && sa[l] >= x->dyn_base)
+				dyn += (uint64_t)bytes;
+		});
 		wf = shared_wavefronts(sa, sm, bytes, &ideal);
-		c = (uint64_t)(wf - ideal);
-		if (is_store) {
-			t->shared_store_wavefronts += (uint64_t)wf;
-			t->shared_store_bank_conflicts += c;
-			if (ln) {
-				ln->shared_store_wavefronts += (uint64_t)wf;
-				ln->shared_store_bank_conflicts += c;
-			}
-		} else {
-			t->shared_load_wavefronts += (uint64_t)wf;
-			t->shared_load_bank_conflicts += c;
-			if (ln) {
-				ln->shared_load_wavefronts += (uint64_t)wf;
-				ln->shared_load_bank_conflicts += c;
-			}
-		}
+		moved = (uint64_t)__builtin_popcount(sm) * (uint64_t)bytes;
+		count_shared(t, kind, (uint64_t)wf, (uint64_t)(wf - ideal),
+			     moved, dyn);
+		if (ln)
+			count_shared(ln, kind, (uint64_t)wf,
+				     (uint64_t)(wf - ideal), moved, dyn);
 	}
 }
 
@@ -1425,7 +1444,7 @@ static int do_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 			});
 	}
 	if (gm | sm)
-		count_access(x, in, addr, gm, sm, bytes, 0);
+		count_access(x, in, addr, gm, sm, bytes, ACC_LOAD);
 	return 0;
 }
 
@@ -1470,9 +1489,9 @@ static int do_cpasync(struct xctx *x, struct warp *w,
 		memset(dh[l] + n, 0, (size_t)bytes - n);
 	});
 	if (gm)
-		count_access(x, &ld, src_a, gm, 0, bytes, 0);
+		count_access(x, &ld, src_a, gm, 0, bytes, ACC_LOAD);
 	if (sm2)
-		count_access(x, &st, dst_a, 0, sm2, bytes, 1);
+		count_access(x, &st, dst_a, 0, sm2, bytes, ACC_STORE);
 	return 0;
 }
 
@@ -1494,7 +1513,7 @@ static int do_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		LANES(memcpy(hp[l] + o, &A[l], (size_t)esz));
 	}
 	if (gm | sm)
-		count_access(x, in, addr, gm, sm, bytes, 1);
+		count_access(x, in, addr, gm, sm, bytes, ACC_STORE);
 	return 0;
 }
 
@@ -1557,6 +1576,8 @@ static int do_atom(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		memcpy(hp[l], &n, (size_t)esz);
 		res[l] = trunc_sz(old, esz);
 	});
+	if (gm | sm)
+		count_access(x, in, addr, gm, sm, esz, ACC_ATOMIC);
 	if (in->op == OP_ATOM) {
 		uint64_t *D = dst(x, R, &in->d[0]);
 
@@ -2616,6 +2637,129 @@ static uint64_t env_u64(const char *name, uint64_t def)
 		return def;
 	v = strtoull(s, &end, 0);
 	return *end ? def : (uint64_t)v;
+}
+
+/* ---- what the interpreter cannot run, found before any launch ---- */
+
+static int alu_form_supported(const struct emu_insn *in)
+{
+	static uint64_t dummy[32];
+	struct xctx x;
+
+	memset(&x, 0, sizeof(x));
+	/* the ALU refuses a form by its op, type and flags alone, before
+	 * touching a lane: a dry run on no lanes asks it */
+	if (emu_type_kind[in->type] == 'f')
+		return float_op(&x, in, 0, dummy, dummy, dummy, dummy) == 0;
+	return int_op(in, 0, dummy, dummy, dummy, dummy) == 0;
+}
+
+static int is_alu(const struct emu_insn *in)
+{
+	switch (in->op) {
+	case OP_AND: case OP_OR: case OP_XOR: case OP_NOT:
+		return in->type != T_PRED;
+	case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD:
+	case OP_FMA: case OP_DIV: case OP_REM: case OP_MIN:
+	case OP_MAX: case OP_ABS: case OP_NEG: case OP_CNOT:
+	case OP_SHL: case OP_SHR: case OP_POPC: case OP_CLZ:
+	case OP_BFIND: case OP_TANH:
+	case OP_BREV: case OP_BFE: case OP_PRMT: case OP_SHF:
+	case OP_SQRT: case OP_RSQRT: case OP_RCP: case OP_EX2:
+	case OP_LG2: case OP_SIN: case OP_COS: case OP_MUL24:
+	case OP_MAD24: case OP_SAD: case OP_COPYSIGN:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* 1 and why when run_warp would stop at `in` with
+ * WGEMU_FAULT_UNSUPPORTED; every such fault is mirrored here, so a
+ * module that passes emu_module_check never raises one. */
+static int insn_unsupported(const struct emu_module *m,
+			    const struct emu_func *f,
+			    const struct emu_insn *in, char *why, size_t len)
+{
+	int esz = emu_type_size[in->type];
+
+	if (in->op == OP_UNSUP) {
+		snprintf(why, len, "the instruction '%s'",
+			 in->target >= 0 && in->target < m->nstrs ?
+			 m->strs[in->target] : "?");
+		return 1;
+	}
+	if (is_alu(in) && !alu_form_supported(in)) {
+		snprintf(why, len, "the form '%s.%c%d' of %s",
+			 emu_op_name[in->op], emu_type_kind[in->type] ?
+			 emu_type_kind[in->type] : 'b', esz * 8,
+			 emu_op_name[in->op]);
+		return 1;
+	}
+	if (in->op == OP_CVTA && in->space == SP_PARAM) {
+		snprintf(why, len, "cvta of .param");
+		return 1;
+	}
+	if ((in->op == OP_ATOM || in->op == OP_RED) &&
+	    ((esz != 4 && esz != 8) ||
+	     (emu_type_kind[in->type] == 'f' && in->sub != AT_ADD &&
+	      in->sub != AT_EXCH))) {
+		snprintf(why, len, "the atomic '%s' on %d-byte %s values",
+			 emu_op_name[in->op], esz,
+			 emu_type_kind[in->type] == 'f' ? "floating-point" :
+			 "integer");
+		return 1;
+	}
+	if (in->op == OP_CPASYNC && in->sub == CA_COPY &&
+	    in->s[1].kind == OK_CONST) {
+		uint64_t n = f->consts[(size_t)in->s[1].idx * 32];
+
+		if (n != 4 && n != 8 && n != 16) {
+			snprintf(why, len, "cp.async of %llu bytes",
+				 (unsigned long long)n);
+			return 1;
+		}
+	}
+	if (in->op == OP_CALL && in->target >= 0 && in->target < m->nfuncs) {
+		const struct emu_func *g = &m->funcs[in->target];
+
+		if ((g->is_decl && strcmp(g->name, "vprintf") &&
+		     strcmp(g->name, "__assertfail")) || g->is_entry) {
+			snprintf(why, len, "a call to the %s function '%s'",
+				 g->is_entry ? "kernel" : "external", g->name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int emu_module_check(const struct emu_module *m, char *why, size_t len)
+{
+	char what[256];
+
+	for (int i = 0; i < m->nfuncs; i++) {
+		const struct emu_func *f = &m->funcs[i];
+
+		for (int pc = 0; pc < f->ninsns; pc++) {
+			const struct emu_insn *in = &f->insns[pc];
+			char loc[160] = "";
+
+			if (!insn_unsupported(m, f, in, what, sizeof(what)))
+				continue;
+			if (in->line >= 0 && in->line < m->nlines &&
+			    m->lines[in->line].file >= 0 &&
+			    m->lines[in->line].file < m->nfiles &&
+			    m->files[m->lines[in->line].file])
+				snprintf(loc, sizeof(loc), " at %s:%d",
+					 base_name(m->files[
+					 m->lines[in->line].file]),
+					 m->lines[in->line].line);
+			snprintf(why, len, "%s in '%s'%s", what, f->name,
+				 loc);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 int emu_run(const struct emu_module *m, int k,

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "emu/emu.h"
+#include "emu/trace.h"
 #include "emu/wgemu.h"
 
 /* ---- nvcc's registration hooks (declared in crt/host_runtime.h and
@@ -61,6 +62,7 @@ struct module {
 	struct emu_module *m;
 	char *ptx;
 	int loaded;             /* parse attempted */
+	uint32_t hash;          /* FNV-1a of the PTX: names it in records */
 	char err[512];
 };
 
@@ -203,6 +205,49 @@ struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
 	return a;
 }
 
+/* The replay's own allocations start far above any address a recorded
+ * program reached, so re-creating a record's allocations never meets
+ * them. */
+#define EMU_GLOBAL_END (EMU_GLOBAL_BASE + (1ull << 46))
+
+struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size)
+{
+	struct emu_alloc *a;
+	int i;
+
+	if (addr < EMU_GLOBAL_BASE || size > EMU_GLOBAL_END - addr ||
+	    size > TOTAL_MEM - g_used || emu_mem_find(addr, 1) ||
+	    (size && emu_mem_find(addr + size - 1, 1)))
+		return NULL;
+	for (i = 0; i < g_nallocs; i++)
+		if (g_allocs[i]->dev >= addr)
+			break;
+	if (i < g_nallocs && g_allocs[i]->dev < addr + (size ? size : 1))
+		return NULL;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->host = malloc(size ? size : 1);
+	if (!a->host ||
+	    (g_nallocs == g_capallocs &&
+	     !(g_capallocs = g_capallocs ? g_capallocs * 2 : 64,
+	       g_allocs = realloc(g_allocs, (size_t)g_capallocs *
+				  sizeof(*g_allocs))))) {
+		free(a->host);
+		free(a);
+		return NULL;
+	}
+	memset(a->host, 0xcb, size ? size : 1);
+	a->size = size;
+	a->dev = addr;
+	memmove(&g_allocs[i + 1], &g_allocs[i],
+		(size_t)(g_nallocs - i) * sizeof(*g_allocs));
+	g_allocs[i] = a;
+	g_nallocs++;
+	g_used += size;
+	return a;
+}
+
 static int alloc_index(uint64_t dev)
 {
 	int lo = 0, hi = g_nallocs - 1;
@@ -325,6 +370,19 @@ static int fatbin_ptx(const void *fatbin, char **ptx, char *err,
 	return 0;
 }
 
+static void trace_module_vars(int mi);
+
+/* FNV-1a of a module's PTX: the same text has the same name in every
+ * process, which is how a replay finds the module of a record. */
+static uint32_t ptx_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
 static int load_module(int mi)
 {
 	struct module *md = &g_mods[mi];
@@ -336,6 +394,7 @@ static int load_module(int mi)
 	if (!md->ptx && fatbin_ptx(md->fatbin, &md->ptx, md->err,
 				   sizeof(md->err)))
 		return -1;
+	md->hash = ptx_hash(md->ptx);
 	md->m = emu_ptx_parse(md->ptx, strlen(md->ptx), md->err,
 			      sizeof(md->err));
 	if (!md->m)
@@ -348,6 +407,8 @@ static int load_module(int mi)
 		if (s->kind != SYM_GLOBAL && s->kind != SYM_CONST)
 			continue;
 		a = emu_mem_alloc(s->size, 0);
+		if (a)
+			a->is_var = 1;
 		if (!a) {
 			snprintf(md->err, sizeof(md->err), "out of memory "
 				 "for variable '%s'", s->name);
@@ -361,6 +422,7 @@ static int load_module(int mi)
 			memset(a->host, 0, s->size);
 		s->dev = a->dev;
 	}
+	trace_module_vars(mi);
 	return 0;
 }
 
@@ -525,6 +587,95 @@ cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *fun)
 	return cudaSuccess;
 }
 
+/* ---- launch records (trace.h) ---- */
+static void trace_simple(enum emu_trace_kind kind, uint64_t a, uint64_t n)
+{
+	struct emu_trace_op op;
+
+	if (!emu_trace_on())
+		return;
+	memset(&op, 0, sizeof(op));
+	op.kind = kind;
+	op.a = a;
+	op.n = n;
+	emu_trace_put(&op);
+}
+
+static void trace_copy(int dir, uint64_t dst, uint64_t src,
+		       const void *data, uint64_t n)
+{
+	struct emu_trace_op op;
+
+	if (!emu_trace_on())
+		return;
+	memset(&op, 0, sizeof(op));
+	op.kind = TR_COPY;
+	op.copy = (uint32_t)dir;
+	op.a = dst;
+	op.b = src;
+	op.n = n;
+	if (dir == TR_H2D) {
+		op.data = data;
+		op.ndata = n;
+	}
+	emu_trace_put(&op);
+}
+
+/* A module's variables as they are now (when a record opens, or when
+ * the module loads while one is open), so a replay starts from the same
+ * state; value carries the module's fingerprint. */
+static void trace_module_vars(int mi)
+{
+	const struct emu_module *m = g_mods[mi].m;
+	struct emu_trace_op op;
+	int i;
+
+	if (!emu_trace_on() || !m)
+		return;
+	for (i = 0; i < m->nsyms; i++) {
+		const struct emu_sym *sy = &m->syms[i];
+		struct emu_alloc *a;
+
+		if (sy->kind != SYM_GLOBAL && sy->kind != SYM_CONST)
+			continue;
+		a = emu_mem_find(sy->dev, sy->size ? sy->size : 1);
+		memset(&op, 0, sizeof(op));
+		op.kind = TR_VAR;
+		op.value = g_mods[mi].hash;
+		op.name = sy->name;
+		op.a = sy->dev;
+		op.n = sy->size;
+		if (a && sy->size <= EMU_TRACE_MAX_VAR_BYTES) {
+			op.data = a->host + (sy->dev - a->dev);
+			op.ndata = sy->size;
+		}
+		emu_trace_put(&op);
+	}
+}
+
+static void trace_launch(const struct kernel *k, dim3 grid, dim3 block,
+			 size_t smem, const uint8_t *params, size_t n)
+{
+	struct emu_trace_op op;
+
+	if (!emu_trace_on())
+		return;
+	memset(&op, 0, sizeof(op));
+	op.kind = TR_LAUNCH;
+	op.value = g_mods[k->mod].hash;
+	op.name = k->name;
+	op.grid[0] = grid.x;
+	op.grid[1] = grid.y;
+	op.grid[2] = grid.z;
+	op.block[0] = block.x;
+	op.block[1] = block.y;
+	op.block[2] = block.z;
+	op.n = smem;
+	op.data = params;
+	op.ndata = n;
+	emu_trace_put(&op);
+}
+
 /* ---- launches ---- */
 static int kernel_load(struct kernel *k)
 {
@@ -584,6 +735,7 @@ static int compact_lines(struct emu_line_counters *l, int n)
 		const struct wgemu_counters *c = &l[i].c;
 
 		if (c->global_load_requests || c->global_store_requests ||
+		    c->global_atomic_requests ||
 		    c->shared_load_wavefronts || c->shared_store_wavefronts)
 			l[k++] = l[i];
 	}
@@ -642,6 +794,7 @@ static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
 	cfg.block[2] = block.z;
 	cfg.dyn_smem = smem;
 	cfg.params = params;
+	trace_launch(k, grid, block, smem, params, f->kparam_bytes);
 	emu_run(m, k->fi, &cfg, &res);
 	free(params);
 	memset(&rec, 0, sizeof(rec));
@@ -723,6 +876,7 @@ cudaError_t cudaMalloc(void **devPtr, size_t size)
 	if (!a)
 		return fail(cudaErrorMemoryAllocation);
 	*devPtr = (void *)(uintptr_t)a->dev;
+	trace_simple(TR_MALLOC, a->dev, size);
 	return cudaSuccess;
 }
 
@@ -735,8 +889,9 @@ cudaError_t cudaFree(void *devPtr)
 	if (!devPtr)
 		return cudaSuccess;
 	i = alloc_index((uint64_t)(uintptr_t)devPtr);
-	if (i < 0)
+	if (i < 0 || g_allocs[i]->is_var)
 		return fail(cudaErrorInvalidValue);
+	trace_simple(TR_FREE, g_allocs[i]->dev, 0);
 	free_alloc(i);
 	return cudaSuccess;
 }
@@ -798,6 +953,9 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 		return fail(cudaErrorInvalidMemcpyDirection);
 	if (!d || !s)
 		return fail(cudaErrorInvalidValue);
+	if (kind != cudaMemcpyHostToHost)
+		trace_copy(kind, (uint64_t)(uintptr_t)dst,
+			   (uint64_t)(uintptr_t)src, src, count);
 	memmove(d, s, count);
 	g_clock_ms += 0.002 + (double)count /
 		      (kind == cudaMemcpyDeviceToDevice ? 1.5e9 : 2.5e7);
@@ -822,6 +980,16 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 	d = dev_ptr(devPtr, count);
 	if (!d)
 		return fail(cudaErrorInvalidValue);
+	if (emu_trace_on()) {
+		struct emu_trace_op op;
+
+		memset(&op, 0, sizeof(op));
+		op.kind = TR_MEMSET;
+		op.a = (uint64_t)(uintptr_t)devPtr;
+		op.value = (uint32_t)(value & 0xff);
+		op.n = count;
+		emu_trace_put(&op);
+	}
 	memset(d, value, count);
 	g_clock_ms += 0.002 + (double)count / 1.5e9;
 	return cudaSuccess;
@@ -893,6 +1061,9 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
 		s = dev_ptr(src, count);
 	if (!s)
 		return fail(cudaErrorInvalidValue);
+	trace_copy(kind == cudaMemcpyDeviceToDevice ? TR_D2D : TR_H2D,
+		   symbol_sym(symbol)->dev + offset, (uint64_t)(uintptr_t)src,
+		   src, count);
 	memmove(d, s, count);
 	return cudaSuccess;
 }
@@ -913,6 +1084,9 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol,
 		d = dev_ptr(dst, count);
 	if (!d)
 		return fail(cudaErrorInvalidValue);
+	trace_copy(kind == cudaMemcpyDeviceToDevice ? TR_D2D : TR_D2H,
+		   (uint64_t)(uintptr_t)dst, symbol_sym(symbol)->dev + offset,
+		   NULL, count);
 	memmove(d, s, count);
 	return cudaSuccess;
 }
@@ -1713,6 +1887,144 @@ const void *wgemu_kernel(const char *name)
 			return &g_kerns[i];
 	}
 	return NULL;
+}
+
+/* ---- launch records and their replay ---- */
+void wgemu_record_begin(const void *in, size_t in_bytes, const void *out,
+			size_t out_bytes)
+{
+	struct emu_trace_head h;
+	int i;
+
+	memset(&h, 0, sizeof(h));
+	h.in = (uint64_t)(uintptr_t)in;
+	h.in_bytes = in_bytes;
+	h.out = (uint64_t)(uintptr_t)out;
+	h.out_bytes = out_bytes;
+	emu_trace_open(&h);
+	for (i = 0; i < g_nallocs; i++)
+		if (!g_allocs[i]->is_var)
+			trace_simple(TR_ALLOC, g_allocs[i]->dev,
+				     g_allocs[i]->size);
+	for (i = 0; i < g_nmods; i++)
+		trace_module_vars(i);
+}
+
+int wgemu_record_end(unsigned char **buf, size_t *len)
+{
+	return emu_trace_close(buf, len);
+}
+
+void wgemu_replay_mode(void)
+{
+	if (g_next_dev < EMU_GLOBAL_BASE + (1ull << 45))
+		g_next_dev = EMU_GLOBAL_BASE + (1ull << 45);
+}
+
+int wgemu_alloc_at(uint64_t addr, uint64_t size)
+{
+	return emu_mem_alloc_at(addr, size) ? 0 : -1;
+}
+
+int wgemu_place_var(int mod, const char *name, uint64_t addr, uint64_t size,
+		    const void *data, size_t n)
+{
+	struct emu_module *m;
+	struct emu_alloc *a;
+	int i, ai;
+
+	if (mod < 0 || mod >= g_nmods || !(m = g_mods[mod].m))
+		return 1;
+	for (i = 0; i < m->nsyms; i++) {
+		struct emu_sym *sy = &m->syms[i];
+
+		if ((sy->kind != SYM_GLOBAL && sy->kind != SYM_CONST) ||
+		    strcmp(sy->name, name))
+			continue;
+		if (sy->size != size || n > size)
+			return -1;
+		a = emu_mem_alloc_at(addr, size);
+		if (!a)
+			return -1;
+		a->is_var = 1;
+		ai = alloc_index(sy->dev);
+		if (ai >= 0 && n < size)
+			memcpy(a->host, g_allocs[ai]->host, (size_t)size);
+		if (n)
+			memcpy(a->host, data, n);
+		ai = alloc_index(sy->dev);
+		if (ai >= 0)
+			free_alloc(ai);
+		sy->dev = addr;
+		return 0;
+	}
+	return 1;
+}
+
+uint32_t wgemu_module_hash(int mod)
+{
+	return mod >= 0 && mod < g_nmods ? g_mods[mod].hash : 0;
+}
+
+const void *wgemu_module_kernel(int mod, const char *mangled)
+{
+	int i;
+
+	for (i = 0; i < g_nkerns; i++)
+		if (g_kerns[i].mod == mod && !strcmp(g_kerns[i].name, mangled))
+			return &g_kerns[i];
+	return NULL;
+}
+
+int wgemu_launch_raw(const void *kernel, const unsigned grid[3],
+		     const unsigned block[3], size_t dyn_smem,
+		     const void *params, size_t n)
+{
+	struct kernel *k = find_kernel(kernel);
+	const struct emu_func *f;
+	void **args;
+	const uint8_t *p = params;
+	dim3 g, b;
+	int i, rc;
+
+	if (!k || kernel_load(k))
+		return fail(cudaErrorInvalidDeviceFunction);
+	f = &g_mods[k->mod].m->funcs[k->fi];
+	if (n != f->kparam_bytes)
+		return fail(cudaErrorInvalidValue);
+	/* the runtime takes one pointer per parameter: point into the
+	 * buffer at each parameter's offset */
+	args = calloc((size_t)f->nparams + 1, sizeof(*args));
+	if (!args)
+		return fail(cudaErrorMemoryAllocation);
+	for (i = 0; i < f->nparams; i++)
+		args[i] = (void *)(p + g_mods[k->mod].m->syms[f->params[i]].off);
+	g.x = grid[0];
+	g.y = grid[1];
+	g.z = grid[2];
+	b.x = block[0];
+	b.y = block[1];
+	b.z = block[2];
+	rc = launch(k, g, b, args, dyn_smem);
+	free(args);
+	return rc;
+}
+
+int wgemu_check_ptx(const char *ptx, size_t len, char *why, size_t wlen)
+{
+	struct emu_module *m = emu_ptx_parse(ptx, len, why, wlen);
+	int rc;
+
+	if (!m)
+		return -1;
+	rc = emu_module_check(m, why, wlen);
+	emu_module_free(m);
+	return rc;
+}
+
+void *wgemu_host_ptr(uint64_t addr, size_t n)
+{
+	return dev_ptr((const void *)(uintptr_t)addr, n);
 }
 
 /* ---- the record file for 'warpgrade emu' ---- */

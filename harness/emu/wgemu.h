@@ -30,6 +30,17 @@ struct wgemu_counters {
 	uint64_t shared_store_wavefronts;
 	uint64_t shared_store_bank_conflicts;
 	uint64_t lane_instructions; /* executed instructions x active lanes */
+	/* Global atomics and reductions (atom, red): requests and sectors,
+	 * counted like loads and stores (Nsight Compute's op_atom/op_red). */
+	uint64_t global_atomic_requests;
+	uint64_t global_atomic_sectors;
+	/* Bytes the active lanes moved through shared memory, and the part
+	 * of them that fell in the launch's dynamic (extern __shared__)
+	 * window: what the technique checks call staging. */
+	uint64_t shared_load_bytes;
+	uint64_t shared_store_bytes;
+	uint64_t dynamic_shared_load_bytes;
+	uint64_t dynamic_shared_store_bytes;
 };
 
 struct wgemu_launch {
@@ -82,6 +93,44 @@ int wgemu_line_get(size_t i, size_t j, struct wgemu_line *out);
  * module number, or -1 with the reason ("line N: ...") in err. */
 int wgemu_load_ptx(const char *ptx, size_t len, char *err, size_t errlen);
 const void *wgemu_kernel(const char *name);
+
+/*
+ * Launch records (emu/trace.h).  The runner opens one around a call of
+ * the student's launcher, naming the call's input buffer and guarded
+ * output region, and takes the record when the call returns; the grader
+ * replays it in a process of its own (harness/replay.c).  end returns
+ * -1 when no record was open.
+ */
+void wgemu_record_begin(const void *in, size_t in_bytes, const void *out,
+			size_t out_bytes);
+int wgemu_record_end(unsigned char **buf, size_t *len);
+
+/*
+ * For the replay, which re-creates a record's device state in a fresh
+ * process: wgemu_replay_mode() (before anything else) moves the
+ * process's own allocations far above any recorded address;
+ * wgemu_alloc_at re-creates an allocation (0, or -1 when it overlaps or
+ * leaves the global window); wgemu_place_var moves module variable
+ * `name` of module `mod` to addr with the given contents (0, 1 when the
+ * module has no such variable, -1 on a size mismatch or overlap);
+ * wgemu_module_kernel finds a kernel of one module by mangled name;
+ * wgemu_launch_raw launches it with a parameter buffer laid out as the
+ * PTX declares it (cudaErrorInvalidValue when its size differs).
+ */
+void wgemu_replay_mode(void);
+int wgemu_alloc_at(uint64_t addr, uint64_t size);
+int wgemu_place_var(int mod, const char *name, uint64_t addr, uint64_t size,
+		    const void *data, size_t n);
+uint32_t wgemu_module_hash(int mod);
+const void *wgemu_module_kernel(int mod, const char *mangled);
+int wgemu_launch_raw(const void *kernel, const unsigned grid[3],
+		     const unsigned block[3], size_t dyn_smem,
+		     const void *params, size_t n);
+/* Can the emulator run this PTX?  0 yes; 1 no, why names the first
+ * instruction it cannot run; -1 it does not parse (why: "line N: ..."). */
+int wgemu_check_ptx(const char *ptx, size_t len, char *why, size_t wlen);
+/* Host pointer of device bytes [addr, addr+n), or NULL. */
+void *wgemu_host_ptr(uint64_t addr, size_t n);
 
 #ifdef __cplusplus
 }
