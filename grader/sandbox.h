@@ -121,6 +121,11 @@ struct sandbox_spec {
 	 * hold_stdin).  Not copied: valid until sandbox_run returns. */
 	const void *input;
 	size_t input_len;
+	/* The child gets the grader's own stdin, stdout and stderr
+	 * (a program run for a person at a terminal): input is then
+	 * ignored and nothing is captured (res->out and res->err are
+	 * empty). */
+	int inherit_stdio;
 	/* Keep stdin open after input until the callback calls
 	 * sandbox_close_input (e.g. send the seed only after the runner
 	 * said it is ready, so code that runs before main cannot read it). */
