@@ -10,8 +10,13 @@
  *
  * Shapes are (m, n): rows x cols for matrices, count x fields for AoS->SoA.
  * The correctness domain of every exercise is all 1 <= m, n <= 64 (the
- * "sweep", 4,096 shapes, in index order m-major: index = (m-1)*64 + (n-1))
- * followed by the exercise's edge shapes.
+ * "sweep", 4,096 shapes, in index order m-major: index = (m-1)*64 + (n-1)),
+ * then the exercise's edge shapes, then EXERCISE_MEASURED shapes drawn
+ * from the run's seed inside the exercise's measure range: the measured
+ * calls, whose launch records the grader replays for the technique checks
+ * and the emulator's performance figure.  They are checked like every
+ * other shape and run at positions the seed chooses, so a launcher can
+ * neither know their sizes in advance nor tell them apart by call count.
  */
 #ifndef EXERCISE_H
 #define EXERCISE_H
@@ -29,6 +34,11 @@
 
 /* Edge-shape flags. */
 #define EXERCISE_EDGE_GPU_ONLY 0x1u /* too large to interpret: GPU backend only */
+#define EXERCISE_SHAPE_MEASURED 0x2u /* a measured call (drawn from the seed) */
+
+/* Measured shapes per run: one with both dimensions multiples of 32 where
+ * the range allows, the others anywhere in the range. */
+#define EXERCISE_MEASURED 3
 
 struct exercise_shape {
 	int64_t m;
@@ -60,7 +70,9 @@ struct exercise {
 	const struct exercise_edge *edges;
 	size_t nedges;
 	struct exercise_shape perf_shape;    /* ~256 MB per buffer, GPU timing */
-	struct exercise_shape counter_shape; /* mid-size, emulator counters */
+	/* Inclusive range of the measured shapes: large enough for the
+	 * traffic of many blocks, small enough to interpret twice. */
+	struct exercise_shape measure_lo, measure_hi;
 	unsigned techniques;                 /* EXERCISE_TECH_* */
 };
 
@@ -71,12 +83,25 @@ size_t exercise_count(void);
 /* Lookup by folder name; NULL when unknown. */
 const struct exercise *exercise_find(const char *name);
 
-/* Number of correctness shapes: the sweep plus the edges. */
+/* Number of fixed correctness shapes: the sweep plus the edges. */
 size_t exercise_nshapes(const struct exercise *ex);
-/* Shape number `index` of the correctness domain (sweep first, then edges).
+/* Shape number `index` of the fixed domain (sweep first, then edges).
  * *flags receives the edge flags (0 for sweep shapes); it may be NULL. */
 struct exercise_shape exercise_shape_at(const struct exercise *ex,
 					size_t index, unsigned *flags);
+/* Every shape of a run: the fixed ones and the measured ones. */
+size_t exercise_nshapes_all(const struct exercise *ex);
+/* Shape `index` < exercise_nshapes_all of a run seeded `seed`: fixed
+ * shapes as exercise_shape_at, measured ones (flag EXERCISE_SHAPE_MEASURED)
+ * drawn from the seed. */
+struct exercise_shape exercise_shape_of(const struct exercise *ex,
+					uint64_t seed, size_t index,
+					unsigned *flags);
+/* The order a runner calls the launcher in: order[i] is the shape index
+ * of call i (exercise_nshapes_all entries): the fixed shapes in index
+ * order with the measured ones inserted where the seed says. */
+void exercise_call_order(const struct exercise *ex, uint64_t seed,
+			 size_t *order);
 
 /* Elements in a shape (m*n). */
 static inline size_t exercise_shape_elems(struct exercise_shape s)

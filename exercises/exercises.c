@@ -58,6 +58,67 @@ struct exercise_shape exercise_shape_at(const struct exercise *ex,
 	return s;
 }
 
+size_t exercise_nshapes_all(const struct exercise *ex)
+{
+	return exercise_nshapes(ex) + EXERCISE_MEASURED;
+}
+
+/* A value in [lo, hi] drawn from r; for the aligned shape, a multiple of
+ * 32 when the range holds one. */
+static int64_t draw(uint64_t r, int64_t lo, int64_t hi, int aligned)
+{
+	int64_t v = lo + (int64_t)(r % (uint64_t)(hi - lo + 1));
+
+	if (aligned && hi / 32 * 32 >= lo) {
+		v = v / 32 * 32;
+		if (v < lo)
+			v += 32;
+	}
+	return v;
+}
+
+struct exercise_shape exercise_shape_of(const struct exercise *ex,
+					uint64_t seed, size_t index,
+					unsigned *flags)
+{
+	size_t k = index - exercise_nshapes(ex);
+	struct exercise_shape s = { 0, 0 };
+	uint64_t r;
+
+	if (index < exercise_nshapes(ex))
+		return exercise_shape_at(ex, index, flags);
+	if (flags)
+		*flags = 0;
+	if (k >= EXERCISE_MEASURED)
+		return s;
+	if (flags)
+		*flags = EXERCISE_SHAPE_MEASURED;
+	r = exercise_mix64(seed ^ 0x6d65617375726564ULL ^ exercise_mix64(k));
+	s.m = draw(r, ex->measure_lo.m, ex->measure_hi.m, k == 0);
+	s.n = draw(exercise_mix64(r), ex->measure_lo.n, ex->measure_hi.n,
+		   k == 0);
+	return s;
+}
+
+void exercise_call_order(const struct exercise *ex, uint64_t seed,
+			 size_t *order)
+{
+	size_t base = exercise_nshapes(ex), pos[EXERCISE_MEASURED];
+	size_t i, k, n = 0;
+
+	/* measured call k goes before fixed shape pos[k] */
+	for (k = 0; k < EXERCISE_MEASURED; k++)
+		pos[k] = (size_t)(exercise_mix64(seed + 0x9e37 * (k + 1)) %
+				  (base + 1));
+	for (i = 0; i <= base; i++) {
+		for (k = 0; k < EXERCISE_MEASURED; k++)
+			if (pos[k] == i)
+				order[n++] = base + k;
+		if (i < base)
+			order[n++] = i;
+	}
+}
+
 uint64_t exercise_mix64(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ULL;

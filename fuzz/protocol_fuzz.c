@@ -36,11 +36,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	score_config_default(&cfg);
 	memset(&res, 0, sizeof(res));
-	/* the first byte picks the exercise and the backend */
+	/* the first byte picks the exercise, the backend, the phases and
+	 * the job flags */
 	verify_init(&v, exercise_table[data[0] % exercise_count()], &cfg, 7,
 		    data[0] & 0x10, &res);
-	verify_process_begin(&v, PROTO_PHASE_CORRECTNESS | PROTO_PHASE_PERF |
-			     PROTO_PHASE_COUNTERS);
+	verify_process_begin(&v, data[0] & 0x20 ? PROTO_PHASE_CORRECTNESS :
+			     PROTO_PHASE_CORRECTNESS | PROTO_PHASE_PERF,
+			     (data[0] >> 6) & 3u);
 	proto_decoder_init(&d, 1u << 20);
 	/* fed in two pieces, as a pipe may split it */
 	split = data[1] % (size - 1);

@@ -349,8 +349,11 @@ const char *proto_type_name(enum proto_type t)
 		[PROTO_JOB] = "job", [PROTO_HELLO] = "hello",
 		[PROTO_PHASE] = "phase", [PROTO_SHAPE] = "shape",
 		[PROTO_LAUNCHES] = "launches", [PROTO_ERROR] = "error",
-		[PROTO_PERF] = "perf", [PROTO_COUNTERS] = "counters",
-		[PROTO_DONE] = "done",
+		[PROTO_PERF] = "perf", [PROTO_TRAFFIC] = "traffic",
+		[PROTO_DONE] = "done", [PROTO_RECORD] = "record",
+		[PROTO_KEY_REQUEST] = "key request", [PROTO_KEY] = "key",
+		[PROTO_LINES] = "lines", [PROTO_NOTE] = "note",
+		[PROTO_REPLAY] = "replay",
 	};
 
 	if ((unsigned)t < PROTO_TYPE_MAX && names[t])
@@ -607,58 +610,186 @@ int proto_dec_perf(const void *p, size_t n, struct proto_perf *m)
 	return 0;
 }
 
-void proto_enc_counters(struct proto_buf *b, const struct proto_counters *m)
+void proto_enc_record(struct proto_buf *b, const struct proto_record *m)
 {
-	uint32_t count = m->count < PROTO_MAX_LAUNCHES ?
-		m->count : PROTO_MAX_LAUNCHES;
-
 	ENCODE_BEGIN;
-	proto_put_u32(&m_, m->who);
-	proto_put_u64(&m_, m->m);
-	proto_put_u64(&m_, m->n);
-	proto_put_u32(&m_, m->total);
-	proto_put_u32(&m_, count);
-	for (uint32_t i = 0; i < count; i++) {
-		const struct proto_counter_launch *l = &m->launch[i];
-
-		proto_put_str(&m_, l->kernel);
-		for (int k = 0; k < 3; k++)
-			proto_put_u32(&m_, l->grid[k]);
-		for (int k = 0; k < 3; k++)
-			proto_put_u32(&m_, l->block[k]);
-		proto_put_u64(&m_, l->dynamic_shared_bytes);
-		for (int k = 0; k < 9; k++)
-			proto_put_u64(&m_, l->c[k]);
-	}
-	ENCODE_END(PROTO_COUNTERS);
+	proto_put_u32(&m_, m->index);
+	proto_put_u64(&m_, m->total_bytes);
+	proto_put_u64(&m_, m->offset);
+	proto_put_u64(&m_, m->len);
+	proto_put_bytes(&m_, m->data, m->len);
+	ENCODE_END(PROTO_RECORD);
 }
 
-int proto_dec_counters(const void *p, size_t n, struct proto_counters *m)
+int proto_dec_record(const void *p, size_t n, struct proto_record *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->index = proto_get_u32(&r);
+	m->total_bytes = proto_get_u64(&r);
+	m->offset = proto_get_u64(&r);
+	m->len = proto_get_u64(&r);
+	if (r.err || m->len > n)
+		return -1;
+	m->data = proto_get_bytes(&r, (size_t)m->len);
+	if (!proto_reader_done(&r) || m->total_bytes > PROTO_MAX_RECORD ||
+	    m->offset > m->total_bytes ||
+	    m->len > m->total_bytes - m->offset)
+		return -1;
+	return 0;
+}
+
+void proto_enc_key(struct proto_buf *b, enum proto_type type,
+		   const struct proto_key *m)
+{
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->rep);
+	if (type == PROTO_KEY)
+		proto_put_u64(&m_, m->key);
+	ENCODE_END(type);
+}
+
+int proto_dec_key(const void *p, size_t n, enum proto_type type,
+		  struct proto_key *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->rep = proto_get_u32(&r);
+	if (type == PROTO_KEY)
+		m->key = proto_get_u64(&r);
+	return proto_reader_done(&r) && m->rep < PROTO_MAX_REPS ? 0 : -1;
+}
+
+static void put_counters(struct proto_buf *b, const uint64_t *c)
+{
+	for (int k = 0; k < PC_COUNT; k++)
+		proto_put_u64(b, c[k]);
+}
+
+static void get_counters(struct proto_reader *r, uint64_t *c)
+{
+	for (int k = 0; k < PC_COUNT; k++)
+		c[k] = proto_get_u64(r);
+}
+
+void proto_enc_traffic(struct proto_buf *b, const struct proto_traffic *m)
+{
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->who);
+	proto_put_u32(&m_, m->index);
+	proto_put_u64(&m_, m->launches);
+	proto_put_u64(&m_, m->dynamic_smem_launches);
+	proto_put_u64(&m_, m->copies);
+	proto_put_u64(&m_, m->h2d_bytes);
+	proto_put_u64(&m_, m->d2h_bytes);
+	put_counters(&m_, m->c);
+	ENCODE_END(PROTO_TRAFFIC);
+}
+
+int proto_dec_traffic(const void *p, size_t n, struct proto_traffic *m)
 {
 	struct proto_reader r;
 
 	memset(m, 0, sizeof(*m));
 	proto_reader_init(&r, p, n);
 	m->who = proto_get_u32(&r);
-	m->m = proto_get_u64(&r);
-	m->n = proto_get_u64(&r);
-	m->total = proto_get_u32(&r);
-	m->count = proto_get_u32(&r);
-	if (r.err || m->count > PROTO_MAX_LAUNCHES || m->count > m->total ||
-	    m->who > 1)
-		return -1;
-	for (uint32_t i = 0; i < m->count; i++) {
-		struct proto_counter_launch *l = &m->launch[i];
+	m->index = proto_get_u32(&r);
+	m->launches = proto_get_u64(&r);
+	m->dynamic_smem_launches = proto_get_u64(&r);
+	m->copies = proto_get_u64(&r);
+	m->h2d_bytes = proto_get_u64(&r);
+	m->d2h_bytes = proto_get_u64(&r);
+	get_counters(&r, m->c);
+	return proto_reader_done(&r) && m->who <= 1 &&
+	       m->dynamic_smem_launches <= m->launches ? 0 : -1;
+}
 
-		proto_get_str(&r, l->kernel, sizeof(l->kernel));
-		for (int k = 0; k < 3; k++)
-			l->grid[k] = proto_get_u32(&r);
-		for (int k = 0; k < 3; k++)
-			l->block[k] = proto_get_u32(&r);
-		l->dynamic_shared_bytes = proto_get_u64(&r);
-		for (int k = 0; k < 9; k++)
-			l->c[k] = proto_get_u64(&r);
+void proto_enc_lines(struct proto_buf *b, const struct proto_lines *m)
+{
+	uint32_t count = m->count < PROTO_MAX_LINES ? m->count :
+		PROTO_MAX_LINES;
+
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->index);
+	proto_put_u32(&m_, count);
+	for (uint32_t i = 0; i < count; i++) {
+		proto_put_str(&m_, m->line[i].file);
+		proto_put_i32(&m_, m->line[i].line);
+		put_counters(&m_, m->line[i].c);
 	}
+	ENCODE_END(PROTO_LINES);
+}
+
+int proto_dec_lines(const void *p, size_t n, struct proto_lines *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->index = proto_get_u32(&r);
+	m->count = proto_get_u32(&r);
+	if (r.err || m->count > PROTO_MAX_LINES) {
+		m->count = 0;
+		return -1;
+	}
+	for (uint32_t i = 0; i < m->count; i++) {
+		proto_get_str(&r, m->line[i].file, sizeof(m->line[i].file));
+		m->line[i].line = proto_get_i32(&r);
+		get_counters(&r, m->line[i].c);
+	}
+	if (!proto_reader_done(&r)) {
+		m->count = 0;
+		return -1;
+	}
+	return 0;
+}
+
+void proto_enc_note(struct proto_buf *b, const struct proto_note *m)
+{
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->index);
+	proto_put_u32(&m_, m->kind);
+	proto_put_str(&m_, m->message);
+	ENCODE_END(PROTO_NOTE);
+}
+
+int proto_dec_note(const void *p, size_t n, struct proto_note *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->index = proto_get_u32(&r);
+	m->kind = proto_get_u32(&r);
+	proto_get_str(&r, m->message, sizeof(m->message));
+	return proto_reader_done(&r) && m->kind >= NOTE_NO_RECORD &&
+	       m->kind < NOTE_KIND_MAX ? 0 : -1;
+}
+
+void proto_enc_replay(struct proto_buf *b, const struct proto_replay *m)
+{
+	ENCODE_BEGIN;
+	proto_put_str(&m_, m->exercise);
+	proto_put_u64(&m_, m->seed);
+	proto_put_u32(&m_, m->index);
+	proto_put_str(&m_, m->object);
+	ENCODE_END(PROTO_REPLAY);
+}
+
+int proto_dec_replay(const void *p, size_t n, struct proto_replay *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	proto_get_str(&r, m->exercise, sizeof(m->exercise));
+	m->seed = proto_get_u64(&r);
+	m->index = proto_get_u32(&r);
+	proto_get_str(&r, m->object, sizeof(m->object));
 	return proto_reader_done(&r) ? 0 : -1;
 }
 

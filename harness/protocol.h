@@ -20,12 +20,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2
 #define PROTO_HEADER_SIZE 12
 #define PROTO_MAX_PAYLOAD (64u << 20)
 #define PROTO_MAX_STRING 4096u
 #define PROTO_MAX_LAUNCHES 64u  /* launches described per launcher call */
 #define PROTO_MAX_REPS 1000u
+#define PROTO_MAX_LINES 512u    /* source lines per traffic report */
+#define PROTO_MAX_PATH 4096u
 
 /* Correctness buffers: each shape's output is poisoned with POISON bytes
  * and framed by GUARD_ELEMS elements of GUARD bytes on each side. */
@@ -33,24 +35,38 @@
 #define PROTO_POISON_BYTE 0xA5
 #define PROTO_GUARD_BYTE 0x5A
 
+/*
+ * Two conversations use these frames.  Grader and runner: JOB in, then
+ * HELLO, and per phase PHASE ... DONE out (SHAPE, LAUNCHES, RECORD and
+ * ERROR in the correctness phase; KEY_REQUEST answered by KEY, PERF,
+ * LAUNCHES and ERROR in the performance phase).  Grader and replay:
+ * REPLAY and RECORD in, then HELLO, SHAPE, TRAFFIC, LINES, NOTE and DONE
+ * out.
+ */
 enum proto_type {
 	PROTO_JOB = 1,   /* grader -> runner: what to do */
-	PROTO_HELLO,     /* runner: backend and device */
+	PROTO_HELLO,     /* runner, replay: backend and device */
 	PROTO_PHASE,     /* runner: a phase begins */
-	PROTO_SHAPE,     /* runner: one chunk of one shape's guarded output */
+	PROTO_SHAPE,     /* runner, replay: one chunk of a guarded output */
 	PROTO_LAUNCHES,  /* runner: the launches one launcher call made */
 	PROTO_ERROR,     /* runner: a CUDA error or kernel fault */
 	PROTO_PERF,      /* runner: timing results */
-	PROTO_COUNTERS,  /* runner: emulator traffic counters of one launcher */
-	PROTO_DONE,      /* runner: a phase ended normally */
+	PROTO_TRAFFIC,   /* replay: memory traffic of one replayed call */
+	PROTO_DONE,      /* runner: a phase ended; replay: finished */
+	PROTO_RECORD,    /* runner -> grader -> replay: launch record chunk */
+	PROTO_KEY_REQUEST, /* runner: the input key of a timed repetition */
+	PROTO_KEY,       /* grader -> runner: that key */
+	PROTO_LINES,     /* replay: traffic per source line of one call */
+	PROTO_NOTE,      /* replay: why a call could not be replayed */
+	PROTO_REPLAY,    /* grader -> replay: what to replay */
 	PROTO_TYPE_MAX
 };
 
-/* Phases, also used as bits in proto_job.phases. */
+/* Phases, also used as bits in proto_job.phases, in the order a runner
+ * runs them. */
 enum proto_phase {
 	PROTO_PHASE_CORRECTNESS = 1,
-	PROTO_PHASE_PERF = 2,
-	PROTO_PHASE_COUNTERS = 4
+	PROTO_PHASE_PERF = 2
 };
 
 /* ---- growable output buffer ---- */
@@ -136,6 +152,7 @@ struct proto_job {
 	uint32_t flags;      /* PROTO_JOB_* */
 };
 #define PROTO_JOB_SKIP_GPU_ONLY 0x1u /* skip edges flagged GPU-only */
+#define PROTO_JOB_MEASURED_ONLY 0x2u /* only the measured calls */
 
 struct proto_hello {
 	char backend[16];  /* "cuda" or "emu" */
@@ -199,20 +216,88 @@ struct proto_perf {
 	double host_sync_ms;       /* median host-clock launch+device sync */
 };
 
-struct proto_counter_launch {
-	char kernel[128];
-	uint32_t grid[3];
-	uint32_t block[3];
-	uint64_t dynamic_shared_bytes;
-	uint64_t c[9]; /* struct wgemu_counters, in field order */
+/* One chunk of the launch record of the measured call at shape index
+ * (emu/trace.h): bytes [offset, offset+len) of total_bytes. */
+struct proto_record {
+	uint32_t index;
+	uint64_t total_bytes;
+	uint64_t offset;
+	const void *data;      /* decode: points into the frame */
+	uint64_t len;
+};
+#define PROTO_MAX_RECORD (48ull << 20)
+
+struct proto_key {
+	uint32_t rep;          /* the timed repetition */
+	uint64_t key;          /* KEY only: its input comes from this */
 };
 
-struct proto_counters {
-	uint32_t who; /* 0 student, 1 reference */
-	uint64_t m, n;
-	uint32_t total;   /* launches made */
-	uint32_t count;   /* described (<= PROTO_MAX_LAUNCHES) */
-	struct proto_counter_launch launch[PROTO_MAX_LAUNCHES];
+/* Traffic counters: up to PC_DSST_BYTES in the order of struct
+ * wgemu_counters. */
+enum {
+	PC_GLD_REQ, PC_GLD_SEC, PC_GST_REQ, PC_GST_SEC, PC_SLD_WF,
+	PC_SLD_CONF, PC_SST_WF, PC_SST_CONF, PC_LANE_INSNS, PC_GATOM_REQ,
+	PC_GATOM_SEC, PC_SLD_BYTES, PC_SST_BYTES, PC_DSLD_BYTES,
+	PC_DSST_BYTES, PC_CPY_LD_MIN, PC_CPY_ST_MIN, PC_COUNT
+};
+/* PC_CPY_*_MIN: the sectors the device-side copies and memsets would
+ * need at best (their bytes / 32, per side), so that a copy moving
+ * whole sectors costs the coalescing checks nothing and one moving
+ * scraps of sectors costs what it wastes. */
+
+/* What one replayed call moved: the sum over every launch it made and
+ * every device-side copy and memset (counted as a copy engine moves
+ * whole sectors). */
+struct proto_traffic {
+	uint32_t who;          /* 0 the student's call, 1 the reference's */
+	uint32_t index;        /* shape index */
+	uint64_t launches;
+	uint64_t dynamic_smem_launches; /* of them, with dynamic shared */
+	uint64_t copies;       /* device-side copies and memsets */
+	uint64_t h2d_bytes;    /* data the call moved host -> device */
+	uint64_t d2h_bytes;    /* and device -> host */
+	uint64_t c[PC_COUNT];
+};
+
+struct proto_line {
+	char file[256];
+	int32_t line;
+	uint64_t c[PC_COUNT];
+};
+
+/* The student call's traffic per source line (its kernels' .loc). */
+struct proto_lines {
+	uint32_t index;
+	uint32_t count;        /* <= PROTO_MAX_LINES */
+	struct proto_line line[PROTO_MAX_LINES];
+};
+
+/* Why a measured call earns no technique credit, as the replay found. */
+enum proto_note_kind {
+	NOTE_NO_RECORD = 1,  /* (grader) no record arrived */
+	NOTE_INCOMPLETE,     /* the record is cut short or names an
+			      * operation it cannot represent */
+	NOTE_MISMATCH,       /* the record does not fit the call */
+	NOTE_FOREIGN_KERNEL, /* it launches a kernel not in the student's
+			      * code */
+	NOTE_FAULT,          /* a replayed launch faulted */
+	NOTE_KIND_MAX
+};
+
+struct proto_note {
+	uint32_t index;
+	uint32_t kind;         /* enum proto_note_kind */
+	char message[512];
+};
+
+/* The replay's job: the measured call at shape index of a run, replayed
+ * from its record (RECORD frames follow) against the PTX in the student
+ * object at `object`. */
+struct proto_replay {
+	char exercise[64];
+	uint64_t seed;
+	uint32_t index;
+	char object[PROTO_MAX_PATH];
 };
 
 struct proto_done {
@@ -236,8 +321,20 @@ void proto_enc_error(struct proto_buf *b, const struct proto_error *m);
 int proto_dec_error(const void *p, size_t n, struct proto_error *m);
 void proto_enc_perf(struct proto_buf *b, const struct proto_perf *m);
 int proto_dec_perf(const void *p, size_t n, struct proto_perf *m);
-void proto_enc_counters(struct proto_buf *b, const struct proto_counters *m);
-int proto_dec_counters(const void *p, size_t n, struct proto_counters *m);
+void proto_enc_record(struct proto_buf *b, const struct proto_record *m);
+int proto_dec_record(const void *p, size_t n, struct proto_record *m);
+void proto_enc_key(struct proto_buf *b, enum proto_type type,
+		   const struct proto_key *m);
+int proto_dec_key(const void *p, size_t n, enum proto_type type,
+		  struct proto_key *m);
+void proto_enc_traffic(struct proto_buf *b, const struct proto_traffic *m);
+int proto_dec_traffic(const void *p, size_t n, struct proto_traffic *m);
+void proto_enc_lines(struct proto_buf *b, const struct proto_lines *m);
+int proto_dec_lines(const void *p, size_t n, struct proto_lines *m);
+void proto_enc_note(struct proto_buf *b, const struct proto_note *m);
+int proto_dec_note(const void *p, size_t n, struct proto_note *m);
+void proto_enc_replay(struct proto_buf *b, const struct proto_replay *m);
+int proto_dec_replay(const void *p, size_t n, struct proto_replay *m);
 void proto_enc_done(struct proto_buf *b, const struct proto_done *m);
 int proto_dec_done(const void *p, size_t n, struct proto_done *m);
 

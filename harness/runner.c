@@ -32,12 +32,12 @@
 #define GUARD_BYTE PROTO_GUARD_BYTE
 #define MAX_ERROR_FRAMES 32
 #define CHUNK_BYTES (32u << 20)
+#define MAX_JOB_BYTES 4096
 
 /* Present only when linked against the emulator. */
-#pragma weak wgemu_launch_count
-#pragma weak wgemu_launch_get
-#pragma weak wgemu_launches_reset
 #pragma weak wgemu_last_fault
+#pragma weak wgemu_record_begin
+#pragma weak wgemu_record_end
 
 /* Present only when the runner kernels are linked (GPU build). */
 #pragma weak wgrun_fill
@@ -128,34 +128,57 @@ static void send_done(unsigned phase, unsigned completed)
 	send(&b);
 }
 
-static int read_job(struct proto_job *job)
+/* Read exactly n bytes of standard input; 0, or -1 at its end. */
+static int read_exactly(unsigned char *p, size_t n)
 {
-	unsigned char buf[4096];
-	size_t len = 0;
-	struct proto_decoder d;
-	enum proto_type t;
-	const unsigned char *p;
-	size_t n;
-	int rc = -1;
-
-	for (;;) {
-		ssize_t k = read(0, buf + len, sizeof(buf) - len);
+	while (n) {
+		ssize_t k = read(0, p, n);
 
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
-			break;
-		len += (size_t)k;
-		if (len == sizeof(buf))
-			break;
+			return -1;
+		p += k;
+		n -= (size_t)k;
 	}
-	proto_decoder_init(&d, sizeof(buf));
-	if (proto_decoder_feed(&d, buf, len) == 0 &&
-	    proto_decoder_next(&d, &t, &p, &n) == 1 && t == PROTO_JOB &&
-	    proto_dec_job(p, n, job) == 0)
-		rc = 0;
+	return 0;
+}
+
+/* One frame of type `want` from standard input (the grader keeps it
+ * open: the keys of timed repetitions come later), its payload into
+ * buf; the payload's length, or -1. */
+static long read_frame(enum proto_type want, unsigned char *buf, size_t cap)
+{
+	unsigned char h[PROTO_HEADER_SIZE];
+	struct proto_decoder d;
+	enum proto_type t;
+	const unsigned char *p;
+	size_t len, n;
+	long rc = -1;
+
+	if (read_exactly(h, sizeof(h)))
+		return -1;
+	len = (size_t)h[8] | (size_t)h[9] << 8 | (size_t)h[10] << 16 |
+	      (size_t)h[11] << 24;
+	if (len > cap || read_exactly(buf, len))
+		return -1;
+	proto_decoder_init(&d, cap);
+	if (proto_decoder_feed(&d, h, sizeof(h)) == 0 &&
+	    proto_decoder_feed(&d, buf, len) == 0 &&
+	    proto_decoder_next(&d, &t, &p, &n) == 1 && t == want) {
+		memmove(buf, p, n);
+		rc = (long)n;
+	}
 	proto_decoder_release(&d);
 	return rc;
+}
+
+static int read_job(struct proto_job *job)
+{
+	unsigned char buf[MAX_JOB_BYTES];
+	long n = read_frame(PROTO_JOB, buf, sizeof(buf));
+
+	return n < 0 || proto_dec_job(buf, (size_t)n, job) ? -1 : 0;
 }
 
 static void send_hello(struct runner *r)
@@ -246,73 +269,191 @@ static int send_shape(size_t index, const unsigned char *region,
 	return 0;
 }
 
+/* Send the launch record of the measured call at shape index, in
+ * chunks; nothing when there is none (a GPU runner). */
+static int send_record(size_t index)
+{
+	unsigned char *rec = NULL;
+	size_t len = 0, off = 0;
+	int rc = 0;
+
+	if (!wgemu_record_end || wgemu_record_end(&rec, &len))
+		return 0;
+	do {
+		struct proto_record m;
+		struct proto_buf b;
+		size_t n = len - off < CHUNK_BYTES ? len - off : CHUNK_BYTES;
+
+		m.index = (uint32_t)index;
+		m.total_bytes = len;
+		m.offset = off;
+		m.data = rec + off;
+		m.len = n;
+		proto_buf_init(&b);
+		proto_enc_record(&b, &m);
+		rc = send(&b);
+		off += n;
+	} while (!rc && off < len);
+	free(rec);
+	return rc;
+}
+
+/* The correctness buffers: every shape's input packed in one
+ * allocation, every shape's guarded output region in another. */
+struct corr_plan {
+	size_t nshapes;
+	size_t *order;          /* call i runs shape order[i] */
+	size_t *in_off, *out_off;
+	unsigned char *skip;    /* not run by this runner */
+	size_t in_total, out_total, max_region;
+};
+
+static void plan_release(struct corr_plan *pl)
+{
+	free(pl->order);
+	free(pl->in_off);
+	free(pl->out_off);
+	free(pl->skip);
+}
+
+static void plan_shapes(struct runner *r, struct corr_plan *pl)
+{
+	const struct exercise *ex = r->ex;
+	size_t es = ex->elem_size;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->nshapes = exercise_nshapes_all(ex);
+	pl->order = calloc(pl->nshapes, sizeof(*pl->order));
+	pl->in_off = calloc(pl->nshapes, sizeof(*pl->in_off));
+	pl->out_off = calloc(pl->nshapes, sizeof(*pl->out_off));
+	pl->skip = calloc(pl->nshapes, 1);
+	if (!pl->order || !pl->in_off || !pl->out_off || !pl->skip)
+		die_internal("out of host memory for the shape table");
+	exercise_call_order(ex, r->job.seed, pl->order);
+	for (size_t i = 0; i < pl->nshapes; i++) {
+		unsigned flags;
+		struct exercise_shape s = exercise_shape_of(ex, r->job.seed, i,
+							    &flags);
+		size_t elems = exercise_shape_elems(s);
+		size_t region = (elems + 2 * GUARD_ELEMS) * es;
+
+		if (((flags & EXERCISE_EDGE_GPU_ONLY) &&
+		     (r->job.flags & PROTO_JOB_SKIP_GPU_ONLY)) ||
+		    (!(flags & EXERCISE_SHAPE_MEASURED) &&
+		     (r->job.flags & PROTO_JOB_MEASURED_ONLY))) {
+			pl->skip[i] = 1;
+			elems = 0;
+			region = 0;
+		}
+		pl->in_off[i] = pl->in_total;
+		pl->out_off[i] = pl->out_total;
+		/* keep every input 256-byte aligned, as cudaMalloc's are */
+		pl->in_total += (elems * es + 255) & ~(size_t)255;
+		pl->out_total += (region + 255) & ~(size_t)255;
+		if (region > pl->max_region)
+			pl->max_region = region;
+	}
+}
+
+/* One correctness call: a fresh poisoned, guarded region, the launcher
+ * (with a launch record around a measured call), the region and the
+ * input's hash back to the grader.  0; 1 the context is lost (the phase
+ * ends); -1 the grader cannot be written to. */
+static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
+		     unsigned char *d_region, unsigned char *h_region,
+		     unsigned char *h_check)
+{
+	const struct exercise *ex = r->ex;
+	unsigned flags;
+	struct exercise_shape s = exercise_shape_of(ex, r->job.seed, i,
+						    &flags);
+	size_t elems = exercise_shape_elems(s), es = ex->elem_size;
+	size_t region = (elems + 2 * GUARD_ELEMS) * es;
+	int measured = (flags & EXERCISE_SHAPE_MEASURED) &&
+		       wgemu_record_begin;
+	cudaError_t err;
+
+	memset(h_region, GUARD_BYTE, GUARD_ELEMS * es);
+	memset(h_region + GUARD_ELEMS * es, POISON_BYTE, elems * es);
+	memset(h_region + (GUARD_ELEMS + elems) * es, GUARD_BYTE,
+	       GUARD_ELEMS * es);
+	err = cudaMemcpyAsync(d_region, h_region, region,
+			      cudaMemcpyHostToDevice, r->stream);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(r->stream);
+	if (err != cudaSuccess) {
+		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
+				"poisoning the output");
+		return 1;
+	}
+	if (measured)
+		wgemu_record_begin(d_in, elems * es, d_region, region);
+	call_launcher(r, r->student, d_region + GUARD_ELEMS * es, d_in, s,
+		      PROTO_PHASE_CORRECTNESS, i, 1);
+	if (measured && send_record(i))
+		return -1;
+	err = cudaGetLastError();
+	if (err == cudaSuccess)
+		err = cudaDeviceSynchronize();
+	if (err != cudaSuccess) {
+		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
+				"running the launcher");
+		if (!context_alive())
+			return 1; /* sticky: the phase ends here */
+	}
+	err = cudaMemcpy(h_region, d_region, region, cudaMemcpyDeviceToHost);
+	if (err == cudaSuccess)
+		err = cudaMemcpy(h_check, d_in, elems * es,
+				 cudaMemcpyDeviceToHost);
+	if (err != cudaSuccess) {
+		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
+				"copying the output back");
+		return 1;
+	}
+	return send_shape(i, h_region, region, exercise_hash(h_check,
+							     elems * es));
+}
+
 /*
- * Correctness: every shape of the spec.  Inputs for all shapes are
- * generated on the host and copied in one go into one allocation; outputs
- * live in one allocation too, each shape's region poisoned and framed by
- * guard bands.  Each shape is launched and synchronised on its own so that
- * an error is pinned to its shape, then its region is copied back (the
- * copy-back is per shape because a later fault can lose the context).
+ * Correctness: every shape of the run, in the seed's call order.  Inputs
+ * for all shapes are generated on the host and copied in one go into one
+ * allocation; outputs live in one allocation too, each shape's region
+ * poisoned and framed by guard bands.  Each shape is launched and
+ * synchronised on its own so that an error is pinned to its shape, then
+ * its region is copied back (per shape, because a later fault can lose
+ * the context).
  */
 static int phase_correctness(struct runner *r)
 {
 	const struct exercise *ex = r->ex;
-	size_t nshapes = exercise_nshapes(ex);
-	size_t es = ex->elem_size;
-	size_t *in_off = NULL, *out_off = NULL;
-	unsigned char *skip = NULL;
-	size_t in_total = 0, out_total = 0, max_region = 0, done = 0;
+	struct corr_plan pl;
 	unsigned char *h_in = NULL, *h_region = NULL, *h_check = NULL;
 	unsigned char *d_in = NULL, *d_out = NULL;
+	size_t done = 0;
 	cudaError_t err;
 	int rc = -1;
 
-	in_off = calloc(nshapes, sizeof(*in_off));
-	out_off = calloc(nshapes, sizeof(*out_off));
-	skip = calloc(nshapes, 1);
-	if (!in_off || !out_off || !skip)
-		die_internal("out of host memory for the shape table");
-	for (size_t i = 0; i < nshapes; i++) {
-		unsigned flags;
-		struct exercise_shape s = exercise_shape_at(ex, i, &flags);
-		size_t elems = exercise_shape_elems(s);
-		size_t region = (elems + 2 * GUARD_ELEMS) * es;
-
-		if ((flags & EXERCISE_EDGE_GPU_ONLY) &&
-		    (r->job.flags & PROTO_JOB_SKIP_GPU_ONLY)) {
-			skip[i] = 1;
-			elems = 0;
-			region = 0;
-		}
-		in_off[i] = in_total;
-		out_off[i] = out_total;
-		/* keep every input 256-byte aligned, as cudaMalloc's are */
-		in_total += (elems * es + 255) & ~(size_t)255;
-		out_total += (region + 255) & ~(size_t)255;
-		if (region > max_region)
-			max_region = region;
-	}
-	h_in = malloc(in_total ? in_total : 1);
-	h_region = malloc(max_region);
-	h_check = malloc(in_total ? in_total : 1);
+	plan_shapes(r, &pl);
+	h_in = malloc(pl.in_total ? pl.in_total : 1);
+	h_region = malloc(pl.max_region ? pl.max_region : 1);
+	h_check = malloc(pl.in_total ? pl.in_total : 1);
 	if (!h_in || !h_region || !h_check)
 		die_internal("out of host memory for the correctness inputs");
-	for (size_t i = 0; i < nshapes; i++) {
-		struct exercise_shape s = exercise_shape_at(ex, i, NULL);
+	for (size_t i = 0; i < pl.nshapes; i++)
+		if (!pl.skip[i])
+			ex->generate(r->job.seed, i, exercise_shape_of(ex,
+				     r->job.seed, i, NULL), h_in + pl.in_off[i]);
 
-		if (!skip[i])
-			ex->generate(r->job.seed, i, s, h_in + in_off[i]);
-	}
-
-	send_phase(PROTO_PHASE_CORRECTNESS, (unsigned)nshapes);
-	err = cudaMalloc((void **)&d_in, in_total ? in_total : 1);
+	send_phase(PROTO_PHASE_CORRECTNESS, (unsigned)pl.nshapes);
+	err = cudaMalloc((void **)&d_in, pl.in_total ? pl.in_total : 1);
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **)&d_out, out_total ? out_total : 1);
+		err = cudaMalloc((void **)&d_out,
+				 pl.out_total ? pl.out_total : 1);
 	/* every copy goes on the job's stream and is waited for: the
 	 * stream does not synchronise with the legacy default stream, and a
 	 * pageable cudaMemcpy may return before its data has landed */
 	if (err == cudaSuccess)
-		err = cudaMemcpyAsync(d_in, h_in, in_total,
+		err = cudaMemcpyAsync(d_in, h_in, pl.in_total,
 				      cudaMemcpyHostToDevice, r->stream);
 	if (err == cudaSuccess)
 		err = cudaStreamSynchronize(r->stream);
@@ -321,53 +462,15 @@ static int phase_correctness(struct runner *r)
 				"setting up the correctness buffers");
 		goto out;
 	}
-	for (size_t i = 0; i < nshapes; i++) {
-		struct exercise_shape s = exercise_shape_at(ex, i, NULL);
-		size_t elems = exercise_shape_elems(s);
-		size_t region = (elems + 2 * GUARD_ELEMS) * es;
-		unsigned char *d_region = d_out + out_off[i];
+	for (size_t c = 0; c < pl.nshapes; c++) {
+		size_t i = pl.order[c];
+		int k;
 
-		if (skip[i])
-			continue; /* GPU-only shape on the emulator */
-		/* a fresh poisoned, guarded region: whatever an earlier
-		 * shape scribbled here is gone */
-		memset(h_region, GUARD_BYTE, GUARD_ELEMS * es);
-		memset(h_region + GUARD_ELEMS * es, POISON_BYTE, elems * es);
-		memset(h_region + (GUARD_ELEMS + elems) * es, GUARD_BYTE,
-		       GUARD_ELEMS * es);
-		err = cudaMemcpyAsync(d_region, h_region, region,
-				      cudaMemcpyHostToDevice, r->stream);
-		if (err == cudaSuccess)
-			err = cudaStreamSynchronize(r->stream);
-		if (err != cudaSuccess) {
-			send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-					"poisoning the output");
-			goto out;
-		}
-		call_launcher(r, r->student, d_region + GUARD_ELEMS * es,
-			      d_in + in_off[i], s, PROTO_PHASE_CORRECTNESS, i,
-			      1);
-		err = cudaGetLastError();
-		if (err == cudaSuccess)
-			err = cudaDeviceSynchronize();
-		if (err != cudaSuccess) {
-			send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-					"running the launcher");
-			if (!context_alive())
-				goto out; /* sticky: the phase ends here */
-		}
-		err = cudaMemcpy(h_region, d_region, region,
-				 cudaMemcpyDeviceToHost);
-		if (err == cudaSuccess)
-			err = cudaMemcpy(h_check + in_off[i], d_in + in_off[i],
-					 elems * es, cudaMemcpyDeviceToHost);
-		if (err != cudaSuccess) {
-			send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-					"copying the output back");
-			goto out;
-		}
-		if (send_shape(i, h_region, region,
-			       exercise_hash(h_check + in_off[i], elems * es)))
+		if (pl.skip[i])
+			continue;
+		k = run_shape(r, i, d_in + pl.in_off[i], d_out + pl.out_off[i],
+			      h_region, h_check + pl.in_off[i]);
+		if (k)
 			goto out;
 		done++;
 	}
@@ -381,9 +484,7 @@ out:
 	free(h_in);
 	free(h_region);
 	free(h_check);
-	free(in_off);
-	free(out_off);
-	free(skip);
+	plan_release(&pl);
 	return rc;
 }
 
@@ -406,6 +507,31 @@ static double median(double *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
+}
+
+/*
+ * The input of timed repetition rep comes from a key the grader sends
+ * only when the repetition is about to run: a launcher that reads this
+ * process's memory learns each input when it is called with it, never
+ * before, so no output can be computed ahead (during warm-up or an
+ * earlier repetition) and replayed.
+ */
+static uint64_t timed_input_key(uint32_t rep)
+{
+	struct proto_key k = { rep, 0 };
+	unsigned char buf[64];
+	struct proto_buf b;
+	long n;
+
+	proto_buf_init(&b);
+	proto_enc_key(&b, PROTO_KEY_REQUEST, &k);
+	if (send(&b))
+		die_internal("cannot ask for a key");
+	n = read_frame(PROTO_KEY, buf, sizeof(buf));
+	if (n < 0 || proto_dec_key(buf, (size_t)n, PROTO_KEY, &k) ||
+	    k.rep != rep)
+		die_internal("no key for a timed repetition");
+	return k.key;
 }
 
 /* One timed reference run: poisoned output, flushed L2, event-timed. */
@@ -532,9 +658,9 @@ static int phase_perf(struct runner *r)
 
 	for (rep = 0; rep < reps; rep++) {
 		double t0;
+		uint64_t key = timed_input_key((uint32_t)rep);
 
-		PERF_CHECK(wgrun_fill((uint32_t *)d_in, elems,
-				      r->job.seed + 0x1000 + rep,
+		PERF_CHECK(wgrun_fill((uint32_t *)d_in, elems, key,
 				      ex->elem_is_float, r->stream),
 			   "generating input");
 		/* reference (absent in a student kit: the student is timed
@@ -611,106 +737,6 @@ out:
 	return rc;
 }
 
-/* Counters (emulator only): one call of each launcher at the counter
- * shape, with the emulator's traffic counts of every launch it made. */
-static int counters_of(struct runner *r, launcher_fn f, unsigned who,
-		       const unsigned char *d_in, unsigned char *d_out)
-{
-	struct exercise_shape s = r->ex->counter_shape;
-	struct proto_counters *m = calloc(1, sizeof(*m));
-	struct proto_buf b;
-	cudaError_t err;
-	size_t n;
-
-	if (!m)
-		die_internal("out of host memory for counters");
-	wgemu_launches_reset();
-	call_launcher(r, f, d_out, d_in, s, PROTO_PHASE_COUNTERS, who, 0);
-	err = cudaGetLastError();
-	if (err == cudaSuccess)
-		err = cudaDeviceSynchronize();
-	if (err != cudaSuccess) {
-		send_cuda_error(r, PROTO_PHASE_COUNTERS, who, err,
-				who ? "reference at the counter shape" :
-				      "launcher at the counter shape");
-		free(m);
-		return -1;
-	}
-	n = wgemu_launch_count();
-	m->who = who;
-	m->m = (uint64_t)s.m;
-	m->n = (uint64_t)s.n;
-	m->total = (uint32_t)n;
-	for (size_t i = 0; i < n && i < PROTO_MAX_LAUNCHES; i++) {
-		struct wgemu_launch l;
-		struct proto_counter_launch *c = &m->launch[m->count];
-
-		if (wgemu_launch_get(i, &l))
-			break;
-		snprintf(c->kernel, sizeof(c->kernel), "%s", l.kernel);
-		for (int k = 0; k < 3; k++) {
-			c->grid[k] = l.grid[k];
-			c->block[k] = l.block[k];
-		}
-		c->dynamic_shared_bytes = l.dynamic_shared_bytes;
-		c->c[0] = l.counters.global_load_requests;
-		c->c[1] = l.counters.global_load_sectors;
-		c->c[2] = l.counters.global_store_requests;
-		c->c[3] = l.counters.global_store_sectors;
-		c->c[4] = l.counters.shared_load_wavefronts;
-		c->c[5] = l.counters.shared_load_bank_conflicts;
-		c->c[6] = l.counters.shared_store_wavefronts;
-		c->c[7] = l.counters.shared_store_bank_conflicts;
-		c->c[8] = l.counters.lane_instructions;
-		m->count++;
-	}
-	proto_buf_init(&b);
-	proto_enc_counters(&b, m);
-	free(m);
-	return send(&b);
-}
-
-static int phase_counters(struct runner *r)
-{
-	struct exercise_shape s = r->ex->counter_shape;
-	size_t bytes = exercise_shape_elems(s) * r->ex->elem_size;
-	unsigned char *h_in = malloc(bytes), *d_in = NULL, *d_out = NULL;
-	cudaError_t err;
-	int rc = -1;
-
-	if (!wgemu_launch_count)
-		die_internal("counters phase without the emulator runtime");
-	if (!h_in)
-		die_internal("out of host memory");
-	send_phase(PROTO_PHASE_COUNTERS, 2);
-	r->ex->generate(r->job.seed, (size_t)-1, s, h_in);
-	err = cudaMalloc((void **)&d_in, bytes);
-	if (err == cudaSuccess)
-		err = cudaMalloc((void **)&d_out, bytes);
-	if (err == cudaSuccess)
-		err = cudaMemcpyAsync(d_in, h_in, bytes, cudaMemcpyHostToDevice,
-				      r->stream);
-	if (err == cudaSuccess)
-		err = cudaStreamSynchronize(r->stream);
-	if (err != cudaSuccess) {
-		send_cuda_error(r, PROTO_PHASE_COUNTERS, 0, err,
-				"setting up the counter run");
-		goto out;
-	}
-	/* the reference first: a student fault leaves the context dead */
-	if (r->reference && counters_of(r, r->reference, 1, d_in, d_out))
-		goto out;
-	if (counters_of(r, r->student, 0, d_in, d_out))
-		goto out;
-	send_done(PROTO_PHASE_COUNTERS, 2);
-	rc = 0;
-out:
-	cudaFree(d_in);
-	cudaFree(d_out);
-	free(h_in);
-	return rc;
-}
-
 int main(void)
 {
 	struct runner r;
@@ -718,7 +744,7 @@ int main(void)
 	cudaError_t err;
 
 	memset(&r, 0, sizeof(r));
-	r.emu = wgemu_launch_count != NULL;
+	r.emu = wgemu_record_begin != NULL;
 	/* hello first: the grader sends the job (and its seed) only now,
 	 * after every global constructor of the submission has run */
 	send_hello(&r);
@@ -743,9 +769,6 @@ int main(void)
 		if (phase_correctness(&r))
 			return 0;
 	if ((r.job.phases & PROTO_PHASE_PERF) && !r.emu)
-		if (phase_perf(&r))
-			return 0;
-	if ((r.job.phases & PROTO_PHASE_COUNTERS) && r.emu)
-		phase_counters(&r);
+		phase_perf(&r);
 	return 0;
 }

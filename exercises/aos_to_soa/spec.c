@@ -30,6 +30,7 @@ const struct exercise exercise_aos_to_soa = {
 	.edges = edges,
 	.nedges = sizeof(edges) / sizeof(edges[0]),
 	.perf_shape = { 1 << 24, 3 },
-	.counter_shape = { 8192, 3 },
+	.measure_lo = { 6000, 2 },
+	.measure_hi = { 24000, 8 },
 	.techniques = EXERCISE_TECH_COALESCED,
 };

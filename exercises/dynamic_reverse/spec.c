@@ -29,6 +29,7 @@ const struct exercise exercise_dynamic_reverse = {
 	.edges = edges,
 	.nedges = sizeof(edges) / sizeof(edges[0]),
 	.perf_shape = { 8192, 8192 },
-	.counter_shape = { 256, 256 },
+	.measure_lo = { 48, 256 },
+	.measure_hi = { 300, 3000 },
 	.techniques = EXERCISE_TECH_COALESCED | EXERCISE_TECH_DYNAMIC_SHARED,
 };

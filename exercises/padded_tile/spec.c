@@ -17,6 +17,7 @@ const struct exercise exercise_padded_tile = {
 	.edges = oracle_transpose_edges,
 	.nedges = ORACLE_TRANSPOSE_NEDGES,
 	.perf_shape = { 8192, 8192 },
-	.counter_shape = { 256, 256 },
+	.measure_lo = { 160, 160 },
+	.measure_hi = { 520, 520 },
 	.techniques = EXERCISE_TECH_COALESCED | EXERCISE_TECH_NO_CONFLICTS,
 };

@@ -325,11 +325,11 @@ static int push_frame(struct xctx *x, struct warp *w,
 		   sizeof(uint32_t)) ||
 	    ensure(&w->params, &w->pacap,
 		   paoff + (size_t)f->param_bytes * 32 + 1, 1))
-		return fault(x, WGEMU_FAULT_LIMIT, in, -1, -1,
+		return fault(x, WGEMU_FAULT_RESOURCES, in, -1, -1,
 			     "out of host memory");
 	lb = (lb + 15) & ~15u;
 	if ((uint64_t)lb + f->depot_bytes > x->lcap)
-		return fault(x, WGEMU_FAULT_LIMIT, in, w->id,
+		return fault(x, WGEMU_FAULT_RESOURCES, in, w->id,
 			     __builtin_ctz(w->live | 1u << 31),
 			     "local memory exhausted (recursion too deep)");
 	fr = &w->fr[w->nf++];
@@ -1972,7 +1972,7 @@ static int do_call(struct xctx *x, struct warp *w, const struct emu_insn *in,
 			     (size_t)l * f->param_bytes + from->off, n));
 	}
 	if (push_entry(w, 0, g->ninsns, m))
-		return fault(x, WGEMU_FAULT_LIMIT, in, -1, -1,
+		return fault(x, WGEMU_FAULT_RESOURCES, in, -1, -1,
 			     "out of host memory");
 	return 0;
 }
@@ -2560,7 +2560,7 @@ static int run_block(struct xctx *x)
 		w->nf = 0;
 		if (push_frame(x, w, x->k, NULL) ||
 		    push_entry(w, 0, x->k->ninsns, w->init))
-			return fault(x, WGEMU_FAULT_LIMIT, NULL, -1, -1,
+			return fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
 				     "out of host memory");
 	}
 	for (;;) {
@@ -2785,7 +2785,7 @@ int emu_run(const struct emu_module *m, int k,
 	x.lines = calloc((size_t)m->nlines + 1, sizeof(*x.lines));
 	if (!x.symaddr || !x.lines) {
 		snprintf(res->msg, sizeof(res->msg), "out of host memory");
-		res->fault = WGEMU_FAULT_LIMIT;
+		res->fault = WGEMU_FAULT_RESOURCES;
 		goto out;
 	}
 	for (i = 0; i < m->nlines; i++) {
@@ -2841,7 +2841,7 @@ int emu_run(const struct emu_module *m, int k,
 		if (g)
 			g_wpc = g;
 		if (!a || !b || !c || !d || !e || !g) {
-			res->fault = WGEMU_FAULT_LIMIT;
+			res->fault = WGEMU_FAULT_RESOURCES;
 			snprintf(res->msg, sizeof(res->msg),
 				 "out of host memory");
 			goto out;
@@ -2871,7 +2871,7 @@ int emu_run(const struct emu_module *m, int k,
 		size_t have = 0;
 
 		if (need && ensure(&w->local, &have, need, 1)) {
-			res->fault = WGEMU_FAULT_LIMIT;
+			res->fault = WGEMU_FAULT_RESOURCES;
 			snprintf(res->msg, sizeof(res->msg),
 				 "out of host memory");
 			goto out;

@@ -703,6 +703,7 @@ static cudaError_t fault_error(enum wgemu_fault_kind k)
 	case WGEMU_FAULT_OUT_OF_BOUNDS: return cudaErrorIllegalAddress;
 	case WGEMU_FAULT_MISALIGNED: return cudaErrorMisalignedAddress;
 	case WGEMU_FAULT_LIMIT: return cudaErrorLaunchTimeout;
+	case WGEMU_FAULT_RESOURCES: return cudaErrorLaunchOutOfResources;
 	case WGEMU_FAULT_UNSUPPORTED: return cudaErrorNotSupported;
 	case WGEMU_FAULT_TRAP: return cudaErrorLaunchFailure;
 	case WGEMU_FAULT_ASSERT: return cudaErrorAssert;
@@ -1743,6 +1744,8 @@ static const struct errname errnames[] = {
 	  "an illegal memory access was encountered" },
 	{ cudaErrorLaunchTimeout, "cudaErrorLaunchTimeout",
 	  "the launch timed out and was terminated" },
+	{ cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources",
+	  "too many resources requested for launch" },
 	{ cudaErrorMisalignedAddress, "cudaErrorMisalignedAddress",
 	  "misaligned address" },
 	{ cudaErrorAssert, "cudaErrorAssert", "device-side assert triggered" },

@@ -69,7 +69,8 @@ enum wgemu_fault_kind {
 	WGEMU_FAULT_MISALIGNED,      /* misaligned address */
 	WGEMU_FAULT_TRAP,            /* trap / assert / other kernel error */
 	WGEMU_FAULT_LIMIT,           /* instruction budget exhausted (hang) */
-	WGEMU_FAULT_ASSERT           /* a failed assert() in a kernel */
+	WGEMU_FAULT_ASSERT,          /* a failed assert() in a kernel */
+	WGEMU_FAULT_RESOURCES        /* the emulator ran out of host memory */
 };
 
 /* The first fault since start (faults are sticky, as on a GPU): its kind
