@@ -307,11 +307,34 @@ static int compile_one(const struct build_target *t,
 	return rc;
 }
 
+static int link_replay(const struct build_target *t, char **log);
+
+/* Is the replay older than what it is linked from (or missing)? */
+static int replay_stale(const struct build_target *t, int relink)
+{
+	static const char *const inputs[] = {
+		"build/harness/replay.o", "build/libwgrunner.a",
+		"build/libwgemu.a", NULL
+	};
+	char path[PATH_MAX];
+	struct stat out, in;
+	int stale;
+
+	if (relink || !build_replay_path(t, path, sizeof(path)) ||
+	    stat(path, &out))
+		return 1;
+	stale = 0;
+	for (size_t i = 0; inputs[i] && !stale; i++)
+		stale = !wg_path(path, sizeof(path), inputs[i]) &&
+			!stat(path, &in) && in.st_mtime >= out.st_mtime;
+	return stale;
+}
+
 int build_prepare(const struct build_target *t,
 		  const struct score_config *cfg, char *err, size_t len)
 {
 	char *lockpath = NULL, *stamp = NULL;
-	int fd = -1, rc = -1;
+	int fd = -1, rc = -1, relink = 0;
 
 	if (mkdir_p(t->cache, 0755)) {
 		snprintf(err, len, "cannot create '%s': %s", t->cache,
@@ -360,6 +383,18 @@ int build_prepare(const struct build_target *t,
 		}
 		free(log);
 		free(obj);
+		relink = 1;
+	}
+	if (t->backend == BUILD_EMU && replay_stale(t, relink)) {
+		char *log = NULL;
+
+		if (link_replay(t, &log)) {
+			snprintf(err, len, "cannot link the replay: %s",
+				 log ? log : "");
+			free(log);
+			goto out;
+		}
+		free(log);
 	}
 	rc = 0;
 out:
@@ -662,14 +697,14 @@ out:
 /* ---- link ---- */
 
 static char *write_entry_table(const struct exercise *const *exs, size_t n,
-			       const char *out)
+			       const char *out, int students)
 {
 	char *path = xstrfmt("%s.entry.c", out);
 	char *src = xstrdup("#include \"runner_entry.h\"\n");
 
 	for (size_t i = 0; i < n; i++) {
-		char *s = xstrfmt("%svoid %s(void);\n", src,
-				  exs[i]->launcher);
+		char *s = students ? xstrfmt("%svoid %s(void);\n", src,
+					     exs[i]->launcher) : xstrdup(src);
 		free(src);
 		src = s;
 		if (!build_has_reference(exs[i]))
@@ -689,9 +724,12 @@ static char *write_entry_table(const struct exercise *const *exs, size_t n,
 		char *ref = build_has_reference(exs[i]) ?
 			xstrfmt("(runner_launcher)wgref_%s",
 				exs[i]->launcher) : xstrdup("0");
-		char *s = xstrfmt("%s\t{ \"%s\", (runner_launcher)%s, %s "
-				  "},\n", src, exs[i]->name,
-				  exs[i]->launcher, ref);
+		char *stu = students ? xstrfmt("(runner_launcher)%s",
+					       exs[i]->launcher) : xstrdup("0");
+		char *s = xstrfmt("%s\t{ \"%s\", %s, %s },\n", src,
+				  exs[i]->name, stu, ref);
+
+		free(stu);
 		free(ref);
 		free(src);
 		src = s;
@@ -709,12 +747,142 @@ static char *write_entry_table(const struct exercise *const *exs, size_t n,
 	return path;
 }
 
+/* Write and compile the entry table for a link into out.entry.o (paths
+ * returned, owned by the caller); 0, or -1 with *log set. */
+static int compile_entry(const struct exercise *const *exs, size_t n,
+			 const char *out, int students, const char *cwd,
+			 char **entry_c, char **entry_o, char **log)
+{
+	char root_harness[PATH_MAX], inc[PATH_MAX + 4];
+	const char *argv[8];
+
+	*entry_c = write_entry_table(exs, n, out, students);
+	*entry_o = NULL;
+	if (!*entry_c || wg_path(root_harness, sizeof(root_harness),
+				 "harness")) {
+		*log = xstrdup("cannot write the entry table");
+		return -1;
+	}
+	*entry_o = xstrfmt("%s.entry.o", out);
+	snprintf(inc, sizeof(inc), "-I%s", root_harness);
+	argv[0] = "cc";
+	argv[1] = "-std=c11";
+	argv[2] = inc;
+	argv[3] = "-c";
+	argv[4] = "-o";
+	argv[5] = *entry_o;
+	argv[6] = *entry_c;
+	argv[7] = NULL;
+	if (build_run(argv, cwd, 60, log)) {
+		char *l = xstrfmt("cannot compile the entry table: %s", *log);
+
+		free(*log);
+		*log = l;
+		return -1;
+	}
+	free(*log);
+	*log = NULL;
+	return 0;
+}
+
+/* The replay program (harness/replay.c) for the emulator target, with
+ * every reference launcher: <cache>/wg-replay.  0, or -1 with *log. */
+static int link_replay(const struct build_target *t, char **log)
+{
+	const struct exercise *exs[64];
+	const char *argv[48];
+	char *out = xstrfmt("%s/wg-replay", t->cache), *tmp = NULL;
+	char *entry_c = NULL, *entry_o = NULL, *cached[NCACHED];
+	char *replay_o = xstrfmt("%s/build/harness/replay.o", wg_root());
+	char *runner_a = xstrfmt("%s/build/libwgrunner.a", wg_root());
+	char *emu_a = xstrfmt("%s/build/libwgemu.a", wg_root());
+	size_t n = 0, k = 0;
+	int rc = -1;
+
+	memset(cached, 0, sizeof(cached));
+	for (size_t i = 0; i < exercise_count() && n < 64; i++)
+		exs[n++] = exercise_table[i];
+	tmp = xstrfmt("%s.tmp", out);
+	if (compile_entry(exs, n, tmp, 0, t->cache, &entry_c, &entry_o, log))
+		goto out;
+	argv[k++] = "g++";
+	argv[k++] = "-o";
+	argv[k++] = tmp;
+	argv[k++] = replay_o;
+	argv[k++] = entry_o;
+	for (size_t i = 0; i < NCACHED; i++) {
+		const char *base = strrchr(cached_sources[i], '/') + 1;
+
+		if (strncmp(cached_sources[i], "reference/", 10))
+			continue;
+		cached[i] = xstrfmt("%s/%.*s.o", t->cache,
+				    (int)(strlen(base) - 3), base);
+		if (!access(cached[i], R_OK))
+			argv[k++] = cached[i];
+	}
+	argv[k++] = runner_a;
+	argv[k++] = emu_a;
+	argv[k++] = "-lstdc++";
+	argv[k++] = "-lm";
+	argv[k++] = "-lpthread";
+	argv[k] = NULL;
+	if (build_run(argv, t->cache, 120, log))
+		goto out;
+	if (rename(tmp, out)) {
+		free(*log);
+		*log = xstrfmt("cannot rename '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < NCACHED; i++)
+		free(cached[i]);
+	if (entry_c)
+		unlink(entry_c);
+	if (entry_o)
+		unlink(entry_o);
+	free(entry_c);
+	free(entry_o);
+	free(replay_o);
+	free(runner_a);
+	free(emu_a);
+	free(tmp);
+	free(out);
+	return rc;
+}
+
+int build_replay_path(const struct build_target *t, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/wg-replay", t->cache);
+
+	return n > 0 && (size_t)n < len && !access(buf, X_OK);
+}
+
+int build_check_emulable(const char *replay, const char *obj, char *why,
+			 size_t len)
+{
+	const char *argv[4] = { replay, "--check", obj, NULL };
+	char *out = NULL;
+	int rc = build_run(argv, "/", 60, &out);
+
+	snprintf(why, len, "%.*s", (int)strcspn(out ? out : "", "\n"),
+		 out ? out : "");
+	free(out);
+	if (rc == 0)
+		return 0;
+	if (rc == 1 || rc == 2)
+		return 1;
+	if (!*why)
+		snprintf(why, len, "the check of what the emulator can run "
+			 "failed (status %d)", rc);
+	return -1;
+}
+
 int build_link(const struct build_target *t, const struct score_config *cfg,
 	       const struct exercise *const *exs, const char *const *objs,
 	       size_t n, const char *workdir, const char *out, char **log)
 {
 	const char *argv[96];
-	char root_harness[PATH_MAX], inc[PATH_MAX + 4];
 	char *entry_c = NULL, *entry_o = NULL, *libs = NULL;
 	char *cached[NCACHED], *runner_o = NULL, *ext_o = NULL, *lib = NULL;
 	char *cudalib = NULL;
@@ -724,31 +892,8 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 	*log = NULL;
 	memset(cached, 0, sizeof(cached));
 	/* named after the output: runners are linked in parallel */
-	entry_c = write_entry_table(exs, n, out);
-	if (!entry_c || wg_path(root_harness, sizeof(root_harness),
-				"harness")) {
-		*log = xstrdup("cannot write the runner's entry table");
+	if (compile_entry(exs, n, out, 1, workdir, &entry_c, &entry_o, log))
 		goto out;
-	}
-	entry_o = xstrfmt("%s.entry.o", out);
-	snprintf(inc, sizeof(inc), "-I%s", root_harness);
-	argv[0] = "cc";
-	argv[1] = "-std=c11";
-	argv[2] = inc;
-	argv[3] = "-c";
-	argv[4] = "-o";
-	argv[5] = entry_o;
-	argv[6] = entry_c;
-	argv[7] = NULL;
-	if (build_run(argv, workdir, 60, log)) {
-		char *l = xstrfmt("cannot compile the runner's entry table: %s",
-				  *log);
-		free(*log);
-		*log = l;
-		goto out;
-	}
-	free(*log);
-	*log = NULL;
 
 	runner_o = xstrfmt("%s/build/harness/runner.o", wg_root());
 	ext_o = xstrfmt("%s/build/harness/launches_ext.o", wg_root());

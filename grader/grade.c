@@ -21,6 +21,7 @@
 
 #include "build.h"
 #include "intake.h"
+#include "measure.h"
 #include "paths.h"
 #include "protocol.h"
 #include "sandbox.h"
@@ -71,6 +72,25 @@ static void progress(const struct grade_opts *o, const char *fmt, ...)
 	fflush(stderr);
 }
 
+/* Answer a timed repetition's key request with a fresh key. */
+static int send_key(struct sandbox_run *sb, const unsigned char *p,
+		    size_t n)
+{
+	struct proto_key k;
+	struct proto_buf b;
+	int rc;
+
+	if (proto_dec_key(p, n, PROTO_KEY_REQUEST, &k))
+		return -1;
+	if (getrandom(&k.key, sizeof(k.key), 0) != sizeof(k.key))
+		k.key = (uint64_t)now_s() * 0x9e3779b97f4a7c15ULL ^ k.rep;
+	proto_buf_init(&b);
+	proto_enc_key(&b, PROTO_KEY, &k);
+	rc = b.oom ? -1 : sandbox_send(sb, b.data, b.len);
+	proto_buf_release(&b);
+	return rc;
+}
+
 static int on_data(struct sandbox_run *sb, void *arg,
 		   const unsigned char *p, size_t n)
 {
@@ -87,12 +107,16 @@ static int on_data(struct sandbox_run *sb, void *arg,
 			goto bad;
 		if (t == PROTO_HELLO && !c->job_sent) {
 			/* main() is running: student constructors are done,
-			 * so the seed can go out now */
+			 * so the seed can go out now; stdin stays open for
+			 * the keys of timed repetitions */
 			if (sandbox_send(sb, c->job->data, c->job->len))
 				goto bad;
-			sandbox_close_input(sb);
+			if (!(c->v->phases & PROTO_PHASE_PERF))
+				sandbox_close_input(sb);
 			c->job_sent = 1;
 		}
+		if (t == PROTO_KEY_REQUEST && send_key(sb, payload, len))
+			goto bad;
 		if (t == PROTO_PHASE) {
 			double limit = c->phase_timeout[
 				c->v->current_phase & 7];
@@ -116,75 +140,6 @@ bad:
 	return -1;
 }
 
-/*
- * A grader running as root runs the runner as an unprivileged uid of its
- * own: RLIMIT_NPROC does not apply to root, and a root runner without
- * bubblewrap could signal or ptrace the grader and read every file.  The
- * uid is unassigned and distinct per run (a batch grades in parallel;
- * nproc counts per uid), the build directory and the runner are
- * group-owned by it and closed to everyone else, and whatever the run
- * leaves behind is killed by uid afterwards.  Namespaces are
- * worth more than the uid: where bubblewrap works only as root (no
- * unprivileged user namespaces), the runner stays root under bubblewrap.
- */
-#define RUNNER_ID_BASE 2000000000L
-#define RUNNER_ID_SPAN 100000L
-
-/* Kill every process of uid id: what a runner left behind after its
- * process group was killed (children that called setsid), which would
- * otherwise eat the next runner's process cap.  A child takes the uid,
- * so kill(-1) reaches exactly that uid's processes. */
-static void sweep_uid(long id)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (setgroups(0, NULL) || setgid((gid_t)id) ||
-		    setuid((uid_t)id))
-			_exit(1);
-		kill(-1, SIGKILL);
-		_exit(0);
-	}
-	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
-static int start_sandboxed(struct sandbox_spec *spec,
-			   struct sandbox_result *res, const char *workdir,
-			   const char *runner)
-{
-	/* a uid of its own for every run: a run's leftovers cannot share
-	 * a process cap with the next, and can be swept up by uid */
-	static unsigned seq;
-	long id = RUNNER_ID_BASE +
-		  ((long)getpid() * 64 + (long)(seq++ % 64)) % RUNNER_ID_SPAN;
-	static const struct {
-		int drop;
-		enum sandbox_isolation_mode mode;
-	} tries[] = {
-		{ 1, SANDBOX_ISOLATE_BWRAP },
-		{ 0, SANDBOX_ISOLATE_BWRAP },
-		{ 1, SANDBOX_ISOLATE_NONE },
-	};
-	int rc = -1;
-
-	if (geteuid() != 0 || spec->isolation != SANDBOX_ISOLATE_AUTO)
-		return sandbox_run(spec, res);
-	if (chown(workdir, 0, (gid_t)id) || chmod(workdir, 0710) ||
-	    chown(runner, 0, (gid_t)id) || chmod(runner, 0750))
-		return sandbox_run(spec, res);
-	for (size_t i = 0; rc && i < sizeof(tries) / sizeof(tries[0]); i++) {
-		spec->uid = spec->gid = tries[i].drop ? id : SANDBOX_KEEP_ID;
-		spec->isolation = tries[i].mode;
-		if (i)
-			sandbox_result_release(res);
-		rc = sandbox_run(spec, res);
-	}
-	if (spec->uid != SANDBOX_KEEP_ID)
-		sweep_uid(id);
-	return rc;
-}
-
 /* What isolation the last runner had, for the report. */
 static char *last_isolation;
 
@@ -197,6 +152,9 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	char home[PATH_MAX + 8];
 	const char *env[5];
 	const char *ro[3];
+	const struct sandbox_grant grant[] = {
+		{ workdir, 0710 }, { runner, 0750 }, { NULL, 0 }
+	};
 	struct sandbox_spec spec;
 	struct sandbox_result res;
 	struct proto_job job;
@@ -221,7 +179,7 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	proto_enc_job(&jb, &job);
 
 	/* a private, empty working directory for each run */
-	dir = xstrfmt("%s/run-%s-%u", workdir, v->ex->name, phases);
+	dir = xstrfmt("%s/run-%s-%u-%u", workdir, v->ex->name, phases, flags);
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		error("cannot create '%s': %s", dir, strerror(errno));
 		goto out;
@@ -244,7 +202,6 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 		corr *= 4; /* interpretation is slower than a GPU */
 	ctx.phase_timeout[PROTO_PHASE_CORRECTNESS] = corr;
 	ctx.phase_timeout[PROTO_PHASE_PERF] = cfg->perf_timeout_s;
-	ctx.phase_timeout[PROTO_PHASE_COUNTERS] = cfg->counters_timeout_s;
 
 	spec.argv = argv;
 	spec.env = env;
@@ -266,8 +223,8 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	spec.limits.nofile = cfg->nofile_limit;
 	spec.limits.out_cap = cfg->output_cap_bytes;
 
-	verify_process_begin(v, phases);
-	if (start_sandboxed(&spec, &res, workdir, runner)) {
+	verify_process_begin(v, phases, flags);
+	if (sandbox_run_guest(&spec, &res, grant)) {
 		error("cannot run the runner for %s: %s", v->ex->name,
 		      res.error);
 		goto out;
@@ -289,10 +246,7 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 		*output = s;
 	}
 	free(last_isolation);
-	last_isolation = spec.uid != SANDBOX_KEEP_ID ?
-		xstrfmt("%s; runner as uid %ld", res.isolation, spec.uid) :
-		xstrfmt("%s%s", res.isolation, geteuid() ? "" :
-			"; runner as root (no process cap)");
+	last_isolation = xstrdup(res.isolation);
 	rc = 0;
 out:
 	sandbox_result_release(&res);
@@ -300,6 +254,57 @@ out:
 	proto_buf_release(&jb);
 	free(dir);
 	return rc;
+}
+
+/*
+ * Run one exercise and verify it: the runner on the grading backend (on a
+ * GPU: correctness, then the timed phase); on a GPU host, the measured
+ * calls once more on the emulator, whose runner records them; then the
+ * replays of the records (measure.c), which the technique checks and the
+ * emulator's performance figure come from.
+ */
+static void run_exercise(const struct grade_opts *o, struct task *k,
+			 const struct build_target *tgt, const char *replay,
+			 uint64_t seed, const char *workdir)
+{
+	struct exercise_result *e = k->res;
+	int gpu = tgt->backend == BUILD_CUDA;
+	const char *emu_obj = gpu ? k->obj[1] : k->obj[0];
+	struct verify v;
+
+	progress(o, "%s: running on %s", k->ex->name, tgt->arch);
+	verify_init(&v, k->ex, o->cfg, seed, !gpu, e);
+	if (run_runner(o, &v, k->runner[0], workdir, gpu,
+		       PROTO_PHASE_CORRECTNESS | (gpu ? PROTO_PHASE_PERF : 0),
+		       gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY,
+		       &e->runner_output)) {
+		e->status = STATUS_XX;
+		v.worst = STATUS_XX;
+		result_set_message(e, "the runner could not be started");
+		goto out;
+	}
+	if (gpu && !k->emu_ok) {
+		snprintf(v.unmeasured_why, sizeof(v.unmeasured_why), "%s",
+			 k->emu_why[0] ? k->emu_why : "no emulator here to "
+			 "replay the measured calls");
+		goto out;
+	}
+	if (gpu) {
+		progress(o, "%s: recording the measured calls", k->ex->name);
+		run_runner(o, &v, k->runner[1], workdir, 0,
+			   PROTO_PHASE_CORRECTNESS, PROTO_JOB_SKIP_GPU_ONLY |
+			   PROTO_JOB_MEASURED_ONLY, NULL);
+	}
+	if (!replay) {
+		snprintf(v.unmeasured_why, sizeof(v.unmeasured_why), "the "
+			 "replay program is not built");
+		goto out;
+	}
+	progress(o, "%s: replaying the measured calls", k->ex->name);
+	measure_exercise(&v, o->cfg, replay, emu_obj, workdir);
+out:
+	verify_finish(&v);
+	verify_release(&v);
 }
 
 static int selected(const struct grade_opts *o, const struct exercise *ex)
@@ -313,7 +318,8 @@ static int selected(const struct grade_opts *o, const struct exercise *ex)
 }
 
 /* Exit codes of a build child. */
-enum { BUILD_OK, BUILD_CE, BUILD_REJECTED, BUILD_FAILED, BUILD_LINK };
+enum { BUILD_OK, BUILD_CE, BUILD_REJECTED, BUILD_FAILED, BUILD_LINK,
+       BUILD_UNEMULABLE };
 
 /* In a child process: compile one exercise for one target, check its
  * symbols (once, for the primary target) and link a runner of its own --
@@ -322,7 +328,7 @@ enum { BUILD_OK, BUILD_CE, BUILD_REJECTED, BUILD_FAILED, BUILD_LINK };
  * goes to a file; the exit status says what happened. */
 static int build_task(const struct grade_opts *o, struct task *k,
 		      const struct build_target *tgt, int which,
-		      const char *workdir)
+		      const char *workdir, const char *replay)
 {
 	char *log = NULL, why[512] = "";
 	char *lp = xstrfmt("%s/%s.%s.log", workdir, k->ex->name, tgt->arch);
@@ -342,9 +348,18 @@ static int build_task(const struct grade_opts *o, struct task *k,
 			rc = BUILD_REJECTED;
 		else if (rc < 0)
 			rc = BUILD_FAILED;
-		else if (build_link(tgt, o->cfg, &k->ex, &obj, 1, workdir,
-				    k->runner[which], &log))
+		else if (tgt->backend == BUILD_EMU && replay &&
+			 (rc = build_check_emulable(replay, obj, why,
+						    sizeof(why)))) {
+			/* the grader's own look at the PTX decides what the
+			 * emulator cannot run, before anything runs */
+			free(log);
+			log = xstrdup(why);
+			rc = rc > 0 ? BUILD_UNEMULABLE : BUILD_FAILED;
+		} else if (build_link(tgt, o->cfg, &k->ex, &obj, 1, workdir,
+				      k->runner[which], &log)) {
 			rc = BUILD_LINK;
+		}
 	}
 	if (log)
 		write_file_atomic(lp, log, strlen(log));
@@ -364,7 +379,10 @@ static void build_done(struct task *k, const struct build_target *tgt,
 	if (which == 1) {
 		/* the emulator's counter runner: technique checks only */
 		k->emu_ok = code == BUILD_OK;
-		if (code == BUILD_LINK)
+		if (code == BUILD_UNEMULABLE)
+			snprintf(k->emu_why, sizeof(k->emu_why), "%.400s",
+				 log ? log : "");
+		else if (code == BUILD_LINK)
 			build_link_why(log, 2, k->emu_why,
 					 sizeof(k->emu_why));
 		else if (code != BUILD_OK)
@@ -390,6 +408,11 @@ static void build_done(struct task *k, const struct build_target *tgt,
 		build_link_why(log, tgt->backend == BUILD_EMU, k->why,
 				 sizeof(k->why));
 		break;
+	case BUILD_UNEMULABLE:
+		k->state = T_XX;
+		snprintf(k->why, sizeof(k->why), "%.400s (grade it on a GPU, "
+			 "or do without)", log ? log : "");
+		break;
 	default:
 		k->state = T_XX;
 		snprintf(k->why, sizeof(k->why), "could not compile or check: "
@@ -400,7 +423,7 @@ static void build_done(struct task *k, const struct build_target *tgt,
 /* Build every ready task for one target, up to o->jobs at a time. */
 static void build_all(const struct grade_opts *o, struct task *t, size_t n,
 		      const struct build_target *tgt, int which,
-		      const char *workdir)
+		      const char *workdir, const char *replay)
 {
 	pid_t *pids = xcalloc(n, sizeof(pid_t));
 	size_t next = 0, running = 0;
@@ -424,7 +447,8 @@ static void build_all(const struct grade_opts *o, struct task *t, size_t n,
 			fflush(NULL);
 			pid = fork();
 			if (pid == 0)
-				_exit(build_task(o, k, tgt, which, workdir));
+				_exit(build_task(o, k, tgt, which, workdir,
+						 replay));
 			if (pid < 0) {
 				k->state = T_XX;
 				snprintf(k->why, sizeof(k->why),
@@ -498,6 +522,8 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 	char err[1024];
 	double t0 = now_s();
 	int use_emu_counters = 0, rc = GRADE_INTERNAL;
+	char replay_path[PATH_MAX];
+	const char *replay = NULL;
 
 	memset(&in, 0, sizeof(in));
 	r->submission = submission_name(o->submission);
@@ -616,19 +642,20 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		warning("technique checks unavailable: %s", err);
 		use_emu_counters = 0;
 	}
+	if (env.have_emu && (use_emu_counters || tgt == &env.emu) &&
+	    build_replay_path(&env.emu, replay_path, sizeof(replay_path)))
+		replay = replay_path;
 	progress(o, "building %zu file(s)", present);
-	build_all(o, tasks, ntasks, tgt, 0, workdir);
+	build_all(o, tasks, ntasks, tgt, 0, workdir, replay);
 	if (use_emu_counters)
-		build_all(o, tasks, ntasks, &env.emu, 1, workdir);
+		build_all(o, tasks, ntasks, &env.emu, 1, workdir, replay);
 
 	/* run and verify, one exercise at a time (timings must not share
 	 * the GPU) */
 	for (size_t i = 0; i < ntasks; i++) {
 		struct task *k = &tasks[i];
 		struct exercise_result *e = k->res;
-		struct verify v;
 		double te = now_s();
-		int gpu = tgt->backend == BUILD_CUDA;
 
 		switch (k->state) {
 		case T_MISSING:
@@ -663,34 +690,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 			e->bandwidth_fraction = NAN;
 			continue;
 		}
-		progress(o, "%s: running on %s", k->ex->name, tgt->arch);
-		verify_init(&v, k->ex, o->cfg, r->seed, !gpu, e);
-		if (run_runner(o, &v, k->runner[0], workdir, gpu,
-			       PROTO_PHASE_CORRECTNESS | (gpu ?
-			       PROTO_PHASE_PERF : PROTO_PHASE_COUNTERS),
-			       gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY,
-			       &e->runner_output)) {
-			e->status = STATUS_XX;
-			v.worst = STATUS_XX;
-			result_set_message(e, "the runner could not be "
-					   "started");
-		} else if (gpu && use_emu_counters && k->emu_ok) {
-			progress(o, "%s: counting memory traffic",
-				 k->ex->name);
-			run_runner(o, &v, k->runner[1], workdir, 0,
-				   PROTO_PHASE_COUNTERS,
-				   PROTO_JOB_SKIP_GPU_ONLY, NULL);
-		}
-		verify_finish(&v);
-		verify_release(&v);
-		if (gpu && use_emu_counters && !k->emu_ok && k->emu_why[0])
-			/* unmeasured checks earn nothing: say why */
-			for (size_t c = 0; c < e->nchecks; c++)
-				if (e->checks[c].passed < 0)
-					snprintf(e->checks[c].detail,
-						 sizeof(e->checks[c].detail),
-						 "not measured: %s",
-						 k->emu_why);
+		run_exercise(o, k, tgt, replay, r->seed, workdir);
 		e->seconds = now_s() - te;
 	}
 	r->isolation = xstrdup(last_isolation ? last_isolation :

@@ -51,7 +51,7 @@ struct check_result {
 	int passed;   /* 1, 0, or -1 when not measured */
 	double value; /* NAN when not measured */
 	double limit;
-	char detail[160];
+	char detail[400];
 };
 
 struct failure {

@@ -167,7 +167,7 @@ struct sandbox_result {
 	 * (the ellipses are UTF-8 U+2026). */
 	char *out, *err;
 	size_t out_total, err_total;	/* bytes the child wrote */
-	char isolation[160];	/* what protection was in force */
+	char isolation[256];	/* what protection was in force */
 	char error[256];	/* grader-side failure: sandbox_run is -1 */
 };
 
@@ -199,6 +199,29 @@ int sandbox_send(struct sandbox_run *run, const void *p, size_t n);
 void sandbox_close_input(struct sandbox_run *run);
 
 void sandbox_result_release(struct sandbox_result *r);
+
+/* A path an untrusted guest needs: handed to its group with this mode
+ * (e.g. 0710 for a directory it enters, 0750 for a program it runs). */
+struct sandbox_grant {
+	const char *path;  /* NULL ends a list */
+	unsigned mode;
+};
+
+/*
+ * sandbox_run for untrusted code.  When the grader runs as root and
+ * spec->isolation is AUTO, the guest runs as an unassigned uid of its
+ * own (distinct per run, so RLIMIT_NPROC is a real cap and leftovers can
+ * be swept), the granted paths group-owned by it and closed to others;
+ * it tries bubblewrap with that uid, then bubblewrap as root (where user
+ * namespaces need root), then the uid without bubblewrap, and kills
+ * whatever of the uid survives.  spec->uid and spec->isolation are
+ * overwritten; res->isolation ends with the uid it ran as.  Returns as
+ * sandbox_run.
+ */
+int sandbox_run_guest(struct sandbox_spec *spec, struct sandbox_result *res,
+		      const struct sandbox_grant *grant);
+/* Kill every process of uid id (as root). */
+void sandbox_sweep_uid(long id);
 
 /* "SIGSEGV", "SIGFPE", ...; "signal N" for unknown ones.  Static. */
 const char *sandbox_signal_name(int sig);

@@ -1,7 +1,8 @@
 /*
  * Verification of what a runner sends (see verify.h).  The runner is
- * untrusted: every frame is decoded defensively, must fit the exercise's
- * shapes, and counts for nothing until checked here against the oracle.
+ * untrusted: every frame is decoded defensively, must come where the
+ * protocol puts it, must fit the exercise's shapes, and counts for
+ * nothing until checked here against the oracle.
  */
 #include "verify.h"
 
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "emu/wgemu.h"
+#include "technique.h"
 #include "util.h"
 
 #define CUDA_ERROR_ILLEGAL_ADDRESS 700
@@ -26,8 +28,16 @@ void verify_init(struct verify *v, const struct exercise *ex,
 	v->seed = seed;
 	v->skip_gpu_only = skip_gpu_only;
 	v->res = res;
-	v->nshapes = exercise_nshapes(ex);
+	v->nshapes = exercise_nshapes_all(ex);
 	v->state = xcalloc(v->nshapes, 1);
+	v->sent = xcalloc(v->nshapes, 1);
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+		struct measured_call *mc = &v->measured[k];
+
+		mc->index = exercise_nshapes(ex) + k;
+		mc->shape = exercise_shape_of(ex, seed, mc->index, NULL);
+		mc->output = STATUS_XX;
+	}
 	v->worst = STATUS_OK;
 	v->cur = -1;
 	v->last_shape = -1;
@@ -45,21 +55,40 @@ void verify_release(struct verify *v)
 	free(v->in_buf);
 	free(v->exp_buf);
 	free(v->perf);
-	free(v->counters[0]);
-	free(v->counters[1]);
+	free(v->sent);
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+		free(v->measured[k].record);
+		free(v->measured[k].lines);
+	}
 	memset(v, 0, sizeof(*v));
 }
 
-void verify_process_begin(struct verify *v, uint32_t phases)
+void verify_process_begin(struct verify *v, uint32_t phases,
+			  uint32_t job_flags)
 {
 	v->phases = phases;
+	v->job_flags = job_flags;
 	v->have_hello = 0; /* a new process says hello again */
 	v->done = 0;
 	v->current_phase = 0;
+	v->phase_open = 0;
 	v->runner_internal = 0;
 	v->errors = 0;
 	v->cur = -1;
 	v->filled = 0;
+	v->keys_asked = 0;
+	v->have_perf_frame = 0;
+	v->last_shape = -1;
+	memset(v->sent, 0, v->nshapes);
+	/* a record is one process's word: a later process sends its own */
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+		struct measured_call *mc = &v->measured[k];
+
+		free(mc->record);
+		mc->record = NULL;
+		mc->record_len = mc->record_filled = 0;
+		mc->record_complete = 0;
+	}
 }
 
 void verify_format_value(const struct exercise *ex, const void *p,
@@ -86,7 +115,8 @@ static struct failure *fail_shape(struct verify *v, size_t index,
 				  enum status st)
 {
 	struct failure *f = &v->res->first_failure;
-	struct exercise_shape s = exercise_shape_at(v->ex, index, NULL);
+	struct exercise_shape s = exercise_shape_of(v->ex, v->seed, index,
+						    NULL);
 
 	if (v->state[index] == 2)
 		return NULL;
@@ -127,54 +157,47 @@ static void ensure_scratch(struct verify *v, size_t bytes)
 	v->scratch_cap = bytes;
 }
 
-/* A whole guarded region has arrived: check it. */
-static void check_region(struct verify *v, size_t index)
+/* The verdict on one guarded output region of shape index: STATUS_OK,
+ * or the failure with *f describing it (reason, element, values). */
+static enum status judge_region(struct verify *v, size_t index,
+				const unsigned char *region,
+				uint64_t input_hash, struct failure *f)
 {
 	const struct exercise *ex = v->ex;
-	struct exercise_shape s = exercise_shape_at(ex, index, NULL);
+	struct exercise_shape s = exercise_shape_of(ex, v->seed, index, NULL);
 	size_t elems = exercise_shape_elems(s), es = ex->elem_size;
 	size_t g = PROTO_GUARD_ELEMS;
-	const unsigned char *out = v->region + g * es;
-	struct failure *f;
+	const unsigned char *out = region + g * es;
 
-	if (v->state[index] == 2)
-		return; /* already failed (an error at this shape) */
+	memset(f, 0, sizeof(*f));
+	f->index = -1;
 	/* guard bands first: a write outside the output is the worst */
 	for (size_t i = 0; i < g * es; i++) {
 		size_t before = g * es - 1 - i; /* scan outward-in */
 
-		if (v->region[before] != PROTO_GUARD_BYTE) {
-			f = fail_shape(v, index, STATUS_OOB);
-			if (f)
-				snprintf(f->reason, sizeof(f->reason),
-					 "wrote outside the output: %zu "
-					 "element(s) before its start",
-					 (g * es - before + es - 1) / es);
-			return;
+		if (region[before] != PROTO_GUARD_BYTE) {
+			snprintf(f->reason, sizeof(f->reason), "wrote outside "
+				 "the output: %zu element(s) before its start",
+				 (g * es - before + es - 1) / es);
+			return STATUS_OOB;
 		}
 	}
 	for (size_t i = 0; i < g * es; i++) {
 		size_t after = (g + elems) * es + g * es - 1 - i;
 
-		if (v->region[after] != PROTO_GUARD_BYTE) {
-			f = fail_shape(v, index, STATUS_OOB);
-			if (f)
-				snprintf(f->reason, sizeof(f->reason),
-					 "wrote outside the output: element "
-					 "%zu past its end",
-					 (after - (g + elems) * es) / es);
-			return;
+		if (region[after] != PROTO_GUARD_BYTE) {
+			snprintf(f->reason, sizeof(f->reason), "wrote outside "
+				 "the output: element %zu past its end",
+				 (after - (g + elems) * es) / es);
+			return STATUS_OOB;
 		}
 	}
 	ensure_scratch(v, elems * es);
 	ex->generate(v->seed, index, s, v->in_buf);
-	if (exercise_hash(v->in_buf, elems * es) != v->input_hash) {
-		f = fail_shape(v, index, STATUS_WA);
-		if (f)
-			snprintf(f->reason, sizeof(f->reason),
-				 "input modified: the input buffer differs "
-				 "after the launch");
-		return;
+	if (exercise_hash(v->in_buf, elems * es) != input_hash) {
+		snprintf(f->reason, sizeof(f->reason), "input modified: the "
+			 "input buffer differs after the launch");
+		return STATUS_WA;
 	}
 	ex->expected(v->in_buf, v->exp_buf, s);
 	if (memcmp(out, v->exp_buf, elems * es)) {
@@ -183,19 +206,49 @@ static void check_region(struct verify *v, size_t index)
 		while (i < elems && !memcmp(out + i * es, v->exp_buf + i * es,
 					    es))
 			i++;
-		f = fail_shape(v, index, STATUS_WA);
-		if (f) {
-			f->index = (long long)i;
-			verify_format_value(ex, v->exp_buf + i * es,
-					    f->expected, sizeof(f->expected));
-			verify_format_value(ex, out + i * es, f->got,
-					    sizeof(f->got));
-			snprintf(f->reason, sizeof(f->reason),
-				 "wrong value at element %zu", i);
-		}
+		f->index = (long long)i;
+		verify_format_value(ex, v->exp_buf + i * es, f->expected,
+				    sizeof(f->expected));
+		verify_format_value(ex, out + i * es, f->got, sizeof(f->got));
+		snprintf(f->reason, sizeof(f->reason), "wrong value at element "
+			 "%zu", i);
+		return STATUS_WA;
+	}
+	return STATUS_OK;
+}
+
+/* A whole guarded region from the runner has arrived: check it. */
+static void check_region(struct verify *v, size_t index)
+{
+	struct failure got, *f;
+	enum status st;
+
+	if (v->state[index] == 2)
+		return; /* already failed (an error at this shape) */
+	st = judge_region(v, index, v->region, v->input_hash, &got);
+	if (st == STATUS_OK) {
+		v->state[index] = 1;
 		return;
 	}
-	v->state[index] = 1;
+	f = fail_shape(v, index, st);
+	if (f) {
+		f->index = got.index;
+		memcpy(f->expected, got.expected, sizeof(f->expected));
+		memcpy(f->got, got.got, sizeof(f->got));
+		memcpy(f->reason, got.reason, sizeof(f->reason));
+	}
+}
+
+/* Is shape index one the current process was asked to run? */
+static int asked(const struct verify *v, size_t index)
+{
+	unsigned flags;
+
+	exercise_shape_of(v->ex, v->seed, index, &flags);
+	if ((flags & EXERCISE_EDGE_GPU_ONLY) && v->skip_gpu_only)
+		return 0;
+	return !(v->job_flags & PROTO_JOB_MEASURED_ONLY) ||
+	       (flags & EXERCISE_SHAPE_MEASURED);
 }
 
 static int on_shape(struct verify *v, const unsigned char *p, size_t n)
@@ -203,18 +256,12 @@ static int on_shape(struct verify *v, const unsigned char *p, size_t n)
 	struct proto_shape m;
 	struct exercise_shape s;
 	uint64_t want;
-	unsigned flags;
 
 	if (proto_dec_shape(p, n, &m))
 		return proto_fail(v, "malformed shape frame");
-	if (v->current_phase != PROTO_PHASE_CORRECTNESS)
-		return proto_fail(v, "shape frame outside the correctness "
-				     "phase");
-	if (m.index >= v->nshapes)
-		return proto_fail(v, "shape index %u out of range", m.index);
-	s = exercise_shape_at(v->ex, m.index, &flags);
-	if ((flags & EXERCISE_EDGE_GPU_ONLY) && v->skip_gpu_only)
+	if (m.index >= v->nshapes || !asked(v, m.index))
 		return proto_fail(v, "shape %u was not asked for", m.index);
+	s = exercise_shape_of(v->ex, v->seed, m.index, NULL);
 	want = (exercise_shape_elems(s) + 2 * PROTO_GUARD_ELEMS) *
 	       v->ex->elem_size;
 	if (m.guard_elems != PROTO_GUARD_ELEMS || m.total_bytes != want)
@@ -223,8 +270,9 @@ static int on_shape(struct verify *v, const unsigned char *p, size_t n)
 				  (unsigned long long)m.total_bytes,
 				  (unsigned long long)want);
 	if (m.offset == 0) {
-		if (v->state[m.index] == 1)
+		if (v->sent[m.index] & 1)
 			return proto_fail(v, "shape %u sent twice", m.index);
+		v->sent[m.index] |= 1;
 		if (v->region_len < want) {
 			free(v->region);
 			v->region = xmalloc(want);
@@ -239,14 +287,19 @@ static int on_shape(struct verify *v, const unsigned char *p, size_t n)
 		return proto_fail(v, "shape %u: chunks out of order", m.index);
 	memcpy(v->region + m.offset, m.data, m.len);
 	v->filled += m.len;
-	v->last_shape = m.index;
 	if (v->filled == want) {
 		check_region(v, m.index);
 		v->cur = -1;
+		v->last_shape = m.index;
 	}
 	return 0;
 }
 
+/* The verdict an error frame stands for.  "The emulator cannot run
+ * this" is never the runner's to say: whether the emulator implements
+ * what the PTX does is the grader's own finding before anything runs
+ * (build.c), so an UNSUPPORTED fault from a runner is a runtime error
+ * like any other. */
 static enum status error_status(const struct proto_error *e)
 {
 	switch (e->fault_kind) {
@@ -256,8 +309,6 @@ static enum status error_status(const struct proto_error *e)
 		return STATUS_RACE;
 	case WGEMU_FAULT_LIMIT:
 		return STATUS_TO;
-	case WGEMU_FAULT_UNSUPPORTED:
-		return STATUS_XX;
 	case WGEMU_FAULT_NONE:
 		break;
 	default:
@@ -275,6 +326,9 @@ static int on_error(struct verify *v, const unsigned char *p, size_t n)
 
 	if (proto_dec_error(p, n, &e))
 		return proto_fail(v, "malformed error frame");
+	if (strcmp(e.name, "runner") &&
+	    (!v->phase_open || e.phase != v->current_phase))
+		return proto_fail(v, "an error frame for another phase");
 	if (!strcmp(e.name, "runner")) {
 		/* the harness's own failure: not the student's fault */
 		v->runner_internal = 1;
@@ -285,25 +339,22 @@ static int on_error(struct verify *v, const unsigned char *p, size_t n)
 	st = error_status(&e);
 	v->errors++;
 	if (e.phase == PROTO_PHASE_CORRECTNESS) {
-		if (e.index >= v->nshapes)
+		if (e.index >= v->nshapes || !asked(v, e.index))
 			return proto_fail(v, "error at shape %u out of range",
 					  e.index);
-		v->last_shape = e.index;
 		f = fail_shape(v, e.index, st);
 		if (f)
 			snprintf(f->reason, sizeof(f->reason), "%s (%s)",
 				 e.message, e.name);
 		return 0;
 	}
-	/* performance or counter phase: the verdict still applies, and the
-	 * message says where it happened */
+	/* performance phase: the verdict still applies, and the message
+	 * says where it happened */
 	v->worst = status_worse(v->worst, st);
 	v->any_failure = 1;
 	if (!v->res->message || !*v->res->message)
-		result_set_message(v->res, "%s phase: %s (%s)",
-				   e.phase == PROTO_PHASE_PERF ?
-				   "performance" : "counter", e.message,
-				   e.name);
+		result_set_message(v->res, "performance phase: %s (%s)",
+				   e.message, e.name);
 	return 0;
 }
 
@@ -313,88 +364,180 @@ static int on_launches(struct verify *v, const unsigned char *p, size_t n)
 
 	if (proto_dec_launches(p, n, &l))
 		return proto_fail(v, "malformed launches frame");
+	if (l.phase != v->current_phase)
+		return proto_fail(v, "a launches frame for another phase");
+	if (l.phase == PROTO_PHASE_CORRECTNESS) {
+		if (l.index >= v->nshapes || !asked(v, l.index) ||
+		    (v->sent[l.index] & 2))
+			return proto_fail(v, "launches of shape %u out of "
+					  "place", l.index);
+		v->sent[l.index] |= 2;
+		if (!l.total)
+			v->zero_launch_calls++;
+	} else if (l.index != 0 || v->keys_asked != 1) {
+		/* the first timed repetition's, once */
+		return proto_fail(v, "launches of repetition %u out of "
+				  "place", l.index);
+	}
 	v->launches += l.total;
-	if (!l.total && l.phase == PROTO_PHASE_CORRECTNESS)
-		v->zero_launch_calls++;
 	for (uint32_t i = 0; i < l.count; i++) {
 		if (l.launch[i].dynamic_shared_bytes)
 			v->dynamic_shared_used = 1;
 		if (!l.launch[i].on_given_stream)
 			v->off_stream_launch = 1;
 	}
-	if (l.phase == PROTO_PHASE_CORRECTNESS && l.index < v->nshapes)
-		v->last_shape = l.index;
+	return 0;
+}
+
+/* A chunk of a measured call's launch record. */
+static int on_record(struct verify *v, const unsigned char *p, size_t n)
+{
+	struct proto_record m;
+	struct measured_call *mc;
+	size_t k;
+
+	if (proto_dec_record(p, n, &m))
+		return proto_fail(v, "malformed record frame");
+	k = m.index - exercise_nshapes(v->ex);
+	if (m.index < exercise_nshapes(v->ex) || k >= EXERCISE_MEASURED ||
+	    !asked(v, m.index))
+		return proto_fail(v, "a record of shape %u, which is not a "
+				  "measured call", m.index);
+	mc = &v->measured[k];
+	if (mc->record_complete || m.offset != mc->record_filled ||
+	    (mc->record && m.total_bytes != mc->record_len))
+		return proto_fail(v, "record of shape %u out of place",
+				  m.index);
+	if (!mc->record) {
+		mc->record_len = m.total_bytes;
+		mc->record = xmalloc(mc->record_len ? mc->record_len : 1);
+	}
+	memcpy(mc->record + m.offset, m.data, m.len);
+	mc->record_filled += m.len;
+	mc->record_complete = mc->record_filled == mc->record_len;
+	return 0;
+}
+
+static int on_perf(struct verify *v, const unsigned char *p, size_t n)
+{
+	/* decoded aside: a malformed frame must leave nothing that
+	 * verify_finish would read */
+	struct proto_perf *pf;
+
+	if (v->have_perf_frame)
+		return proto_fail(v, "a second perf frame");
+	pf = xmalloc(sizeof(*pf));
+	if (proto_dec_perf(p, n, pf)) {
+		free(pf);
+		return proto_fail(v, "malformed perf frame");
+	}
+	free(v->perf);
+	v->perf = pf;
+	v->have_perf_frame = 1;
+	return 0;
+}
+
+static int on_key_request(struct verify *v, const unsigned char *p,
+			  size_t n)
+{
+	struct proto_key k;
+
+	if (proto_dec_key(p, n, PROTO_KEY_REQUEST, &k) ||
+	    k.rep != v->keys_asked || k.rep >= v->cfg->perf_reps ||
+	    v->have_perf_frame)
+		return proto_fail(v, "key request out of place");
+	v->keys_asked++;
+	return 0;
+}
+
+/* Which frames each phase may carry. */
+static int allowed(uint32_t phase, enum proto_type t)
+{
+	switch (t) {
+	case PROTO_SHAPE: case PROTO_RECORD:
+		return phase == PROTO_PHASE_CORRECTNESS;
+	case PROTO_PERF: case PROTO_KEY_REQUEST:
+		return phase == PROTO_PHASE_PERF;
+	case PROTO_LAUNCHES: case PROTO_ERROR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int on_phase(struct verify *v, const unsigned char *p, size_t n)
+{
+	struct proto_phase_msg ph;
+
+	if (proto_dec_phase(p, n, &ph))
+		return proto_fail(v, "malformed phase frame");
+	/* the phases asked for, one at a time, in order */
+	if (!(ph.phase & v->phases) || (ph.phase & (ph.phase - 1)) ||
+	    v->phase_open || ph.phase <= v->current_phase ||
+	    (v->phases & (ph.phase - 1) & ~v->done))
+		return proto_fail(v, "phase %u out of place", ph.phase);
+	v->current_phase = ph.phase;
+	v->phase_open = 1;
+	return 0;
+}
+
+static int on_done(struct verify *v, const unsigned char *p, size_t n)
+{
+	struct proto_done d;
+
+	if (proto_dec_done(p, n, &d))
+		return proto_fail(v, "malformed done frame");
+	if (!v->phase_open || d.phase != v->current_phase)
+		return proto_fail(v, "done for a phase not running");
+	if (d.phase == PROTO_PHASE_PERF && !v->have_perf_frame)
+		return proto_fail(v, "performance phase done without timings");
+	v->done |= d.phase;
+	v->phase_open = 0;
 	return 0;
 }
 
 int verify_frame(struct verify *v, enum proto_type t,
 		 const unsigned char *p, size_t n)
 {
-	struct proto_phase_msg ph;
-	struct proto_done d;
-
 	/* the runner says hello once, first: a constructor that says it
 	 * earlier would get the job (and the seed) before main */
 	if ((t == PROTO_HELLO) == v->have_hello)
 		return proto_fail(v, v->have_hello ? "a second hello frame" :
 				  "a frame before the hello frame");
-	switch (t) {
-	case PROTO_HELLO:
+	if (t == PROTO_HELLO) {
 		if (proto_dec_hello(p, n, &v->hello))
 			return proto_fail(v, "malformed hello frame");
 		v->have_hello = 1;
 		return 0;
-	case PROTO_PHASE:
-		if (proto_dec_phase(p, n, &ph))
-			return proto_fail(v, "malformed phase frame");
-		if (!(ph.phase & v->phases) ||
-		    (ph.phase & (ph.phase - 1)))
-			return proto_fail(v, "phase %u was not asked for",
-					  ph.phase);
-		v->current_phase = ph.phase;
-		return 0;
+	}
+	/* nothing counts after the work: a frame written once the last
+	 * phase asked for is done (by a destructor, say) is refused */
+	if ((v->done & v->phases) == v->phases)
+		return proto_fail(v, "a %s frame after the run ended",
+				  proto_type_name(t));
+	if (t == PROTO_PHASE)
+		return on_phase(v, p, n);
+	if (t == PROTO_DONE)
+		return on_done(v, p, n);
+	/* the runner's own failure may come at start-up too */
+	if (t == PROTO_ERROR && !v->phase_open)
+		return on_error(v, p, n);
+	if (!v->phase_open || !allowed(v->current_phase, t))
+		return proto_fail(v, "unexpected %s frame",
+				  proto_type_name(t));
+	switch (t) {
 	case PROTO_SHAPE:
 		return on_shape(v, p, n);
 	case PROTO_LAUNCHES:
 		return on_launches(v, p, n);
 	case PROTO_ERROR:
 		return on_error(v, p, n);
-	case PROTO_PERF: {
-		/* decoded aside: a malformed frame must leave nothing that
-		 * verify_finish would read */
-		struct proto_perf *pf = xmalloc(sizeof(*pf));
-
-		if (v->current_phase != PROTO_PHASE_PERF ||
-		    proto_dec_perf(p, n, pf)) {
-			free(pf);
-			return proto_fail(v, "malformed perf frame");
-		}
-		free(v->perf);
-		v->perf = pf;
-		return 0;
-	}
-	case PROTO_COUNTERS: {
-		struct proto_counters *c = xmalloc(sizeof(*c));
-
-		if (v->current_phase != PROTO_PHASE_COUNTERS ||
-		    proto_dec_counters(p, n, c)) {
-			free(c);
-			return proto_fail(v, "malformed counters frame");
-		}
-		free(v->counters[c->who]);
-		v->counters[c->who] = c;
-		return 0;
-	}
-	case PROTO_DONE:
-		if (proto_dec_done(p, n, &d))
-			return proto_fail(v, "malformed done frame");
-		if (d.phase != v->current_phase)
-			return proto_fail(v, "done for a phase not running");
-		v->done |= d.phase;
-		return 0;
+	case PROTO_RECORD:
+		return on_record(v, p, n);
+	case PROTO_PERF:
+		return on_perf(v, p, n);
 	default:
-		return proto_fail(v, "unexpected %s frame",
-				  proto_type_name(t));
+		return on_key_request(v, p, n);
 	}
 }
 
@@ -405,10 +548,37 @@ static const char *phase_name(uint32_t phase)
 		return "correctness";
 	case PROTO_PHASE_PERF:
 		return "performance";
-	case PROTO_PHASE_COUNTERS:
-		return "counter";
 	}
 	return "start-up";
+}
+
+/* The shape a runner was at when it stopped in its correctness phase:
+ * the one whose output was arriving or whose launcher had returned, else
+ * the next one in the call order after the last complete output (the
+ * launcher that never returned), -1 when it had finished them all. */
+static int64_t running_shape(const struct verify *v)
+{
+	size_t *order, i, n = v->nshapes;
+	int64_t next = -1;
+
+	if (v->cur >= 0)
+		return v->cur;
+	for (i = 0; i < n; i++)
+		if ((v->sent[i] & 2) && !(v->sent[i] & 1))
+			return (int64_t)i;
+	order = xcalloc(n, sizeof(*order));
+	exercise_call_order(v->ex, v->seed, order);
+	for (i = 0; i < n; i++)
+		if (v->last_shape < 0 || order[i] == (size_t)v->last_shape)
+			break;
+	/* the call after the last complete one (or the first call) */
+	for (i = v->last_shape < 0 ? 0 : i + 1; i < n; i++)
+		if (asked(v, order[i]) && !(v->sent[order[i]] & 1)) {
+			next = (int64_t)order[i];
+			break;
+		}
+	free(order);
+	return next;
 }
 
 void verify_process_end(struct verify *v, const struct verify_exit *x)
@@ -416,6 +586,7 @@ void verify_process_end(struct verify *v, const struct verify_exit *x)
 	uint32_t missing = v->phases & ~v->done;
 	enum status st;
 	char where[160];
+	int64_t running;
 
 	if (!missing && !x->timed_out && !x->killed_by_grader)
 		return;
@@ -426,13 +597,14 @@ void verify_process_end(struct verify *v, const struct verify_exit *x)
 		return;
 	snprintf(where, sizeof(where), "in the %s phase",
 		 phase_name(v->current_phase));
-	if (v->current_phase == PROTO_PHASE_CORRECTNESS &&
-	    v->last_shape >= 0) {
-		struct exercise_shape s = exercise_shape_at(
-			v->ex, (size_t)v->last_shape, NULL);
+	running = v->current_phase == PROTO_PHASE_CORRECTNESS &&
+		  v->phase_open ? running_shape(v) : -1;
+	if (running >= 0) {
+		struct exercise_shape s = exercise_shape_of(
+			v->ex, v->seed, (size_t)running, NULL);
 
 		snprintf(where, sizeof(where), "at shape %lld (%s=%lld, "
-			 "%s=%lld)", (long long)v->last_shape, v->ex->dim_m,
+			 "%s=%lld)", (long long)running, v->ex->dim_m,
 			 (long long)s.m, v->ex->dim_n, (long long)s.n);
 	}
 	if (x->killed_by_grader) {
@@ -477,103 +649,14 @@ void verify_process_end(struct verify *v, const struct verify_exit *x)
 	}
 	v->worst = status_worse(v->worst, st);
 	v->any_failure = 1;
-	/* a shape cut short by the crash is the shape that failed */
-	if (v->current_phase == PROTO_PHASE_CORRECTNESS && v->last_shape >= 0
-	    && v->state[v->last_shape] != 1) {
-		struct failure *f = fail_shape(v, (size_t)v->last_shape, st);
+	/* the shape the process died in is the shape that failed */
+	if (running >= 0 && v->state[running] != 1) {
+		struct failure *f = fail_shape(v, (size_t)running, st);
 
 		if (f)
 			snprintf(f->reason, sizeof(f->reason), "%s",
 				 v->res->message);
 	}
-}
-
-/* Global accesses must move at most limit x the sectors the data needs
- * (and at least those: fewer means the work was not done). */
-static void coalescing_check(struct verify *v, const char *name,
-			     const struct proto_counters *c, double sectors,
-			     double requests, double min_sectors)
-{
-	struct check_result *k = result_add_check(v->res, name);
-
-	k->limit = v->cfg->coalescing_limit;
-	if (!c)
-		return;
-	k->value = sectors / min_sectors;
-	k->passed = sectors >= min_sectors && k->value <= k->limit;
-	snprintf(k->detail, sizeof(k->detail), "%.0f sectors in %.0f requests "
-		 "(%.2f per request) for %.0f sectors of data", sectors,
-		 requests, requests ? sectors / requests : 0, min_sectors);
-}
-
-static void technique(struct verify *v)
-{
-	struct exercise_result *r = v->res;
-	const struct exercise *ex = v->ex;
-	const struct proto_counters *c = v->counters[0];
-	double ld_sec = 0, st_sec = 0, ld_req = 0, st_req = 0;
-	double sld = 0, sst = 0, sldc = 0, sstc = 0;
-	double bytes, min_sectors;
-
-	if (c) {
-		for (uint32_t i = 0; i < c->count; i++) {
-			ld_req += (double)c->launch[i].c[0];
-			ld_sec += (double)c->launch[i].c[1];
-			st_req += (double)c->launch[i].c[2];
-			st_sec += (double)c->launch[i].c[3];
-			sld += (double)c->launch[i].c[4];
-			sldc += (double)c->launch[i].c[5];
-			sst += (double)c->launch[i].c[6];
-			sstc += (double)c->launch[i].c[7];
-		}
-	}
-	bytes = (double)exercise_shape_elems(ex->counter_shape) *
-		(double)ex->elem_size;
-	min_sectors = ceil(bytes / 32);
-	if (ex->techniques & EXERCISE_TECH_COALESCED) {
-		coalescing_check(v, "coalesced global loads", c, ld_sec,
-				 ld_req, min_sectors);
-		coalescing_check(v, "coalesced global stores", c, st_sec,
-				 st_req, min_sectors);
-	}
-	if (ex->techniques & EXERCISE_TECH_NO_CONFLICTS) {
-		struct check_result *k = result_add_check(r,
-			"no shared-memory bank conflicts");
-
-		k->limit = 0;
-		if (c) {
-			k->value = sldc + sstc;
-			k->passed = k->value == 0;
-			snprintf(k->detail, sizeof(k->detail),
-				 "%.0f load and %.0f store conflicts in %.0f "
-				 "wavefronts", sldc, sstc, sld + sst);
-		}
-	}
-	if (ex->techniques & EXERCISE_TECH_DYNAMIC_SHARED) {
-		struct check_result *k = result_add_check(r,
-			"dynamic shared memory used");
-
-		k->limit = 1;
-		/* launch records exist on every backend */
-		if (v->launches) {
-			k->value = v->dynamic_shared_used;
-			k->passed = v->dynamic_shared_used &&
-				    (!c || sld + sst > 0);
-			snprintf(k->detail, sizeof(k->detail), "%s",
-				 !v->dynamic_shared_used ?
-				 "no launch asked for dynamic shared memory" :
-				 k->passed ? "launched with dynamic shared "
-					     "memory and used it" :
-				 "dynamic shared memory requested but never "
-				 "accessed");
-		}
-	}
-	for (size_t i = 0; i < r->nchecks; i++)
-		if (r->checks[i].passed < 0 && !r->checks[i].detail[0])
-			snprintf(r->checks[i].detail,
-				 sizeof(r->checks[i].detail),
-				 "not measured: no traffic counters from "
-				 "this run");
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -594,72 +677,69 @@ static double median(const double *v, size_t n)
 	return m;
 }
 
-static void performance(struct verify *v)
+/* Timings of the performance phase (GPU), turned into a speedup. */
+static void timing(struct verify *v)
 {
 	struct exercise_result *r = v->res;
 	const struct proto_perf *p = v->perf;
+	double floor_ms, bytes;
 
-	if (p && p->reps) {
-		double floor_ms, bytes;
+	if (!p || !p->reps)
+		return;
+	r->student_ms = median(p->student_ms, p->reps);
+	if (isnan(p->reference_ms[0])) {
+		/* no reference (a student kit): measured against the
+		 * device's copy bandwidth only */
+		snprintf(r->perf_model, sizeof(r->perf_model), "bandwidth");
+	} else {
+		snprintf(r->perf_model, sizeof(r->perf_model), "time");
+		score_speedup(p->reference_ms, p->student_ms, p->reps,
+			      &r->speedup, &r->ci_low, &r->ci_high);
+		r->reference_ms = median(p->reference_ms, p->reps);
+	}
+	/* the bytes one call must move are the grader's to know: the
+	 * input read once and the output written once */
+	bytes = 2.0 * (double)exercise_shape_elems(v->ex->perf_shape) *
+		(double)v->ex->elem_size;
+	if (p->copy_gbps > 0 && r->student_ms > 0) {
+		r->bandwidth_fraction = bytes / (r->student_ms * 1e6) /
+					p->copy_gbps;
+		floor_ms = bytes / (p->copy_gbps * 1e6);
+		if (r->student_ms < v->cfg->floor_tolerance * floor_ms)
+			result_add_flag(r, "below the physical floor");
+	}
+	if (p->mismatched_runs)
+		result_add_flag(r, "stale or skipped output");
+	if (p->outside_stream_runs ||
+	    p->host_sync_ms > 1.5 * r->student_ms + 0.2)
+		result_add_flag(r, "work outside the stream");
+}
 
-		r->student_ms = median(p->student_ms, p->reps);
-		if (isnan(p->reference_ms[0])) {
-			/* no reference (a student kit): measured against the
-			 * device's copy bandwidth only */
-			snprintf(r->perf_model, sizeof(r->perf_model),
-				 "bandwidth");
-		} else {
-			snprintf(r->perf_model, sizeof(r->perf_model),
-				 "time");
-			score_speedup(p->reference_ms, p->student_ms,
-				      p->reps, &r->speedup, &r->ci_low,
-				      &r->ci_high);
-			r->reference_ms = median(p->reference_ms, p->reps);
-		}
-		/* the bytes one call must move are the grader's to know:
-		 * the input read once and the output written once */
-		bytes = 2.0 * (double)exercise_shape_elems(
-			v->ex->perf_shape) * (double)v->ex->elem_size;
-		if (p->copy_gbps > 0 && r->student_ms > 0) {
-			r->bandwidth_fraction = bytes /
-				(r->student_ms * 1e6) / p->copy_gbps;
-			floor_ms = bytes / (p->copy_gbps * 1e6);
-			if (r->student_ms < v->cfg->floor_tolerance * floor_ms)
-				result_add_flag(r, "below the physical floor");
-		}
-		if (p->mismatched_runs)
-			result_add_flag(r, "stale or skipped output");
-		if (p->outside_stream_runs ||
-		    p->host_sync_ms > 1.5 * r->student_ms + 0.2)
-			result_add_flag(r, "work outside the stream");
-		if (v->off_stream_launch)
-			result_add_flag(r, "launch on another stream");
+int verify_measured_replayable(const struct verify *v, size_t k)
+{
+	const struct measured_call *mc = &v->measured[k];
+
+	return k < EXERCISE_MEASURED && v->state[mc->index] == 1 &&
+	       mc->record_complete;
+}
+
+void verify_measured_region(struct verify *v, size_t k,
+			    const unsigned char *region, uint64_t len,
+			    uint64_t input_hash)
+{
+	struct measured_call *mc = &v->measured[k];
+	size_t want = (exercise_shape_elems(mc->shape) +
+		       2 * PROTO_GUARD_ELEMS) * v->ex->elem_size;
+	struct failure f;
+
+	if (len != want) {
+		mc->output = STATUS_WA;
+		snprintf(mc->output_why, sizeof(mc->output_why), "an output "
+			 "region of %llu bytes", (unsigned long long)len);
 		return;
 	}
-	/* the traffic model stands in for time only when the grader ran
-	 * the submission on the emulator (never on the runner's word) */
-	if (v->counters[0] && v->counters[1] && v->skip_gpu_only) {
-		double cost[2];
-
-		for (int w = 0; w < 2; w++) {
-			double sec = 0, wf = 0;
-
-			for (uint32_t i = 0; i < v->counters[w]->count; i++) {
-				const uint64_t *k = v->counters[w]->launch[i].c;
-
-				sec += (double)(k[1] + k[3]);
-				wf += (double)(k[4] + k[6]);
-			}
-			cost[w] = score_traffic_cost(sec, wf);
-		}
-		snprintf(r->perf_model, sizeof(r->perf_model), "traffic");
-		if (cost[0] > 0)
-			r->speedup = cost[1] / cost[0];
-	}
-	/* the launch records exist on every backend: work put on another
-	 * stream breaks the contract even where nothing is timed */
-	if (v->off_stream_launch)
-		result_add_flag(r, "launch on another stream");
+	mc->output = judge_region(v, mc->index, region, input_hash, &f);
+	snprintf(mc->output_why, sizeof(mc->output_why), "%.250s", f.reason);
 }
 
 void verify_finish(struct verify *v)
@@ -670,7 +750,7 @@ void verify_finish(struct verify *v)
 	for (size_t i = 0; i < v->nshapes; i++) {
 		unsigned flags;
 
-		exercise_shape_at(v->ex, i, &flags);
+		exercise_shape_of(v->ex, v->seed, i, &flags);
 		if ((flags & EXERCISE_EDGE_GPU_ONLY) && v->skip_gpu_only)
 			continue;
 		if (i < EXERCISE_SWEEP_COUNT) {
@@ -688,8 +768,12 @@ void verify_finish(struct verify *v)
 	r->status = v->worst;
 	if (r->status == STATUS_OK && r->passed < r->total)
 		r->status = STATUS_WA;
-	technique(v);
-	performance(v);
+	timing(v);
+	technique_evaluate(v);
+	/* the launch records exist on every backend: work put on another
+	 * stream breaks the contract even where nothing is timed */
+	if (v->off_stream_launch)
+		result_add_flag(r, "launch on another stream");
 	if (r->status != STATUS_XX)
 		score_exercise(v->cfg, r);
 	else

@@ -2,14 +2,23 @@
  * Verification: the grader's side of the protocol.  The frames a runner
  * sends are fed in as they arrive; each shape's output is compared bit for
  * bit with the exercise oracle's, computed here from the same seed, its
- * guard bands and input hash checked.  Timings and counters are turned into
- * speedups and technique checks.  Only what this module verified reaches
- * the score.
+ * guard bands and input hash checked.  The launch records of the measured
+ * calls are kept for the replay (measure.c), whose findings come back
+ * here too; technique.c turns them into technique checks and the
+ * emulator's performance figure, and timings become speedups.  Only what
+ * this module verified reaches the score.
  *
- * Call order: verify_init, then verify_frame for every frame of one runner
- * process, verify_process_end with how that process ended, repeat for a
- * further process of the same exercise (e.g. the emulator's counter run on
- * a GPU host), then verify_finish.  verify_release frees the scratch.
+ * The runner's stream must follow the protocol exactly (protocol.h):
+ * hello first and once; the phases asked for, in order, each opened by
+ * PHASE and closed by DONE; in each phase only its frames (one LAUNCHES
+ * and one RECORD per call, one PERF); nothing after the last DONE.  A
+ * runner never decides that the grader failed: nothing it sends makes an
+ * exercise XX.
+ *
+ * Call order: verify_init, then per runner process verify_process_begin,
+ * verify_frame for every frame, verify_process_end with how it ended;
+ * then the replays' findings (verify_measured_*); then verify_finish.
+ * verify_release frees the scratch.
  */
 #ifndef VERIFY_H
 #define VERIFY_H
@@ -22,7 +31,24 @@
 #include "result.h"
 #include "score.h"
 
-struct verify_shape;
+/* What the grader learned about one measured call. */
+struct measured_call {
+	size_t index;               /* shape index */
+	struct exercise_shape shape;
+	/* the launch record, as the runner sent it */
+	unsigned char *record;
+	uint64_t record_len, record_filled;
+	int record_complete;
+	/* the replay's findings */
+	int replayed;               /* the replay ran to its end */
+	int have_ref, have_stu;
+	struct proto_traffic ref, stu;
+	struct proto_lines *lines;  /* NULL when none came */
+	struct proto_note note;     /* kind != 0: could not be replayed */
+	enum status output;         /* of the replayed output */
+	char output_why[256];
+	char replay_error[256];     /* the replay itself failed (ours) */
+};
 
 struct verify {
 	const struct exercise *ex;
@@ -53,17 +79,26 @@ struct verify {
 
 	/* per process */
 	uint32_t phases;      /* phases asked of the current process */
+	uint32_t job_flags;   /* PROTO_JOB_* of its job */
 	uint32_t done;        /* phases it reported complete */
 	uint32_t current_phase;
+	int phase_open;
 	int64_t last_shape;   /* last shape index heard of */
 	int runner_internal;  /* the runner reported its own failure */
 	int errors;           /* error frames from this process */
+	unsigned char *sent;  /* per shape: bit 1 shape, 2 launches */
+	uint32_t keys_asked;  /* timed repetitions that asked for a key */
+	int have_perf_frame;
 	char runner_error[512];
 
 	struct proto_hello hello;
 	int have_hello;
 	struct proto_perf *perf;
-	struct proto_counters *counters[2]; /* student, reference */
+	struct measured_call measured[EXERCISE_MEASURED];
+	/* set by the caller when no replay can run (no emulator on a GPU
+	 * host, its runner did not build): the checks are then "not
+	 * measured" for this reason, never failed */
+	char unmeasured_why[400];
 	char protocol_error[256];
 };
 
@@ -72,10 +107,12 @@ void verify_init(struct verify *v, const struct exercise *ex,
 		 int skip_gpu_only, struct exercise_result *res);
 void verify_release(struct verify *v);
 
-/* Before each runner process: which phases it was asked for. */
-void verify_process_begin(struct verify *v, uint32_t phases);
+/* Before each runner process: which phases and job flags it was given. */
+void verify_process_begin(struct verify *v, uint32_t phases,
+			  uint32_t job_flags);
 /* One frame; -1 when it is malformed or out of place (the reason is in
- * v->protocol_error; the caller kills the runner). */
+ * v->protocol_error; the caller kills the runner).  A KEY_REQUEST frame
+ * is checked here; answering it is the caller's. */
 int verify_frame(struct verify *v, enum proto_type t,
 		 const unsigned char *p, size_t n);
 
@@ -91,6 +128,15 @@ struct verify_exit {
 	const char *output; /* the runner's captured stdout+stderr */
 };
 void verify_process_end(struct verify *v, const struct verify_exit *x);
+
+/* The measured call k: whether its output passed and its record arrived
+ * whole (then it can be replayed). */
+int verify_measured_replayable(const struct verify *v, size_t k);
+/* The replayed output region of measured call k (guarded, as a runner
+ * sends it), judged like a correctness shape. */
+void verify_measured_region(struct verify *v, size_t k,
+			    const unsigned char *region, uint64_t len,
+			    uint64_t input_hash);
 
 /* Fill in the exercise result (status, correctness, technique,
  * performance) and score it. */

@@ -17,6 +17,7 @@
 #include "result.h"
 #include "score.h"
 #include "verify.h"
+#include "emu/wgemu.h"
 
 /* ---- verdicts and scoring ---- */
 
@@ -236,7 +237,8 @@ static void send_shape(struct fixture *fx, size_t index, long mutate_at,
 		       int spoil_input)
 {
 	const struct exercise *ex = fx->ex;
-	struct exercise_shape s = exercise_shape_at(ex, index, NULL);
+	struct exercise_shape s = exercise_shape_of(ex, fx->v.seed, index,
+						    NULL);
 	size_t elems = exercise_shape_elems(s), g = PROTO_GUARD_ELEMS;
 	size_t total = (elems + 2 * g) * 4;
 	unsigned char *region = malloc(total), *in = malloc(elems * 4 + 4);
@@ -274,7 +276,11 @@ static void begin(struct fixture *fx, const char *name)
 	score_config_default(&fx->cfg);
 	fx->ex = exercise_find(name);
 	verify_init(&fx->v, fx->ex, &fx->cfg, 4242, 1, &fx->res);
-	verify_process_begin(&fx->v, PROTO_PHASE_CORRECTNESS);
+	/* these runners record nothing: checks not measured */
+	snprintf(fx->v.unmeasured_why, sizeof(fx->v.unmeasured_why),
+		 "synthetic frames");
+	verify_process_begin(&fx->v, PROTO_PHASE_CORRECTNESS,
+			     PROTO_JOB_SKIP_GPU_ONLY);
 	proto_buf_init(&b);
 	proto_enc_hello(&b, &h);
 	proto_enc_phase(&b, &ph);
@@ -310,10 +316,10 @@ START_TEST(all_shapes_correct)
 	struct fixture fx;
 
 	begin(&fx, "dynamic_reverse");
-	for (size_t i = 0; i < exercise_nshapes(fx.ex); i++) {
+	for (size_t i = 0; i < exercise_nshapes_all(fx.ex); i++) {
 		unsigned flags;
 
-		exercise_shape_at(fx.ex, i, &flags);
+		exercise_shape_of(fx.ex, fx.v.seed, i, &flags);
 		if (!(flags & EXERCISE_EDGE_GPU_ONLY))
 			send_shape(&fx, i, -1, 0);
 	}
@@ -532,7 +538,7 @@ START_TEST(malformed_perf_leaves_nothing)
 	struct verify_exit x;
 
 	begin(&fx, "padded_tile");
-	verify_process_begin(&fx.v, PROTO_PHASE_PERF);
+	verify_process_begin(&fx.v, PROTO_PHASE_PERF, 0);
 	proto_buf_init(&b);
 	proto_enc_hello(&b, &h);
 	proto_enc_phase(&b, &ph);
@@ -579,6 +585,314 @@ START_TEST(shape_sent_twice_rejected)
 	proto_enc_shape(&b, &m);
 	feed(&fx.v, &b, -1);
 	free(region);
+	release(&fx);
+}
+END_TEST
+
+/* ---- the protocol's order ---- */
+
+static void feed_launches(struct fixture *fx, uint32_t phase, uint32_t index,
+			  int want)
+{
+	struct proto_launches l;
+	struct proto_buf b;
+
+	memset(&l, 0, sizeof(l));
+	l.phase = phase;
+	l.index = index;
+	l.total = 1;
+	l.count = 1;
+	l.launch[0].on_given_stream = 1;
+	proto_buf_init(&b);
+	proto_enc_launches(&b, &l);
+	feed(&fx->v, &b, want);
+}
+
+START_TEST(nothing_counts_after_the_work)
+{
+	struct fixture fx;
+	struct proto_buf b;
+	struct proto_done d = { PROTO_PHASE_CORRECTNESS, 0 };
+
+	begin(&fx, "padded_tile");
+	send_shape(&fx, 0, -1, 0);
+	proto_buf_init(&b);
+	proto_enc_done(&b, &d);
+	feed(&fx.v, &b, 0);
+	/* a destructor's frame once the last phase is done */
+	feed_launches(&fx, PROTO_PHASE_CORRECTNESS, 1, -1);
+	ck_assert_ptr_nonnull(strstr(fx.v.protocol_error, "after the run"));
+	release(&fx);
+}
+END_TEST
+
+START_TEST(one_launches_frame_per_call)
+{
+	struct fixture fx;
+
+	begin(&fx, "padded_tile");
+	feed_launches(&fx, PROTO_PHASE_CORRECTNESS, 5, 0);
+	feed_launches(&fx, PROTO_PHASE_CORRECTNESS, 5, -1);
+	release(&fx);
+	/* and none for a phase that is not running */
+	begin(&fx, "padded_tile");
+	feed_launches(&fx, PROTO_PHASE_PERF, 0, -1);
+	release(&fx);
+}
+END_TEST
+
+START_TEST(phases_in_order_and_asked_for)
+{
+	struct fixture fx;
+	struct proto_buf b;
+	struct proto_hello h = { "cuda", "test", 9, 0, 132, 0, 0 };
+	struct proto_phase_msg perf = { PROTO_PHASE_PERF, 3 };
+
+	begin(&fx, "padded_tile");
+	/* a second correctness phase was not asked for */
+	{
+		struct proto_phase_msg c = { PROTO_PHASE_CORRECTNESS, 0 };
+
+		proto_buf_init(&b);
+		proto_enc_phase(&b, &c);
+		feed(&fx.v, &b, -1);
+	}
+	release(&fx);
+	/* the timed phase before correctness is done */
+	begin(&fx, "padded_tile");
+	verify_process_begin(&fx.v, PROTO_PHASE_CORRECTNESS |
+			     PROTO_PHASE_PERF, 0);
+	proto_buf_init(&b);
+	proto_enc_hello(&b, &h);
+	proto_enc_phase(&b, &perf);
+	feed(&fx.v, &b, -1);
+	release(&fx);
+}
+END_TEST
+
+START_TEST(keys_in_order)
+{
+	struct fixture fx;
+	struct proto_buf b;
+	struct proto_hello h = { "cuda", "test", 9, 0, 132, 0, 0 };
+	struct proto_phase_msg perf = { PROTO_PHASE_PERF, 3 };
+	struct proto_key k0 = { 0, 0 }, k2 = { 2, 0 };
+
+	begin(&fx, "padded_tile");
+	verify_process_begin(&fx.v, PROTO_PHASE_PERF, 0);
+	proto_buf_init(&b);
+	proto_enc_hello(&b, &h);
+	proto_enc_phase(&b, &perf);
+	proto_enc_key(&b, PROTO_KEY_REQUEST, &k0);
+	feed(&fx.v, &b, 0);
+	/* repetition 1 was skipped */
+	proto_buf_init(&b);
+	proto_enc_key(&b, PROTO_KEY_REQUEST, &k2);
+	feed(&fx.v, &b, -1);
+	release(&fx);
+}
+END_TEST
+
+START_TEST(unsupported_from_a_runner_is_re)
+{
+	struct fixture fx;
+	struct proto_buf b;
+	struct proto_error e = { PROTO_PHASE_CORRECTNESS, 9, 801,
+				 WGEMU_FAULT_UNSUPPORTED,
+				 "cudaErrorNotSupported", "the instruction "
+				 "'mbarrier.init' is not implemented" };
+
+	begin(&fx, "padded_tile");
+	proto_buf_init(&b);
+	proto_enc_error(&b, &e);
+	feed(&fx.v, &b, 0);
+	end(&fx, 0);
+	ck_assert_int_eq(fx.res.status, STATUS_RE);
+	release(&fx);
+}
+END_TEST
+
+START_TEST(crash_names_the_shape_that_ran)
+{
+	struct fixture fx;
+	struct verify_exit x;
+	size_t *order;
+	size_t n;
+
+	begin(&fx, "coalesced_transpose");
+	n = exercise_nshapes_all(fx.ex);
+	order = calloc(n, sizeof(*order));
+	exercise_call_order(fx.ex, fx.v.seed, order);
+	/* the first three calls return, the fourth never does */
+	for (size_t i = 0; i < 3; i++)
+		send_shape(&fx, order[i], -1, 0);
+	memset(&x, 0, sizeof(x));
+	x.timed_out = 1;
+	x.signal = 9;
+	verify_process_end(&fx.v, &x);
+	verify_finish(&fx.v);
+	ck_assert_int_eq(fx.res.status, STATUS_TO);
+	ck_assert_uint_eq(fx.res.first_failure.shape_index, order[3]);
+	free(order);
+	release(&fx);
+}
+END_TEST
+
+/* ---- technique from the measured calls ---- */
+
+/* Every shape right, and every measured call recorded and replayed with
+ * traffic t of its own size (sectors, staging bytes scaled to it). */
+static void measured_fixture(struct fixture *fx, const char *name)
+{
+	begin(fx, name);
+	fx->v.unmeasured_why[0] = '\0';
+	for (size_t i = 0; i < exercise_nshapes_all(fx->ex); i++) {
+		unsigned flags;
+
+		exercise_shape_of(fx->ex, fx->v.seed, i, &flags);
+		if (!(flags & EXERCISE_EDGE_GPU_ONLY))
+			send_shape(fx, i, -1, 0);
+	}
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+		struct measured_call *mc = &fx->v.measured[k];
+		uint64_t bytes = exercise_shape_elems(mc->shape) * 4;
+		uint64_t sec = (bytes + 31) / 32;
+
+		mc->record_complete = 1;
+		mc->replayed = mc->have_stu = mc->have_ref = 1;
+		mc->output = STATUS_OK;
+		mc->stu.launches = mc->ref.launches = 1;
+		mc->stu.dynamic_smem_launches = 1;
+		mc->stu.c[PC_GLD_SEC] = mc->stu.c[PC_GST_SEC] = sec;
+		mc->stu.c[PC_GLD_REQ] = mc->stu.c[PC_GST_REQ] = sec / 4;
+		mc->stu.c[PC_SLD_BYTES] = mc->stu.c[PC_SST_BYTES] = bytes;
+		mc->stu.c[PC_DSLD_BYTES] = mc->stu.c[PC_DSST_BYTES] = bytes;
+		mc->ref = mc->stu;
+		mc->ref.who = 1;
+	}
+}
+
+static const struct check_result *check_named(const struct fixture *fx,
+					      const char *name)
+{
+	for (size_t i = 0; i < fx->res.nchecks; i++)
+		if (!strcmp(fx->res.checks[i].name, name))
+			return &fx->res.checks[i];
+	ck_abort_msg("no check '%s'", name);
+	return NULL;
+}
+
+START_TEST(measured_calls_pass)
+{
+	struct fixture fx;
+
+	measured_fixture(&fx, "padded_tile");
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_OK);
+	ck_assert_int_eq(check_named(&fx, "no shared-memory bank "
+				     "conflicts")->passed, 1);
+	ck_assert(fx.res.speedup == 1.0);
+	ck_assert_str_eq(fx.res.perf_model, "traffic");
+	release(&fx);
+}
+END_TEST
+
+START_TEST(measured_call_with_host_work_earns_nothing)
+{
+	struct fixture fx;
+
+	measured_fixture(&fx, "coalesced_transpose");
+	fx.v.measured[1].stu.d2h_bytes = 1 << 20;
+	fx.v.measured[1].stu.h2d_bytes = 1 << 20;
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_TECH);
+	ck_assert_ptr_nonnull(strstr(fx.res.checks[0].detail,
+				     "between host and device"));
+	ck_assert_uint_eq(fx.res.nflags, 1);
+	ck_assert_double_eq(fx.res.score_performance, 0);
+	release(&fx);
+}
+END_TEST
+
+START_TEST(replay_that_misses_the_output_earns_nothing)
+{
+	struct fixture fx;
+
+	measured_fixture(&fx, "coalesced_transpose");
+	fx.v.measured[2].output = STATUS_WA;
+	snprintf(fx.v.measured[2].output_why,
+		 sizeof(fx.v.measured[2].output_why), "wrong value at 0");
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_TECH);
+	ck_assert_ptr_nonnull(strstr(fx.res.checks[1].detail,
+				     "do not compute the output"));
+	release(&fx);
+
+	/* a record it could not replay, or none at all */
+	measured_fixture(&fx, "coalesced_transpose");
+	fx.v.measured[0].note.kind = NOTE_FOREIGN_KERNEL;
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_TECH);
+	release(&fx);
+	measured_fixture(&fx, "coalesced_transpose");
+	fx.v.measured[0].record_complete = 0;
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_TECH);
+	ck_assert_ptr_nonnull(strstr(fx.res.checks[0].detail,
+				     "no launch record"));
+	release(&fx);
+}
+END_TEST
+
+START_TEST(replay_failure_is_ours)
+{
+	struct fixture fx;
+
+	measured_fixture(&fx, "coalesced_transpose");
+	snprintf(fx.v.measured[0].replay_error,
+		 sizeof(fx.v.measured[0].replay_error), "the replay crashed");
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_XX);
+	release(&fx);
+}
+END_TEST
+
+START_TEST(staging_checks_need_the_data_to_pass_through)
+{
+	struct fixture fx;
+
+	/* a tile that stages nothing: no conflicts, but no tile either */
+	measured_fixture(&fx, "padded_tile");
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++)
+		fx.v.measured[k].stu.c[PC_SLD_BYTES] = 4;
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_TECH);
+	ck_assert_int_eq(check_named(&fx, "no shared-memory bank "
+				     "conflicts")->passed, 0);
+	ck_assert_ptr_nonnull(strstr(check_named(&fx, "no shared-memory "
+		"bank conflicts")->detail, "no shared-memory tile"));
+	release(&fx);
+
+	/* 4 unused dynamic bytes beside static staging */
+	measured_fixture(&fx, "dynamic_reverse");
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++)
+		fx.v.measured[k].stu.c[PC_DSLD_BYTES] = 4;
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_TECH);
+	ck_assert_int_eq(check_named(&fx, "dynamic shared memory "
+				     "used")->passed, 0);
+	release(&fx);
+
+	/* a strided store: 8 sectors where 1 would do */
+	measured_fixture(&fx, "coalesced_transpose");
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++)
+		fx.v.measured[k].stu.c[PC_GST_SEC] *= 8;
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_TECH);
+	ck_assert_int_eq(check_named(&fx, "coalesced global "
+				     "stores")->passed, 0);
+	ck_assert_int_eq(check_named(&fx, "coalesced global "
+				     "loads")->passed, 1);
 	release(&fx);
 }
 END_TEST
@@ -660,6 +974,7 @@ static Suite *grading_suite(void)
 	TCase *v = tcase_create("verdicts and scores");
 	TCase *f = tcase_create("verification");
 	TCase *j = tcase_create("json");
+	TCase *t = tcase_create("technique");
 
 	tcase_add_test(v, status_order);
 	tcase_add_test(v, default_scoring);
@@ -679,12 +994,25 @@ static Suite *grading_suite(void)
 	tcase_add_test(f, protocol_abuse_rejected);
 	tcase_add_test(f, shape_sent_twice_rejected);
 	tcase_add_test(f, malformed_perf_leaves_nothing);
+	tcase_add_test(f, nothing_counts_after_the_work);
+	tcase_add_test(f, one_launches_frame_per_call);
+	tcase_add_test(f, phases_in_order_and_asked_for);
+	tcase_add_test(f, keys_in_order);
+	tcase_add_test(f, unsupported_from_a_runner_is_re);
+	tcase_add_test(f, crash_names_the_shape_that_ran);
+	tcase_add_test(t, measured_calls_pass);
+	tcase_add_test(t, measured_call_with_host_work_earns_nothing);
+	tcase_add_test(t, replay_that_misses_the_output_earns_nothing);
+	tcase_add_test(t, replay_failure_is_ours);
+	tcase_add_test(t, staging_checks_need_the_data_to_pass_through);
 	tcase_add_test(j, json_has_the_documented_fields);
 	tcase_set_timeout(v, 10);
 	tcase_set_timeout(f, 60);
 	tcase_set_timeout(j, 10);
+	tcase_set_timeout(t, 120);
 	suite_add_tcase(s, v);
 	suite_add_tcase(s, f);
+	suite_add_tcase(s, t);
 	suite_add_tcase(s, j);
 	return s;
 }

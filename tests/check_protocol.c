@@ -77,14 +77,15 @@ START_TEST(shape_round_trip_and_bounds)
 }
 END_TEST
 
-START_TEST(perf_and_counters_round_trip)
+START_TEST(perf_and_traffic_round_trip)
 {
 	struct proto_buf b;
 	struct proto_decoder d;
 	struct proto_perf *pf = calloc(1, sizeof(*pf)), *pg = calloc(1,
 		sizeof(*pg));
-	struct proto_counters *c = calloc(1, sizeof(*c)),
-		*e = calloc(1, sizeof(*e));
+	struct proto_traffic c, e;
+	struct proto_lines *l = calloc(1, sizeof(*l)),
+		*lm = calloc(1, sizeof(*lm));
 	enum proto_type t;
 	const unsigned char *p;
 	size_t n;
@@ -108,27 +109,112 @@ START_TEST(perf_and_counters_round_trip)
 	proto_decoder_release(&d);
 	proto_buf_release(&b);
 
-	c->who = 1;
-	c->m = 256;
-	c->n = 256;
-	c->total = 1;
-	c->count = 1;
-	strcpy(c->launch[0].kernel, "tile<1>");
-	c->launch[0].c[1] = 8192;
+	memset(&c, 0, sizeof(c));
+	c.who = 1;
+	c.index = 4200;
+	c.launches = 3;
+	c.dynamic_smem_launches = 2;
+	c.h2d_bytes = 12;
+	c.c[PC_GLD_SEC] = 8192;
+	c.c[PC_DSST_BYTES] = 77;
 	proto_buf_init(&b);
-	proto_enc_counters(&b, c);
+	proto_enc_traffic(&b, &c);
 	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
-	ck_assert_int_eq(proto_dec_counters(p, n, e), 0);
-	ck_assert_str_eq(e->launch[0].kernel, "tile<1>");
-	ck_assert_uint_eq(e->launch[0].c[1], 8192);
+	ck_assert_int_eq(t, PROTO_TRAFFIC);
+	ck_assert_int_eq(proto_dec_traffic(p, n, &e), 0);
+	ck_assert_uint_eq(e.c[PC_GLD_SEC], 8192);
+	ck_assert_uint_eq(e.c[PC_DSST_BYTES], 77);
+	ck_assert_uint_eq(e.h2d_bytes, 12);
 	/* one byte short: rejected */
-	ck_assert_int_eq(proto_dec_counters(p, n - 1, e), -1);
+	ck_assert_int_eq(proto_dec_traffic(p, n - 1, &e), -1);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+
+	l->index = 4200;
+	l->count = 2;
+	strcpy(l->line[1].file, "padded_tile.cu");
+	l->line[1].line = 24;
+	l->line[1].c[PC_SLD_CONF] = 63488;
+	proto_buf_init(&b);
+	proto_enc_lines(&b, l);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_lines(p, n, lm), 0);
+	ck_assert_str_eq(lm->line[1].file, "padded_tile.cu");
+	ck_assert_int_eq(lm->line[1].line, 24);
+	ck_assert_uint_eq(lm->line[1].c[PC_SLD_CONF], 63488);
 	proto_decoder_release(&d);
 	proto_buf_release(&b);
 	free(pf);
 	free(pg);
-	free(c);
-	free(e);
+	free(l);
+	free(lm);
+}
+END_TEST
+
+START_TEST(record_key_note_replay_round_trip)
+{
+	struct proto_buf b;
+	struct proto_decoder d;
+	enum proto_type t;
+	const unsigned char *p;
+	size_t n;
+	unsigned char bytes[100];
+	struct proto_record r = { 4100, 300, 100, bytes, 100 }, rr;
+	struct proto_key k = { 7, 0x1234567890abcdefULL }, kk;
+	struct proto_note note = { 4101, NOTE_FAULT, "out of bounds" }, nn;
+	struct proto_replay job, jj;
+
+	memset(bytes, 0x5a, sizeof(bytes));
+	proto_buf_init(&b);
+	proto_enc_record(&b, &r);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_record(p, n, &rr), 0);
+	ck_assert_uint_eq(rr.offset, 100);
+	ck_assert_uint_eq(rr.len, 100);
+	ck_assert_int_eq(((const unsigned char *)rr.data)[99], 0x5a);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+	/* a chunk past the record's end */
+	r.offset = 250;
+	proto_buf_init(&b);
+	proto_enc_record(&b, &r);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_record(p, n, &rr), -1);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+
+	proto_buf_init(&b);
+	proto_enc_key(&b, PROTO_KEY, &k);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(t, PROTO_KEY);
+	ck_assert_int_eq(proto_dec_key(p, n, PROTO_KEY, &kk), 0);
+	ck_assert_uint_eq(kk.key, k.key);
+	/* a key is not a key request */
+	ck_assert_int_eq(proto_dec_key(p, n, PROTO_KEY_REQUEST, &kk), -1);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+
+	proto_buf_init(&b);
+	proto_enc_note(&b, &note);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_note(p, n, &nn), 0);
+	ck_assert_str_eq(nn.message, "out of bounds");
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+
+	memset(&job, 0, sizeof(job));
+	strcpy(job.exercise, "padded_tile");
+	job.seed = 99;
+	job.index = 4105;
+	strcpy(job.object, "/tmp/x/padded_tile.emu.o");
+	proto_buf_init(&b);
+	proto_enc_replay(&b, &job);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_replay(p, n, &jj), 0);
+	ck_assert_str_eq(jj.object, job.object);
+	ck_assert_uint_eq(jj.index, 4105);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
 }
 END_TEST
 
@@ -286,7 +372,8 @@ START_TEST(lying_counts_rejected)
 {
 	struct proto_buf m;
 	struct proto_launches l;
-	struct proto_counters *c = malloc(sizeof(*c));
+	struct proto_traffic c;
+	struct proto_note note;
 	struct proto_perf *pf = malloc(sizeof(*pf));
 
 	/* launches claiming 65 described launches */
@@ -302,14 +389,21 @@ START_TEST(lying_counts_rejected)
 	proto_put_u32(&m, PROTO_MAX_REPS + 1);
 	ck_assert_int_eq(proto_dec_perf(m.data, m.len, pf), -1);
 	proto_buf_release(&m);
-	/* counters from a third party */
+	/* traffic from a third party */
+	memset(&c, 0, sizeof(c));
+	c.who = 7;
 	proto_buf_init(&m);
-	proto_put_u32(&m, 7);
-	proto_put_u64(&m, 1);
-	proto_put_u64(&m, 1);
-	proto_put_u32(&m, 0);
-	proto_put_u32(&m, 0);
-	ck_assert_int_eq(proto_dec_counters(m.data, m.len, c), -1);
+	proto_enc_traffic(&m, &c);
+	ck_assert_int_eq(proto_dec_traffic(m.data + PROTO_HEADER_SIZE,
+					   m.len - PROTO_HEADER_SIZE, &c), -1);
+	proto_buf_release(&m);
+	/* a note of no known kind */
+	memset(&note, 0, sizeof(note));
+	note.kind = NOTE_KIND_MAX;
+	proto_buf_init(&m);
+	proto_enc_note(&m, &note);
+	ck_assert_int_eq(proto_dec_note(m.data + PROTO_HEADER_SIZE,
+					m.len - PROTO_HEADER_SIZE, &note), -1);
 	proto_buf_release(&m);
 	/* a string longer than the cap */
 	proto_buf_init(&m);
@@ -324,7 +418,6 @@ START_TEST(lying_counts_rejected)
 		ck_assert_int_eq(proto_dec_error(m.data, m.len, &e), -1);
 	}
 	proto_buf_release(&m);
-	free(c);
 	free(pf);
 }
 END_TEST
@@ -338,7 +431,8 @@ static Suite *protocol_suite(void)
 
 	tcase_add_test(rt, job_round_trip);
 	tcase_add_test(rt, shape_round_trip_and_bounds);
-	tcase_add_test(rt, perf_and_counters_round_trip);
+	tcase_add_test(rt, perf_and_traffic_round_trip);
+	tcase_add_test(rt, record_key_note_replay_round_trip);
 	tcase_add_test(rt, error_and_launches_round_trip);
 	tcase_add_test(st, stream_split_anywhere);
 	tcase_add_test(st, truncated_frame_pending);

@@ -1,0 +1,247 @@
+/*
+ * The replays of the measured calls (see measure.h).
+ */
+#include "measure.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sandbox.h"
+#include "util.h"
+
+#define CHUNK_BYTES (32u << 20)
+
+/* One replay's stream as it arrives. */
+struct replay_ctx {
+	struct proto_decoder dec;
+	struct verify *v;
+	size_t k;
+	struct measured_call *mc;
+	int hello, done;
+	unsigned char *region;
+	uint64_t region_len, filled, input_hash;
+	char error[256];
+};
+
+static int bad(struct replay_ctx *c, const char *what)
+{
+	if (!c->error[0])
+		snprintf(c->error, sizeof(c->error), "the replay sent %s",
+			 what);
+	return -1;
+}
+
+static int on_shape(struct replay_ctx *c, const unsigned char *p, size_t n)
+{
+	struct proto_shape m;
+
+	if (proto_dec_shape(p, n, &m) || m.index != c->mc->index)
+		return bad(c, "a malformed output");
+	if (m.offset == 0 && !c->region) {
+		if (m.total_bytes > ((uint64_t)1 << 32))
+			return bad(c, "an output too large");
+		c->region_len = m.total_bytes;
+		c->region = xmalloc(m.total_bytes ? m.total_bytes : 1);
+		c->input_hash = m.input_hash;
+	}
+	if (!c->region || m.offset != c->filled ||
+	    m.total_bytes != c->region_len)
+		return bad(c, "its output out of order");
+	memcpy(c->region + m.offset, m.data, m.len);
+	c->filled += m.len;
+	if (c->filled == c->region_len)
+		verify_measured_region(c->v, c->k, c->region, c->region_len,
+				       c->input_hash);
+	return 0;
+}
+
+static int on_frame(struct replay_ctx *c, enum proto_type t,
+		    const unsigned char *p, size_t n)
+{
+	struct measured_call *mc = c->mc;
+	struct proto_traffic tr;
+
+	if (c->done || (t == PROTO_HELLO) == c->hello)
+		return bad(c, "frames out of order");
+	switch (t) {
+	case PROTO_HELLO:
+		c->hello = 1;
+		return 0;
+	case PROTO_SHAPE:
+		return on_shape(c, p, n);
+	case PROTO_TRAFFIC:
+		if (proto_dec_traffic(p, n, &tr) || tr.index != mc->index ||
+		    (tr.who ? mc->have_ref : mc->have_stu))
+			return bad(c, "malformed traffic");
+		if (tr.who) {
+			mc->ref = tr;
+			mc->have_ref = 1;
+		} else {
+			mc->stu = tr;
+			mc->have_stu = 1;
+		}
+		return 0;
+	case PROTO_LINES:
+		if (mc->lines)
+			return bad(c, "a second line table");
+		mc->lines = xmalloc(sizeof(*mc->lines));
+		return proto_dec_lines(p, n, mc->lines) ||
+		       mc->lines->index != mc->index ?
+		       bad(c, "a malformed line table") : 0;
+	case PROTO_NOTE:
+		return proto_dec_note(p, n, &mc->note) || mc->note.index !=
+		       mc->index ? bad(c, "a malformed note") : 0;
+	case PROTO_DONE:
+		c->done = 1;
+		return 0;
+	default:
+		return bad(c, "an unexpected frame");
+	}
+}
+
+static int on_data(struct sandbox_run *sb, void *arg,
+		   const unsigned char *p, size_t n)
+{
+	struct replay_ctx *c = arg;
+	enum proto_type t;
+	const unsigned char *payload;
+	size_t len;
+	int r;
+
+	(void)sb;
+	if (proto_decoder_feed(&c->dec, p, n))
+		return bad(c, "a corrupt stream");
+	while ((r = proto_decoder_next(&c->dec, &t, &payload, &len)) == 1)
+		if (on_frame(c, t, payload, len))
+			return -1;
+	return r < 0 ? bad(c, "a corrupt stream") : 0;
+}
+
+/* The replay's stdin: the job, then the record in chunks. */
+static void job_input(const struct verify *v, size_t k, const char *object,
+		      struct proto_buf *b)
+{
+	const struct measured_call *mc = &v->measured[k];
+	struct proto_replay job;
+	uint64_t off = 0;
+
+	memset(&job, 0, sizeof(job));
+	snprintf(job.exercise, sizeof(job.exercise), "%s", v->ex->name);
+	job.seed = v->seed;
+	job.index = (uint32_t)mc->index;
+	snprintf(job.object, sizeof(job.object), "%s", object);
+	proto_enc_replay(b, &job);
+	do {
+		struct proto_record m;
+
+		m.index = (uint32_t)mc->index;
+		m.total_bytes = mc->record_len;
+		m.offset = off;
+		m.data = mc->record + off;
+		m.len = mc->record_len - off < CHUNK_BYTES ?
+			mc->record_len - off : CHUNK_BYTES;
+		proto_enc_record(b, &m);
+		off += m.len;
+	} while (off < mc->record_len);
+}
+
+static void replay_one(struct verify *v, const struct score_config *cfg,
+		       size_t k, const char *replay, const char *object,
+		       const char *workdir)
+{
+	struct measured_call *mc = &v->measured[k];
+	const char *argv[2] = { replay, NULL };
+	const char *ro[3] = { replay, object, NULL };
+	const char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
+	struct sandbox_grant grant[] = {
+		{ workdir, 0710 }, { object, 0640 }, { NULL, 0 }
+	};
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+	struct replay_ctx c;
+	struct proto_buf in;
+	char *dir = xstrfmt("%s/replay-%s-%zu", workdir, v->ex->name, k);
+	char how[160];
+
+	memset(&c, 0, sizeof(c));
+	memset(&res, 0, sizeof(res));
+	proto_buf_init(&in);
+	proto_decoder_init(&c.dec, 0);
+	c.v = v;
+	c.k = k;
+	c.mc = mc;
+	job_input(v, k, object, &in);
+	if ((mkdir(dir, 0700) && errno != EEXIST) || in.oom) {
+		snprintf(mc->replay_error, sizeof(mc->replay_error), "cannot "
+			 "prepare the replay: %s", strerror(errno));
+		goto out;
+	}
+	sandbox_spec_init(&spec);
+	spec.argv = argv;
+	spec.env = env;
+	spec.workdir = dir;
+	spec.private_workdir = 1;
+	spec.ro_paths = ro;
+	spec.input = in.data;
+	spec.input_len = in.len;
+	spec.on_data = on_data;
+	spec.ctx = &c;
+	spec.limits.wall_s = cfg->counters_timeout_s;
+	spec.limits.cpu_s = cfg->counters_timeout_s * cfg->cpu_factor;
+	spec.limits.data_bytes = cfg->data_limit_bytes;
+	spec.limits.nproc = 4;
+	spec.limits.fsize_bytes = 1 << 20;
+	spec.limits.nofile = 64;
+	if (sandbox_run_guest(&spec, &res, grant)) {
+		snprintf(mc->replay_error, sizeof(mc->replay_error), "cannot "
+			 "run the replay: %.200s", res.error);
+		goto out;
+	}
+	if (res.timed_out) {
+		/* the record says what to run: a record that runs too long
+		 * is the student's */
+		mc->note.kind = NOTE_FAULT;
+		snprintf(mc->note.message, sizeof(mc->note.message), "its "
+			 "launches did not finish in the replay's %.0f s",
+			 cfg->counters_timeout_s);
+	} else if (c.error[0] || !res.exited || res.exit_code || !c.done) {
+		const char *err = res.err && *res.err ? res.err : "";
+
+		if (c.error[0])
+			snprintf(mc->replay_error, sizeof(mc->replay_error),
+				 "%.200s", c.error);
+		else
+			snprintf(mc->replay_error, sizeof(mc->replay_error),
+				 "the replay %.60s%s%.*s", sandbox_describe(&res,
+				 &spec.limits, how, sizeof(how)),
+				 *err ? ": " : "", (int)strcspn(err, "\n") <
+				 150 ? (int)strcspn(err, "\n") : 150, err);
+	} else {
+		mc->replayed = 1;
+	}
+out:
+	sandbox_result_release(&res);
+	proto_decoder_release(&c.dec);
+	proto_buf_release(&in);
+	free(c.region);
+	free(dir);
+}
+
+size_t measure_exercise(struct verify *v, const struct score_config *cfg,
+			const char *replay, const char *object,
+			const char *workdir)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+		if (!verify_measured_replayable(v, k))
+			continue;
+		replay_one(v, cfg, k, replay, object, workdir);
+		n++;
+	}
+	return n;
+}

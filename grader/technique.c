@@ -1,0 +1,259 @@
+/*
+ * Technique checks from the replayed measured calls (see technique.h).
+ */
+#include "technique.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The measured calls' traffic, summed, and what the data needs. */
+struct sums {
+	uint64_t stu[PC_COUNT], ref[PC_COUNT];
+	double data_bytes, min_sectors;
+	uint64_t launches, dyn_launches, host_bytes;
+	int have_ref;
+};
+
+static const char *note_kind(uint32_t kind)
+{
+	switch (kind) {
+	case NOTE_INCOMPLETE:
+		return "the launch record is incomplete";
+	case NOTE_FOREIGN_KERNEL:
+		return "the launch record does not fit the code";
+	case NOTE_FAULT:
+		return "a replayed launch faulted";
+	default:
+		return "the launch record does not fit the call";
+	}
+}
+
+/* Why measured call mc earns no credit ("" when it does); -1 when the
+ * replay itself failed (the grader's fault). */
+static int why_not(const struct verify *v, const struct measured_call *mc,
+		   char *why, size_t len)
+{
+	struct exercise_shape s = mc->shape;
+
+	*why = '\0';
+	if (v->state[mc->index] != 1)
+		snprintf(why, len, "the measured call at %lldx%lld did not "
+			 "pass", (long long)s.m, (long long)s.n);
+	else if (mc->replay_error[0])
+		return snprintf(why, len, "%s", mc->replay_error), -1;
+	else if (!mc->record_complete)
+		snprintf(why, len, "no launch record of the measured call at "
+			 "%lldx%lld", (long long)s.m, (long long)s.n);
+	else if (mc->note.kind)
+		snprintf(why, len, "%s: %s", note_kind(mc->note.kind),
+			 mc->note.message);
+	else if (!mc->replayed || !mc->have_stu)
+		snprintf(why, len, "the measured call at %lldx%lld was not "
+			 "replayed", (long long)s.m, (long long)s.n);
+	else if (mc->output != STATUS_OK)
+		snprintf(why, len, "its recorded launches, replayed on the "
+			 "grader's input, do not compute the output at "
+			 "%lldx%lld (%s): the work is done outside them",
+			 (long long)s.m, (long long)s.n, mc->output_why);
+	else if (mc->stu.h2d_bytes + mc->stu.d2h_bytes >
+		 TECHNIQUE_HOST_ALLOWANCE)
+		snprintf(why, len, "the launcher moved %llu bytes between host "
+			 "and device during the call at %lldx%lld: work done "
+			 "on the host earns no technique or performance "
+			 "credit", (unsigned long long)(mc->stu.h2d_bytes +
+			 mc->stu.d2h_bytes), (long long)s.m, (long long)s.n);
+	return 0;
+}
+
+static void add(uint64_t *to, const uint64_t *c)
+{
+	for (int k = 0; k < PC_COUNT; k++)
+		to[k] += c[k];
+}
+
+/* Sum the measured calls into *t; 0, or 1 with why when one of them
+ * earns nothing, -1 when a replay failed. */
+static int sum_calls(const struct verify *v, struct sums *t, char *why,
+		     size_t len)
+{
+	size_t es = v->ex->elem_size;
+
+	memset(t, 0, sizeof(*t));
+	t->have_ref = 1;
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+		const struct measured_call *mc = &v->measured[k];
+		double bytes = (double)exercise_shape_elems(mc->shape) *
+			       (double)es;
+		int rc = why_not(v, mc, why, len);
+
+		if (rc || *why)
+			return rc ? rc : 1;
+		add(t->stu, mc->stu.c);
+		add(t->ref, mc->ref.c);
+		t->have_ref &= mc->have_ref;
+		t->data_bytes += bytes;
+		t->min_sectors += ceil(bytes / 32);
+		t->launches += mc->stu.launches;
+		t->dyn_launches += mc->stu.dynamic_smem_launches;
+		t->host_bytes += mc->stu.h2d_bytes + mc->stu.d2h_bytes;
+	}
+	return 0;
+}
+
+/* Sectors moved against the least the data needs; a device-side copy
+ * adds its own least (copy_min), so a whole-sector copy is neutral and
+ * one of scraps is not. */
+static void coalescing(struct verify *v, const char *name, double sectors,
+		       double requests, double copy_min, const struct sums *t)
+{
+	struct check_result *k = result_add_check(v->res, name);
+	double min = t->min_sectors + copy_min;
+
+	k->limit = v->cfg->coalescing_limit;
+	k->value = sectors / min;
+	k->passed = sectors >= t->min_sectors && k->value <= k->limit;
+	snprintf(k->detail, sizeof(k->detail), "%.0f sectors in %.0f "
+		 "requests (%.2f per request) for %.0f sectors of data%s",
+		 sectors, requests, requests ? sectors / requests : 0, min,
+		 copy_min ? " (data and device-side copies)" : "");
+}
+
+static void conflicts(struct verify *v, const struct sums *t)
+{
+	struct check_result *k = result_add_check(v->res,
+		"no shared-memory bank conflicts");
+	double st = (double)t->stu[PC_SST_BYTES];
+	double ld = (double)t->stu[PC_SLD_BYTES];
+
+	k->limit = 0;
+	k->value = (double)(t->stu[PC_SLD_CONF] + t->stu[PC_SST_CONF]);
+	if (st < t->data_bytes || ld < t->data_bytes) {
+		k->passed = 0;
+		snprintf(k->detail, sizeof(k->detail), "no shared-memory "
+			 "tile: %.0f bytes stored to and %.0f loaded from "
+			 "shared memory for %.0f bytes of data", st, ld,
+			 t->data_bytes);
+		return;
+	}
+	k->passed = k->value == 0;
+	snprintf(k->detail, sizeof(k->detail), "%llu load and %llu store "
+		 "conflicts in %llu wavefronts",
+		 (unsigned long long)t->stu[PC_SLD_CONF],
+		 (unsigned long long)t->stu[PC_SST_CONF],
+		 (unsigned long long)(t->stu[PC_SLD_WF] + t->stu[PC_SST_WF]));
+}
+
+static void dynamic_shared(struct verify *v, const struct sums *t)
+{
+	struct check_result *k = result_add_check(v->res,
+		"dynamic shared memory used");
+	double st = (double)t->stu[PC_DSST_BYTES];
+	double ld = (double)t->stu[PC_DSLD_BYTES];
+
+	k->limit = 1;
+	k->value = st < ld ? st / t->data_bytes : ld / t->data_bytes;
+	k->passed = t->dyn_launches && k->value >= 1;
+	if (!t->dyn_launches)
+		snprintf(k->detail, sizeof(k->detail), "no launch asked for "
+			 "dynamic shared memory");
+	else
+		snprintf(k->detail, sizeof(k->detail), "%.0f bytes stored to "
+			 "and %.0f loaded from extern __shared__ memory for "
+			 "%.0f bytes of data%s", st, ld, t->data_bytes,
+			 k->passed ? "" : ": the data must pass through it");
+}
+
+/* Every check of the exercise, failed (0) or not measured (-1) with
+ * the same reason. */
+static void all_checks(struct verify *v, int passed, const char *fmt,
+		       const char *why)
+{
+	static const struct {
+		unsigned bit;
+		const char *name[2];
+	} t[] = {
+		{ EXERCISE_TECH_COALESCED, { "coalesced global loads",
+					     "coalesced global stores" } },
+		{ EXERCISE_TECH_NO_CONFLICTS,
+		  { "no shared-memory bank conflicts", NULL } },
+		{ EXERCISE_TECH_DYNAMIC_SHARED,
+		  { "dynamic shared memory used", NULL } },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (!(v->ex->techniques & t[i].bit))
+			continue;
+		for (int j = 0; j < 2 && t[i].name[j]; j++) {
+			struct check_result *k =
+				result_add_check(v->res, t[i].name[j]);
+
+			k->passed = passed;
+			snprintf(k->detail, sizeof(k->detail), fmt, why);
+		}
+	}
+}
+
+/* On the emulator, where nothing is timed: the reference's traffic over
+ * the student's. */
+static void traffic_speedup(struct verify *v, const struct sums *t)
+{
+	struct exercise_result *r = v->res;
+	double cost[2];
+
+	if (r->perf_model[0] || !v->skip_gpu_only || !t->have_ref)
+		return;
+	for (int w = 0; w < 2; w++) {
+		const uint64_t *c = w ? t->ref : t->stu;
+
+		cost[w] = score_traffic_cost((double)(c[PC_GLD_SEC] +
+			c[PC_GST_SEC] + c[PC_GATOM_SEC]),
+			(double)(c[PC_SLD_WF] + c[PC_SST_WF]));
+	}
+	snprintf(r->perf_model, sizeof(r->perf_model), "traffic");
+	if (cost[0] > 0)
+		r->speedup = cost[1] / cost[0];
+}
+
+void technique_evaluate(struct verify *v)
+{
+	struct exercise_result *r = v->res;
+	char why[sizeof(r->checks[0].detail)];
+	struct sums t;
+	int rc;
+
+	if (v->unmeasured_why[0]) {
+		all_checks(v, -1, "not measured: %s", v->unmeasured_why);
+		return;
+	}
+	rc = sum_calls(v, &t, why, sizeof(why));
+	if (rc < 0) {
+		/* the replay is ours: its failure is no verdict */
+		all_checks(v, -1, "not measured: %s", why);
+		r->status = STATUS_XX;
+		result_set_message(r, "the replay of a measured call failed: "
+				   "%s", why);
+		return;
+	}
+	if (rc > 0) {
+		all_checks(v, 0, "not credited: %s", why);
+		if (strstr(why, "host and device"))
+			result_add_flag(r, "work on the host");
+		return;
+	}
+	if (v->ex->techniques & EXERCISE_TECH_COALESCED) {
+		coalescing(v, "coalesced global loads",
+			   (double)(t.stu[PC_GLD_SEC] + t.stu[PC_GATOM_SEC]),
+			   (double)(t.stu[PC_GLD_REQ] + t.stu[PC_GATOM_REQ]),
+			   (double)t.stu[PC_CPY_LD_MIN], &t);
+		coalescing(v, "coalesced global stores",
+			   (double)(t.stu[PC_GST_SEC] + t.stu[PC_GATOM_SEC]),
+			   (double)(t.stu[PC_GST_REQ] + t.stu[PC_GATOM_REQ]),
+			   (double)t.stu[PC_CPY_ST_MIN], &t);
+	}
+	if (v->ex->techniques & EXERCISE_TECH_NO_CONFLICTS)
+		conflicts(v, &t);
+	if (v->ex->techniques & EXERCISE_TECH_DYNAMIC_SHARED)
+		dynamic_shared(v, &t);
+	traffic_speedup(v, &t);
+}
