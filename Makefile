@@ -61,8 +61,11 @@ GRADER_SRC := $(filter-out grader/main.c,$(wildcard grader/*.c))
 # The runner's main and the wrappers of NVIDIA-only launch calls are
 # linked by name; the rest of harness/ goes into libwgrunner.a.
 RUNNER_MAIN := harness/runner.c harness/launches_ext.c
-RUNNER_SRC := $(filter-out harness/protocol.c harness/probe.c $(RUNNER_MAIN),\
-	$(wildcard harness/*.c))
+# The replay's main is linked by name too (with the emulator and the
+# reference objects, never with student code).
+REPLAY_MAIN := harness/replay.c
+RUNNER_SRC := $(filter-out harness/protocol.c harness/probe.c $(RUNNER_MAIN) \
+	$(REPLAY_MAIN),$(wildcard harness/*.c))
 EMU_SRC := $(wildcard harness/emu/*.c)
 TEST_SRC := $(wildcard tests/check_*.c)
 
@@ -74,7 +77,7 @@ EMU_OBJ := $(call obj,$(EMU_SRC))
 TEST_BIN := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 
 all: bin/warpgrade build/libwgrunner.a build/libwgemu.a build/wg-probe \
-	$(call obj,$(RUNNER_MAIN))
+	$(call obj,$(RUNNER_MAIN)) $(call obj,$(REPLAY_MAIN))
 
 -include harness/emu/emu.mk
 -include mk/integrations.mk
