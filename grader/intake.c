@@ -5,10 +5,18 @@
  * compressed data may expand without bound.  So the copy loop is ours:
  * every name is validated and normalised before use, every file is
  * created with openat(O_CREAT|O_EXCL|O_NOFOLLOW) below a directory fd we
- * opened ourselves, only regular files and directories are ever created
- * (no link can exist in our tree, so no later entry can be redirected),
- * and the caps are counted on the bytes actually produced, not on the
- * sizes the headers claim.
+ * opened ourselves, only regular files and the folders on their paths are
+ * ever created (no link can exist in our tree, so no later entry can be
+ * redirected), and the caps are counted on the bytes actually produced,
+ * not on the sizes the headers claim.
+ *
+ * Junk, not attack, is the common case: a student zips the whole project
+ * folder, .git/ and binaries included.  So each entry is judged by its
+ * name and type before any of its data is touched, only a possible
+ * exercise file is ever created, and a problem with one entry becomes a
+ * note instead of a verdict on the submission.  Passing over an entry
+ * still costs work when it is compressed, so the scan bounds and the
+ * expansion ratio count every byte read, kept or not.
  */
 #include "intake.h"
 
@@ -24,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -31,18 +40,52 @@
 #define MiB ((size_t)1 << 20)
 #define COPY_BUF (64 * 1024)
 #define MAX_NAME_BYTES 1024
-/* Expansion-ratio check starts once this much came out (see header). */
-#define RATIO_GRACE MiB
+/* Expansion-ratio check starts once this much was read (see header). */
+#define RATIO_GRACE (16 * MiB)
+/*
+ * Skipped names remembered for intake_near_miss.  Past this they are
+ * only noted or counted: a submission has four exercise files, and one
+ * with hundreds of skipped sources has bigger problems than a name.
+ */
+#define MAX_SKIP_RECORDS 256
+/* Ignored names quoted in the summary note, and their size there. */
+#define EXAMPLES 3
+#define EXAMPLE_BYTES 48
+/* Per-entry notes, then "and N more", "stopped at", "ignored". */
+#define NOTE_SLOTS (INTAKE_MAX_NOTES + 3)
 
+struct skip_rec {
+	char *name;		/* normalised, or raw when it was unsafe */
+	char *why;
+};
+
+struct intake_index {
+	char **kept;		/* paths relative to in->dir, in order */
+	size_t nkept, capkept;
+	struct skip_rec *skip;	/* MAX_SKIP_RECORDS slots */
+	size_t nskip;
+};
+
+/*
+ * State of one intake_open.  Helpers return 0 to go on, -1 when the
+ * submission failed (in->error set), 1 when a damaged archive stops the
+ * reading but what was kept stands.
+ */
 struct xstate {
 	struct intake *in;
 	struct intake_limits lim;
+	const char *path;	/* the submission, for messages */
 	int rootfd;		/* the extraction directory */
-	size_t entries;
-	size_t total;		/* bytes written, all files */
-	char **names;		/* normalised names seen, for duplicates */
-	size_t nnames, capnames;
-	struct archive *ar;	/* archives only: for the ratio */
+	size_t scanned;		/* entries looked at */
+	size_t total;		/* bytes kept, all files */
+	uint64_t produced;	/* bytes inflated (zip) or read (folder) */
+	size_t more;		/* notes past INTAKE_MAX_NOTES */
+	char *stopped;		/* note: where a damaged archive stopped */
+	char examples[EXAMPLES][EXAMPLE_BYTES];
+	size_t nexamples;
+	int more_examples;
+	struct archive *ar;	/* archives only */
+	int zip;		/* the current entry is from a zip */
 	unsigned char *buf;
 };
 
@@ -83,11 +126,29 @@ static const char *size_str(size_t n, char *buf, size_t len)
 	return buf;
 }
 
+/* n with thousands separators: 100,000. */
+static const char *count_str(size_t n, char *buf, size_t len)
+{
+	char digits[32];
+	size_t k, i, o = 0;
+
+	k = (size_t)snprintf(digits, sizeof(digits), "%zu", n);
+	for (i = 0; i < k && o + 2 < len; i++) {
+		if (i && (k - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 void intake_limits_default(struct intake_limits *l)
 {
 	l->max_total_bytes = 8 * MiB;
 	l->max_file_bytes = 1 * MiB;
 	l->max_entries = 256;
+	l->max_scan_entries = 100000;
+	l->max_scan_bytes = 256 * MiB;
 	l->max_ratio = 200.0;
 }
 
@@ -157,102 +218,320 @@ void intake_escape_name(const char *name, char *out, size_t outlen)
 	out[o < outlen ? o : outlen - 1] = '\0';
 }
 
-/* Error naming an entry: "entry 'NAME': REASON". */
-static int fail_entry(struct intake *in, int status, const char *name,
-		      const char *reason)
-{
-	char esc[300];
 
-	intake_escape_name(name, esc, sizeof(esc));
-	return fail(in, status, "entry '%s': %s", esc, reason);
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static size_t depth_of(const char *path)
+{
+	size_t d = 0;
+
+	for (; *path; path++)
+		d += *path == '/';
+	return d;
+}
+
+/* Could this name be an exercise file?  Case is forgiven here so that
+ * intake_near_miss can point at "Transpose.CU". */
+static int kept_type(const char *name)
+{
+	static const char *const ext[] = { ".cu", ".cuh", ".h", ".hpp" };
+	size_t i;
+
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (ends_with(name, ext[i]))
+			return 1;
+	return 0;
 }
 
 /*
  * Validate raw and write its normalised form ("a/b/c": no empty or "."
- * components, no trailing slash) to norm.  An empty result is the
- * extraction root itself ("./").
+ * components, no trailing slash) to norm; an empty result is the
+ * extraction root itself ("./").  Returns NULL, or why the name cannot
+ * be used, with *escape set when the name tries to leave the directory
+ * (always worth a note, whatever the entry is).
  */
-static int check_name(struct intake *in, const char *raw, char *norm,
-		      size_t normlen)
+static const char *check_name(const char *raw, char *norm, size_t normlen,
+			      int *escape)
 {
 	const unsigned char *s = (const unsigned char *)raw;
 	size_t n = strlen(raw), i, k, depth = 0, o = 0;
-	const char *p, *q;
+	const char *p;
 
+	*escape = 1;
+	if (raw[0] == '/')
+		return "absolute path";
+	/* a separator on Windows, where "..\x" climbs */
+	if (strchr(raw, '\\'))
+		return "name contains a backslash";
+	for (p = raw; *p; p += k + (p[k] == '/')) {
+		k = strcspn(p, "/");
+		if (k == 2 && p[0] == '.' && p[1] == '.')
+			return "path contains a '..' component";
+	}
+	*escape = 0;
 	if (n == 0)
-		return fail_entry(in, INTAKE_E_UNSAFE, raw, "empty name");
+		return "empty name";
 	if (n >= MAX_NAME_BYTES || n >= normlen)
-		return fail_entry(in, INTAKE_E_UNSAFE, raw, "name too long");
+		return "name too long";
 	for (i = 0; i < n; i += k) {
 		if (s[i] < 0x20 || s[i] == 0x7f)
-			return fail_entry(in, INTAKE_E_UNSAFE, raw,
-					  "name contains a control character");
-		if (s[i] == '\\')
-			return fail_entry(in, INTAKE_E_UNSAFE, raw,
-					  "name contains a backslash");
+			return "name contains a control character";
 		k = utf8_seq(s + i, n - i);
 		if (k == 0)
-			return fail_entry(in, INTAKE_E_UNSAFE, raw,
-					  "name is not valid UTF-8");
+			return "name is not valid UTF-8";
 	}
-	if (raw[0] == '/')
-		return fail_entry(in, INTAKE_E_UNSAFE, raw, "absolute path");
-	for (p = raw; *p; p = *q ? q + 1 : q) {
-		q = strchr(p, '/');
-		if (!q)
-			q = p + strlen(p);
-		k = (size_t)(q - p);
+	for (p = raw; *p; p += k + (p[k] == '/')) {
+		k = strcspn(p, "/");
 		if (k == 0 || (k == 1 && p[0] == '.'))
 			continue;
-		if (k == 2 && p[0] == '.' && p[1] == '.')
-			return fail_entry(in, INTAKE_E_UNSAFE, raw,
-					  "path contains a '..' component");
 		if (k > NAME_MAX)
-			return fail_entry(in, INTAKE_E_UNSAFE, raw,
-					  "path component too long");
+			return "path component too long";
 		if (++depth > INTAKE_MAX_DEPTH)
-			return fail_entry(in, INTAKE_E_UNSAFE, raw,
-					  "nested too deeply");
+			return "nested too deeply";
 		if (o)
 			norm[o++] = '/';
 		memcpy(norm + o, p, k);
 		o += k;
 	}
 	norm[o] = '\0';
-	return 0;
+	return NULL;
 }
 
-static int remember_name(struct xstate *x, const char *norm, const char *raw)
+/* A name no submission needs, wherever it is: dot files and folders
+ * (.git, .vscode, .DS_Store) and macOS metadata (__MACOSX). */
+static int ignored_name(const char *name)
 {
-	size_t i;
-	char **nn;
+	return name[0] == '.' || !strcmp(name, "__MACOSX");
+}
 
-	for (i = 0; i < x->nnames; i++)
-		if (strcmp(x->names[i], norm) == 0)
-			return fail_entry(x->in, INTAKE_E_UNSAFE, raw,
-					  "duplicate name");
-	if (x->nnames == x->capnames) {
-		x->capnames = x->capnames ? 2 * x->capnames : 64;
-		nn = realloc(x->names, x->capnames * sizeof(*nn));
-		if (!nn)
-			return fail(x->in, INTAKE_E_INTERNAL, "out of memory");
-		x->names = nn;
+/* Length of norm up to the end of its first component that
+ * ignored_name matches, 0 if there is none. */
+static size_t ignored_prefix(const char *norm)
+{
+	const char *p;
+	size_t k;
+
+	for (p = norm; *p; p += k + (p[k] == '/')) {
+		k = strcspn(p, "/");
+		if (p[0] == '.' || (k == 8 && !strncmp(p, "__MACOSX", 8)))
+			return (size_t)(p - norm) + k;
 	}
-	x->names[x->nnames] = strdup(norm);
-	if (!x->names[x->nnames])
-		return fail(x->in, INTAKE_E_INTERNAL, "out of memory");
-	x->nnames++;
 	return 0;
 }
+
+/* ---- notes ---- */
+
+static int add_note(struct xstate *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The caller keeps count against NOTE_SLOTS. */
+static int add_note(struct xstate *x, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return fail(x->in, INTAKE_E_INTERNAL, "out of memory");
+	x->in->notes[x->in->nnotes++] = s;
+	return 0;
+}
+
+/* An entry that could have been an exercise file is not taken. */
+static int skip_entry(struct xstate *x, const char *name, const char *why)
+{
+	struct intake_index *ix = x->in->index;
+	struct skip_rec *r;
+	char esc[256];
+
+	x->in->skipped++;
+	if (ix->nskip < MAX_SKIP_RECORDS) {
+		r = &ix->skip[ix->nskip];
+		r->name = strdup(name);
+		r->why = strdup(why);
+		if (!r->name || !r->why) {
+			free(r->name);
+			free(r->why);
+			r->name = r->why = NULL;
+			return fail(x->in, INTAKE_E_INTERNAL, "out of memory");
+		}
+		ix->nskip++;
+	}
+	if (x->in->nnotes >= INTAKE_MAX_NOTES) {
+		x->more++;
+		return 0;
+	}
+	intake_escape_name(name, esc, sizeof(esc));
+	return add_note(x, "skipped '%s': %s", esc, why);
+}
+
+/* An entry that cannot matter: counted, and name[0..len) (a folder
+ * when `folder`) may serve as an example in the summary. */
+static void ignore(struct xstate *x, const char *name, size_t len,
+		   int folder)
+{
+	char tmp[MAX_NAME_BYTES + 2], ex[EXAMPLE_BYTES];
+	size_t i;
+
+	x->in->ignored++;
+	if (len == 0)
+		return;		/* nothing to show */
+	if (len > MAX_NAME_BYTES)
+		len = MAX_NAME_BYTES;
+	memcpy(tmp, name, len);
+	if (folder && tmp[len - 1] != '/')
+		tmp[len++] = '/';
+	tmp[len] = '\0';
+	intake_escape_name(tmp, ex, sizeof(ex));
+	for (i = 0; i < x->nexamples; i++)
+		if (!strcmp(x->examples[i], ex))
+			return;
+	if (x->nexamples == EXAMPLES) {
+		x->more_examples = 1;
+		return;
+	}
+	memcpy(x->examples[x->nexamples++], ex, sizeof(ex));
+}
+
+static int summary_notes(struct xstate *x)
+{
+	struct intake *in = x->in;
+	char n[32], list[EXAMPLES * (EXAMPLE_BYTES + 4) + 8] = "";
+	size_t i;
+
+	if (x->more && add_note(x, "and %s more skipped entries (not listed)",
+				count_str(x->more, n, sizeof(n))) < 0)
+		return -1;
+	if (x->stopped) {
+		in->notes[in->nnotes++] = x->stopped;
+		x->stopped = NULL;
+	}
+	if (!in->ignored)
+		return 0;
+	for (i = 0; i < x->nexamples; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 "%s'%s'", i ? ", " : "", x->examples[i]);
+	if (x->more_examples)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list),
+			 ", ...");
+	if (in->ignored == 1)
+		return add_note(x, "ignored 1 entry that is not a CUDA source "
+				"or header (%s)", list);
+	return add_note(x, "ignored %s entries that are not CUDA sources or "
+			"headers (%s)", count_str(in->ignored, n, sizeof(n)),
+			list);
+}
+
+/* ---- the bounds ---- */
+
+/* Bytes read so far, as intake.h defines them. */
+static uint64_t bytes_read(const struct xstate *x)
+{
+	uint64_t n = x->produced;
+	la_int64_t s;
+
+	if (x->ar) {
+		s = archive_filter_bytes(x->ar, 0);
+		if (s > 0)
+			n += (uint64_t)s;
+	}
+	return n;
+}
+
+/* The work bounds, at entry name, with `ahead` more bytes about to be
+ * read by a skip that cannot be interrupted. */
+static int check_scan(struct xstate *x, const char *name, uint64_t ahead)
+{
+	char b[32], esc[128];
+	uint64_t n = bytes_read(x);
+	la_int64_t raw;
+	double ratio = 0;
+
+	if (n > x->lim.max_scan_bytes || ahead > x->lim.max_scan_bytes - n) {
+		intake_escape_name(name, esc, sizeof(esc));
+		return fail(x->in, INTAKE_E_LIMIT, "stopped at entry '%s': "
+			    "more than %s to read (scan cap)", esc,
+			    size_str(x->lim.max_scan_bytes, b, sizeof(b)));
+	}
+	if (x->ar && x->lim.max_ratio > 0 && n > RATIO_GRACE) {
+		raw = archive_filter_bytes(x->ar, -1);
+		ratio = (double)n / (double)(raw > 0 ? raw : 1);
+	}
+	if (ratio <= x->lim.max_ratio || x->lim.max_ratio <= 0)
+		return 0;
+	intake_escape_name(name, esc, sizeof(esc));
+	return fail(x->in, INTAKE_E_LIMIT, "stopped at entry '%s': expands "
+		    "more than %.0f times (ratio cap; compression bomb?)", esc,
+		    x->lim.max_ratio);
+}
+
+static int count_scanned(struct xstate *x)
+{
+	char n[32];
+
+	if (++x->scanned <= x->lim.max_scan_entries)
+		return 0;
+	return fail(x->in, INTAKE_E_LIMIT, "cannot read '%s': more than %s "
+		    "entries (scan cap)", x->path,
+		    count_str(x->lim.max_scan_entries, n, sizeof(n)));
+}
+
+/* Why a file of `size` bytes named norm cannot be kept, or NULL. */
+static const char *admit(struct xstate *x, const char *norm, uint64_t size,
+			 char *buf, size_t len)
+{
+	const struct intake_index *ix = x->in->index;
+	char b[32];
+	size_t i;
+
+	if (ix->nkept >= x->lim.max_entries) {
+		snprintf(buf, len, "more than %zu files (entry cap)",
+			 x->lim.max_entries);
+		return buf;
+	}
+	for (i = 0; i < ix->nkept; i++)
+		if (!strcmp(ix->kept[i], norm))
+			return "duplicate name";
+	if (size > x->lim.max_file_bytes) {
+		snprintf(buf, len, "larger than %s (file cap)",
+			 size_str(x->lim.max_file_bytes, b, sizeof(b)));
+		return buf;
+	}
+	if (size > x->lim.max_total_bytes - x->total) {
+		snprintf(buf, len, "would take the files past %s in all "
+			 "(total cap)",
+			 size_str(x->lim.max_total_bytes, b, sizeof(b)));
+		return buf;
+	}
+	return NULL;
+}
+
+/* ---- the tree we own ---- */
 
 /*
  * Open (creating as needed, mode 0755) the directory norm[0..len) below
- * the extraction root; returns a new fd or -1 with the error set.  Each
+ * the extraction root.  Returns a new fd; -1 with the error set when
+ * the grader failed; -2 with *why when this entry cannot go there.  Each
  * step uses O_NOFOLLOW|O_DIRECTORY, so even a link that appeared by some
  * other means could not be followed.
  */
 static int open_dirs(struct xstate *x, const char *norm, size_t len,
-		     const char *raw)
+		     const char **why)
 {
 	char comp[NAME_MAX + 1];
 	int fd, next;
@@ -269,87 +548,62 @@ static int open_dirs(struct xstate *x, const char *norm, size_t len,
 		memcpy(comp, norm + i, k);
 		comp[k] = '\0';
 		i += k + 1;
-		if (mkdirat(fd, comp, 0755) == 0)
+		if (mkdirat(fd, comp, 0755) == 0) {
 			(void)fchmodat(fd, comp, 0755, 0);
-		else if (errno != EEXIST)
-			goto sys_fail;
+		} else if (errno != EEXIST) {
+			close(fd);
+			return fail(x->in, INTAKE_E_INTERNAL, "cannot create "
+				    "folder '%s': %s", comp, errstr(errno));
+		}
 		next = openat(fd, comp,
 			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0) {
-			close(fd);
-			if (errno == ENOTDIR || errno == ELOOP)
-				return fail_entry(x->in, INTAKE_E_UNSAFE, raw,
-					"a parent folder is also a file");
+		close(fd);
+		if (next < 0 && (errno == ENOTDIR || errno == ELOOP)) {
+			*why = "a parent folder is also a kept file";
+			return -2;
+		}
+		if (next < 0)
 			return fail(x->in, INTAKE_E_INTERNAL,
 				    "cannot open folder '%s': %s", comp,
 				    errstr(errno));
-		}
-		close(fd);
 		fd = next;
 	}
 	return fd;
-sys_fail:
-	close(fd);
-	return fail(x->in, INTAKE_E_INTERNAL, "cannot create folder: %s",
-		    errstr(errno));
 }
 
-/* Split norm into its parent folder (opened) and final component. */
-static int open_parent(struct xstate *x, const char *norm, const char *raw,
-		       const char **last)
+/* Create the kept file norm: the fd, or -1 / -2 as open_dirs. */
+static int create_file(struct xstate *x, const char *norm, const char **why)
 {
 	const char *slash = strrchr(norm, '/');
+	const char *last = slash ? slash + 1 : norm;
+	int dfd, fd, e;
 
-	*last = slash ? slash + 1 : norm;
-	return open_dirs(x, norm, slash ? (size_t)(slash - norm) : 0, raw);
-}
-
-static int add_dir(struct xstate *x, const char *norm, const char *raw)
-{
-	int fd;
-
-	if (norm[0] == '\0')
-		return 0;	/* "./": the root itself */
-	if (remember_name(x, norm, raw) < 0)
-		return -1;
-	fd = open_dirs(x, norm, strlen(norm), raw);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-/* Create the file for entry norm; returns the fd or -1. */
-static int create_file(struct xstate *x, const char *norm, const char *raw)
-{
-	const char *last;
-	int dfd, fd;
-
-	if (norm[0] == '\0')
-		return fail_entry(x->in, INTAKE_E_UNSAFE, raw,
-				  "file with an empty name");
-	if (remember_name(x, norm, raw) < 0)
-		return -1;
-	dfd = open_parent(x, norm, raw, &last);
+	dfd = open_dirs(x, norm, slash ? (size_t)(slash - norm) : 0, why);
 	if (dfd < 0)
-		return -1;
+		return dfd;
 	fd = openat(dfd, last,
 		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    0644);
-	if (fd < 0) {
-		int e = errno;
-
-		close(dfd);
-		if (e == EEXIST)
-			return fail_entry(x->in, INTAKE_E_UNSAFE, raw,
-					  "duplicate name");
+	e = errno;
+	close(dfd);
+	if (fd < 0 && e == EEXIST) {
+		/* kept files are unique, so a folder holds the name */
+		*why = "a kept folder has the same name";
+		return -2;
+	}
+	if (fd < 0)
 		return fail(x->in, INTAKE_E_INTERNAL, "cannot create '%s': %s",
 			    last, errstr(e));
-	}
-	close(dfd);
 	/* The umask must not decide what later stages can read. */
 	(void)fchmod(fd, 0644);
 	return fd;
+}
+
+/* Drop a kept file that turned out not to be keepable. */
+static void discard(struct xstate *x, int fd, const char *norm)
+{
+	close(fd);
+	(void)unlinkat(x->rootfd, norm, 0);
 }
 
 static int write_all(int fd, const void *p, size_t n, off_t off)
@@ -370,61 +624,77 @@ static int write_all(int fd, const void *p, size_t n, off_t off)
 	return 0;
 }
 
-/* Account for n more bytes of entry raw (file has `have` already). */
-static int count_bytes(struct xstate *x, const char *raw, size_t have,
-		       size_t n)
+/*
+ * Write len bytes at off into the kept file fd, which holds *have bytes.
+ * Returns 0, -1 when the grader failed, 1 with the reason in buf when a
+ * cap says no.
+ */
+static int put_block(struct xstate *x, int fd, const char *norm,
+		     size_t *have, const void *blk, size_t len, uint64_t off,
+		     char *buf, size_t buflen)
 {
-	char b1[32], b2[256];
-	double ratio;
-	int64_t in_bytes;
+	char b[32];
+	size_t end;
 
-	if (n > x->lim.max_file_bytes || have > x->lim.max_file_bytes - n) {
-		snprintf(b2, sizeof(b2), "file larger than %s (file cap)",
-			 size_str(x->lim.max_file_bytes, b1, sizeof(b1)));
-		return fail_entry(x->in, INTAKE_E_LIMIT, raw, b2);
+	if (off > x->lim.max_file_bytes || len > x->lim.max_file_bytes - off) {
+		snprintf(buf, buflen, "larger than %s (file cap)",
+			 size_str(x->lim.max_file_bytes, b, sizeof(b)));
+		return 1;
 	}
-	if (n > x->lim.max_total_bytes ||
-	    x->total > x->lim.max_total_bytes - n) {
-		snprintf(b2, sizeof(b2),
-			 "submission larger than %s in all (total cap)",
-			 size_str(x->lim.max_total_bytes, b1, sizeof(b1)));
-		return fail_entry(x->in, INTAKE_E_LIMIT, raw, b2);
+	end = (size_t)off + len;
+	if (end > x->lim.max_total_bytes - x->total) {
+		snprintf(buf, buflen, "would take the files past %s in all "
+			 "(total cap)",
+			 size_str(x->lim.max_total_bytes, b, sizeof(b)));
+		return 1;
 	}
-	x->total += n;
-	if (x->ar && x->lim.max_ratio > 0 && x->total > RATIO_GRACE) {
-		in_bytes = archive_filter_bytes(x->ar, -1);
-		ratio = (double)x->total / (double)(in_bytes > 0 ? in_bytes : 1);
-		if (ratio > x->lim.max_ratio) {
-			snprintf(b2, sizeof(b2),
-				 "expands more than %.0f times (ratio cap; "
-				 "compression bomb?)", x->lim.max_ratio);
-			return fail_entry(x->in, INTAKE_E_LIMIT, raw, b2);
-		}
-	}
+	if (write_all(fd, blk, len, (off_t)off) < 0)
+		return fail(x->in, INTAKE_E_INTERNAL, "cannot write '%s': %s",
+			    norm, errstr(errno));
+	if (end > *have)
+		*have = end;
 	return 0;
 }
 
-static int count_entry(struct xstate *x, const char *raw)
+/* The kept file norm is complete at `have` bytes. */
+static int finish_file(struct xstate *x, int fd, const char *norm,
+		       size_t have)
 {
-	char b[128];
+	struct intake_index *ix = x->in->index;
+	char **kk;
 
-	if (++x->entries > x->lim.max_entries) {
-		snprintf(b, sizeof(b), "more than %zu entries (entry cap)",
-			 x->lim.max_entries);
-		return fail_entry(x->in, INTAKE_E_LIMIT, raw, b);
+	if (ftruncate(fd, (off_t)have) < 0) {
+		close(fd);
+		return fail(x->in, INTAKE_E_INTERNAL, "cannot write '%s': %s",
+			    norm, errstr(errno));
 	}
+	close(fd);
+	if (ix->nkept == ix->capkept) {
+		ix->capkept = ix->capkept ? 2 * ix->capkept : 16;
+		kk = realloc(ix->kept, ix->capkept * sizeof(*kk));
+		if (!kk)
+			return fail(x->in, INTAKE_E_INTERNAL, "out of memory");
+		ix->kept = kk;
+	}
+	ix->kept[ix->nkept] = strdup(norm);
+	if (!ix->kept[ix->nkept])
+		return fail(x->in, INTAKE_E_INTERNAL, "out of memory");
+	ix->nkept++;
+	x->total += have;
+	x->in->files++;
 	return 0;
 }
 
 /* ---- archives ---- */
 
+/* Why an archive entry that is neither a file nor a folder is not
+ * taken (NULL for those two). */
 static const char *entry_kind(struct archive_entry *e)
 {
 	if (archive_entry_hardlink(e))
 		return "hard link";
 	switch (archive_entry_filetype(e)) {
 	case AE_IFREG:
-		return NULL;
 	case AE_IFDIR:
 		return NULL;
 	case AE_IFLNK:
@@ -442,70 +712,214 @@ static const char *entry_kind(struct archive_entry *e)
 	}
 }
 
-static int extract_data(struct xstate *x, struct archive_entry *e,
-			const char *norm, const char *raw)
+/*
+ * The archive cannot be read past here: at entry `name`, or at a header
+ * when name is NULL.  With nothing kept the submission is unusable;
+ * otherwise what came before stands and a note says where reading
+ * stopped.
+ */
+static int damaged(struct xstate *x, const char *name)
+{
+	const char *msg = archive_error_string(x->ar);
+	char m[200], esc[256];
+	int n;
+
+	intake_escape_name(msg ? msg : "read error", m, sizeof(m));
+	if (x->scanned == 0 && !name && strstr(m, "nrecognized"))
+		return fail(x->in, INTAKE_E_FORMAT, "cannot read '%s': not a "
+			    "tar or zip archive (%s)", x->path, m);
+	if (x->in->files == 0 && x->scanned == 0)
+		return fail(x->in, INTAKE_E_CORRUPT, "cannot read '%s': "
+			    "truncated or corrupt archive (%s)", x->path, m);
+	if (x->in->files == 0)
+		return fail(x->in, INTAKE_E_CORRUPT, "cannot read '%s' after "
+			    "entry %zu: truncated or corrupt archive (%s)",
+			    x->path, x->scanned, m);
+	if (name) {
+		intake_escape_name(name, esc, sizeof(esc));
+		n = asprintf(&x->stopped, "stopped at entry %zu ('%s'): "
+			     "truncated or corrupt archive (%s); the files "
+			     "before it were kept", x->scanned, esc, m);
+	} else {
+		n = asprintf(&x->stopped, "stopped after entry %zu: "
+			     "truncated or corrupt archive (%s); the files "
+			     "before it were kept", x->scanned, m);
+	}
+	if (n < 0) {
+		x->stopped = NULL;
+		return fail(x->in, INTAKE_E_INTERNAL, "out of memory");
+	}
+	return 1;
+}
+
+/*
+ * Move past the entry's data without writing it.  A tar entry is skipped
+ * by its declared size, which take_entry has checked against the bound.
+ * A zip entry is drained block by block instead: libarchive skips a
+ * streamed zip entry of unknown length by inflating all of it at once,
+ * and that work could not be bounded.
+ */
+static int pass_over(struct xstate *x, const char *name)
 {
 	const void *blk;
-	size_t len, have = 0;
+	size_t len;
 	la_int64_t off;
-	int fd = -1, r, ret = -1;
-	char b1[32], b2[256];
+	int r;
 
-	if (archive_entry_size_is_set(e) && archive_entry_size(e) >= 0 &&
-	    (uint64_t)archive_entry_size(e) > x->lim.max_file_bytes) {
-		snprintf(b2, sizeof(b2), "file larger than %s (file cap)",
-			 size_str(x->lim.max_file_bytes, b1, sizeof(b1)));
-		fail_entry(x->in, INTAKE_E_LIMIT, raw, b2);
-		goto out;
+	if (!x->zip) {
+		r = archive_read_data_skip(x->ar);
+		if (r < ARCHIVE_WARN)
+			return damaged(x, name);
+		return check_scan(x, name, 0);
 	}
-	fd = create_file(x, norm, raw);
+	for (;;) {
+		r = archive_read_data_block(x->ar, &blk, &len, &off);
+		if (r == ARCHIVE_EOF)
+			return 0;
+		/* this entry's data only (encrypted, unknown method):
+		 * nothing of it is wanted anyway */
+		if (r == ARCHIVE_FAILED)
+			return 0;
+		if (r < ARCHIVE_WARN)
+			return damaged(x, name);
+		x->produced += len;
+		if (check_scan(x, name, 0) < 0)
+			return -1;
+	}
+}
+
+static int skip_and_pass(struct xstate *x, const char *norm,
+			 const char *why, const char *raw)
+{
+	if (skip_entry(x, norm, why) < 0)
+		return -1;
+	return pass_over(x, raw);
+}
+
+/* Extract a regular file that passed every test on its name. */
+static int keep_entry(struct xstate *x, struct archive_entry *e,
+		      const char *norm, const char *raw)
+{
+	const void *blk;
+	const char *why;
+	char buf[256], m[160];
+	size_t len, have = 0;
+	la_int64_t off, size = -1;
+	int fd, r;
+
+	if (archive_entry_size_is_set(e))
+		size = archive_entry_size(e);
+	why = admit(x, norm, size > 0 ? (uint64_t)size : 0, buf, sizeof(buf));
+	if (why)
+		return skip_and_pass(x, norm, why, raw);
+	fd = create_file(x, norm, &why);
+	if (fd == -1)
+		return -1;
 	if (fd < 0)
-		goto out;
+		return skip_and_pass(x, norm, why, raw);
 	for (;;) {
 		r = archive_read_data_block(x->ar, &blk, &len, &off);
 		if (r == ARCHIVE_EOF)
 			break;
+		if (r == ARCHIVE_FAILED) {
+			discard(x, fd, norm);
+			intake_escape_name(archive_error_string(x->ar) ?
+					   archive_error_string(x->ar) :
+					   "read error", m, sizeof(m));
+			snprintf(buf, sizeof(buf), "cannot read its data "
+				 "(%s)", m);
+			return skip_entry(x, norm, buf);
+		}
 		if (r < ARCHIVE_WARN) {
-			const char *msg = archive_error_string(x->ar);
-
-			snprintf(b2, sizeof(b2), "truncated or corrupt data "
-				 "(%s)", msg ? msg : "read error");
-			fail_entry(x->in, INTAKE_E_CORRUPT, raw, b2);
-			goto out;
+			discard(x, fd, norm);
+			return damaged(x, raw);
+		}
+		if (x->zip)
+			x->produced += len;
+		if (check_scan(x, raw, 0) < 0) {
+			close(fd);
+			return -1;
 		}
 		/* Sparse holes count like data: they take room when read. */
 		if (off < 0 || (size_t)off < have) {
-			fail_entry(x->in, INTAKE_E_CORRUPT, raw,
-				   "overlapping data blocks");
-			goto out;
+			discard(x, fd, norm);
+			return skip_and_pass(x, norm,
+					     "overlapping data blocks", raw);
 		}
-		if (count_bytes(x, raw, have, (size_t)off - have + len) < 0)
-			goto out;
-		if (write_all(fd, blk, len, off) < 0) {
-			fail(x->in, INTAKE_E_INTERNAL, "cannot write '%s': %s",
-			     norm, errstr(errno));
-			goto out;
+		r = put_block(x, fd, norm, &have, blk, len, (uint64_t)off,
+			      buf, sizeof(buf));
+		if (r < 0) {
+			close(fd);
+			return -1;
 		}
-		have = (size_t)off + len;
+		if (r > 0) {
+			discard(x, fd, norm);
+			return skip_and_pass(x, norm, buf, raw);
+		}
 	}
-	if (ftruncate(fd, (off_t)have) < 0) {
-		fail(x->in, INTAKE_E_INTERNAL, "cannot write '%s': %s", norm,
-		     errstr(errno));
-		goto out;
-	}
-	x->in->files++;
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	return ret;
+	return finish_file(x, fd, norm, have);
 }
 
-static int extract_archive(struct xstate *x, const char *path, int fd)
+/* Judge one archive entry by name and type, then keep or pass it. */
+static int take_entry(struct xstate *x, struct archive_entry *e)
+{
+	char norm[MAX_NAME_BYTES + 1], label[32], buf[128];
+	const char *raw, *why, *kind;
+	int escape, isdir;
+	size_t ig;
+
+	if (count_scanned(x) < 0)
+		return -1;
+	x->zip = (archive_format(x->ar) & ARCHIVE_FORMAT_BASE_MASK) ==
+		 ARCHIVE_FORMAT_ZIP;
+	/* A name that the locale cannot show still has raw bytes; both
+	 * forms are validated as UTF-8 below. */
+	raw = archive_entry_pathname(e);
+	if (!raw)
+		raw = archive_entry_pathname_utf8(e);
+	if (!raw) {
+		snprintf(label, sizeof(label), "#%zu", x->scanned);
+		ignore(x, label, strlen(label), 0);
+		return pass_over(x, label);
+	}
+	if (check_scan(x, raw, 0) < 0)
+		return -1;
+	if (!x->zip && archive_entry_size_is_set(e) &&
+	    archive_entry_size(e) > 0 &&
+	    check_scan(x, raw, (uint64_t)archive_entry_size(e)) < 0)
+		return -1;
+	isdir = archive_entry_filetype(e) == AE_IFDIR &&
+		!archive_entry_hardlink(e);
+	why = check_name(raw, norm, sizeof(norm), &escape);
+	if (!why && !norm[0] && !isdir)
+		why = "empty name";
+	if (why && (escape || kept_type(raw)))
+		return skip_and_pass(x, raw, why, raw);
+	if (why) {
+		ignore(x, raw, strlen(raw), isdir);
+		return pass_over(x, raw);
+	}
+	ig = ignored_prefix(norm);
+	if (ig || (!isdir && !kept_type(norm))) {
+		if (!ig)
+			ig = strlen(norm);
+		ignore(x, norm, ig, isdir || norm[ig] == '/');
+		return pass_over(x, raw);
+	}
+	if (isdir)
+		return pass_over(x, raw);	/* made when a file needs it */
+	kind = entry_kind(e);
+	if (kind) {
+		snprintf(buf, sizeof(buf), "%s (only regular files are "
+			 "taken)", kind);
+		return skip_and_pass(x, norm, buf, raw);
+	}
+	return keep_entry(x, e, norm, raw);
+}
+
+static int extract_archive(struct xstate *x, int fd)
 {
 	struct archive_entry *e;
-	const char *raw, *why;
-	char norm[MAX_NAME_BYTES + 1], label[64];
 	int r, ret = -1;
 
 	x->ar = archive_read_new();
@@ -524,56 +938,14 @@ static int extract_archive(struct xstate *x, const char *path, int fd)
 			r = archive_read_next_header(x->ar, &e);
 		if (r == ARCHIVE_EOF)
 			break;
-		if (r < ARCHIVE_WARN) {
-			const char *msg = archive_error_string(x->ar);
-
-			if (!msg)
-				msg = "unknown error";
-			if (x->entries == 0 && strstr(msg, "nrecognized"))
-				fail(x->in, INTAKE_E_FORMAT,
-				     "cannot read '%s': not a tar or zip "
-				     "archive (%s)", path, msg);
-			else if (x->entries == 0)
-				fail(x->in, INTAKE_E_CORRUPT,
-				     "cannot read '%s': truncated or corrupt "
-				     "archive (%s)", path, msg);
-			else
-				fail(x->in, INTAKE_E_CORRUPT,
-				     "cannot read '%s' after entry %zu: "
-				     "truncated or corrupt archive (%s)",
-				     path, x->entries, msg);
-			goto out;
-		}
-		/* A name that the locale cannot show still has raw bytes;
-		 * both forms are validated as UTF-8 below. */
-		raw = archive_entry_pathname(e);
-		if (!raw)
-			raw = archive_entry_pathname_utf8(e);
-		if (!raw) {
-			snprintf(label, sizeof(label), "#%zu", x->entries + 1);
-			fail_entry(x->in, INTAKE_E_UNSAFE, label,
-				   "name cannot be decoded");
-			goto out;
-		}
-		if (count_entry(x, raw) < 0 ||
-		    check_name(x->in, raw, norm, sizeof(norm)) < 0)
-			goto out;
-		why = entry_kind(e);
-		if (why) {
-			char reason[128];
-
-			snprintf(reason, sizeof(reason),
-				 "%s (only regular files and folders are "
-				 "accepted)", why);
-			fail_entry(x->in, INTAKE_E_UNSAFE, raw, reason);
-			goto out;
-		}
-		if (archive_entry_filetype(e) == AE_IFDIR)
-			r = add_dir(x, norm, raw);
+		if (r < ARCHIVE_WARN)
+			r = damaged(x, NULL);
 		else
-			r = extract_data(x, e, norm, raw);
+			r = take_entry(x, e);
 		if (r < 0)
 			goto out;
+		if (r > 0)
+			break;
 		r = ARCHIVE_OK;
 	}
 	ret = 0;
@@ -585,30 +957,80 @@ out:
 
 /* ---- directories and single files ---- */
 
-static int copy_fd(struct xstate *x, int src, int dst, const char *rel)
+/* Copy the open regular file src to the kept file norm. */
+static int keep_fd(struct xstate *x, int src, const char *norm)
 {
-	ssize_t n;
+	const char *why;
+	char buf[256];
 	size_t have = 0;
+	ssize_t n;
+	int fd, r;
 
+	fd = create_file(x, norm, &why);
+	if (fd == -1)
+		return -1;
+	if (fd < 0)
+		return skip_entry(x, norm, why);
 	for (;;) {
 		n = read(src, x->buf, COPY_BUF);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return fail(x->in, INTAKE_E_OPEN, "cannot read '%s': %s",
-				    rel, errstr(errno));
+		if (n < 0) {
+			snprintf(buf, sizeof(buf), "cannot read it: %s",
+				 errstr(errno));
+			discard(x, fd, norm);
+			return skip_entry(x, norm, buf);
+		}
 		if (n == 0)
 			break;
-		if (count_bytes(x, rel, have, (size_t)n) < 0)
+		x->produced += (size_t)n;
+		if (check_scan(x, norm, 0) < 0) {
+			close(fd);
 			return -1;
-		if (write_all(dst, x->buf, (size_t)n, (off_t)have) < 0)
-			return fail(x->in, INTAKE_E_INTERNAL,
-				    "cannot write '%s': %s", rel,
-				    errstr(errno));
-		have += (size_t)n;
+		}
+		r = put_block(x, fd, norm, &have, x->buf, (size_t)n, have,
+			      buf, sizeof(buf));
+		if (r < 0) {
+			close(fd);
+			return -1;
+		}
+		if (r > 0) {
+			discard(x, fd, norm);
+			return skip_entry(x, norm, buf);
+		}
 	}
-	x->in->files++;
-	return 0;
+	return finish_file(x, fd, norm, have);
+}
+
+/* Keep the regular file `name` of folder dirfd (norm in our tree). */
+static int keep_path(struct xstate *x, int dirfd, const char *name,
+		     const char *norm, const struct stat *st)
+{
+	struct stat now;
+	const char *why;
+	char buf[256];
+	int src, r;
+
+	why = admit(x, norm, st->st_size > 0 ? (uint64_t)st->st_size : 0,
+		    buf, sizeof(buf));
+	if (why)
+		return skip_entry(x, norm, why);
+	/* O_NONBLOCK: a FIFO swapped in after fstatat must not hang us;
+	 * fstat below catches the swap. */
+	src = openat(dirfd, name,
+		     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (src < 0) {
+		snprintf(buf, sizeof(buf), "cannot open it: %s",
+			 errstr(errno));
+		return skip_entry(x, norm, buf);
+	}
+	if (fstat(src, &now) < 0 || !S_ISREG(now.st_mode)) {
+		close(src);
+		return skip_entry(x, norm, "changed while being read");
+	}
+	r = keep_fd(x, src, norm);
+	close(src);
+	return r;
 }
 
 static const char *mode_kind(mode_t m)
@@ -626,130 +1048,146 @@ static const char *mode_kind(mode_t m)
 	return "unsupported file type";
 }
 
+/* A folder that cannot be listed: fatal at the top, noted below. */
+static int cannot_list(struct xstate *x, const char *rel, int err)
+{
+	char name[MAX_NAME_BYTES + 2], buf[160];
+
+	if (!rel[0])
+		return fail(x->in, INTAKE_E_OPEN, "cannot list '%s': %s",
+			    x->path, errstr(err));
+	snprintf(name, sizeof(name), "%s/", rel);
+	snprintf(buf, sizeof(buf), "cannot list this folder: %s",
+		 errstr(err));
+	return skip_entry(x, name, buf);
+}
+
+static int copy_tree(struct xstate *x, int srcfd, const char *rel);
+
+/* A folder item that cannot be kept or entered under its name: noted
+ * when it could hold or be an exercise file, else ignored. */
+static int bad_item_name(struct xstate *x, const char *sub,
+			 const struct stat *st, int escape, const char *why)
+{
+	char name[MAX_NAME_BYTES + 2];
+
+	if (st && S_ISDIR(st->st_mode)) {
+		snprintf(name, sizeof(name), "%s/", sub);
+		return skip_entry(x, name, why);
+	}
+	if (escape || kept_type(sub))
+		return skip_entry(x, sub, why);
+	ignore(x, sub, strlen(sub), 0);
+	return 0;
+}
+
+/*
+ * One item of the folder srcfd, which is named rel ("" at the top);
+ * dtype is its d_type.  Ignored names are judged first, so a dot folder
+ * is neither examined nor entered.
+ */
+static int take_item(struct xstate *x, int srcfd, const char *rel,
+		     const char *item, int dtype)
+{
+	char sub[MAX_NAME_BYTES + 1], norm[MAX_NAME_BYTES + 1], buf[160];
+	const char *why = "name too long";
+	struct stat st;
+	int fd, r, escape = 0, have_st;
+
+	if (snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "",
+		     item) < (int)sizeof(sub))
+		why = check_name(sub, norm, sizeof(norm), &escape);
+	if (!escape && ignored_name(item)) {
+		ignore(x, sub, strlen(sub), dtype == DT_DIR);
+		return 0;
+	}
+	have_st = fstatat(srcfd, item, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (why)
+		return bad_item_name(x, sub, have_st ? &st : NULL, escape, why);
+	if (!have_st && kept_type(item)) {
+		snprintf(buf, sizeof(buf), "cannot inspect it: %s",
+			 errstr(errno));
+		return skip_entry(x, norm, buf);
+	}
+	if (have_st && S_ISDIR(st.st_mode)) {
+		fd = openat(srcfd, item, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			    O_CLOEXEC);
+		if (fd < 0)
+			return cannot_list(x, sub, errno);
+		r = copy_tree(x, fd, sub);
+		close(fd);
+		return r;
+	}
+	if (!have_st || !kept_type(item)) {
+		ignore(x, norm, strlen(norm), 0);
+		return 0;
+	}
+	if (S_ISREG(st.st_mode))
+		return keep_path(x, srcfd, item, norm, &st);
+	/* never followed: a link to a source could point anywhere */
+	snprintf(buf, sizeof(buf), "%s (only regular files are taken)",
+		 mode_kind(st.st_mode));
+	return skip_entry(x, norm, buf);
+}
+
 /* Copy the folder srcfd (named rel, "" at the top) recursively; depth
- * is bounded by check_name. */
+ * is bounded by check_name, which turns deeper folders away. */
 static int copy_tree(struct xstate *x, int srcfd, const char *rel)
 {
-	DIR *d = NULL;
+	DIR *d;
 	struct dirent *de;
-	struct stat st;
-	char sub[MAX_NAME_BYTES + 1], norm[MAX_NAME_BYTES + 1];
-	char reason[128];
-	int fd = -1, dfd, ret = -1;
+	int dfd, ret;
 
 	dfd = dup(srcfd);
-	if (dfd < 0) {
-		fail(x->in, INTAKE_E_INTERNAL, "cannot dup: %s", errstr(errno));
-		goto out;
-	}
+	if (dfd < 0)
+		return fail(x->in, INTAKE_E_INTERNAL, "cannot dup: %s",
+			    errstr(errno));
 	d = fdopendir(dfd);
 	if (!d) {
+		ret = cannot_list(x, rel, errno);
 		close(dfd);
-		fail(x->in, INTAKE_E_OPEN, "cannot list '%s': %s",
-		     rel[0] ? rel : ".", errstr(errno));
-		goto out;
+		return ret;
 	}
 	for (;;) {
 		errno = 0;
 		de = readdir(d);
 		if (!de) {
-			if (errno)
-				fail(x->in, INTAKE_E_OPEN,
-				     "cannot list '%s': %s",
-				     rel[0] ? rel : ".", errstr(errno));
-			else
-				ret = 0;
+			ret = errno ? cannot_list(x, rel, errno) : 0;
 			break;
 		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (snprintf(sub, sizeof(sub), "%s%s%s", rel,
-			     rel[0] ? "/" : "", de->d_name) >=
-		    (int)sizeof(sub)) {
-			fail_entry(x->in, INTAKE_E_UNSAFE, de->d_name,
-				   "name too long");
+		ret = count_scanned(x);
+		if (ret == 0)
+			ret = take_item(x, srcfd, rel, de->d_name,
+					de->d_type);
+		if (ret < 0)
 			break;
-		}
-		if (count_entry(x, sub) < 0 ||
-		    check_name(x->in, sub, norm, sizeof(norm)) < 0)
-			break;
-		if (fstatat(srcfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			fail(x->in, INTAKE_E_OPEN, "cannot stat '%s': %s", sub,
-			     errstr(errno));
-			break;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			fd = openat(srcfd, de->d_name, O_RDONLY | O_DIRECTORY |
-				    O_NOFOLLOW | O_CLOEXEC);
-			if (fd < 0 || add_dir(x, norm, sub) < 0 ||
-			    copy_tree(x, fd, sub) < 0) {
-				if (fd < 0)
-					fail(x->in, INTAKE_E_OPEN,
-					     "cannot open '%s': %s", sub,
-					     errstr(errno));
-				break;
-			}
-		} else if (S_ISREG(st.st_mode)) {
-			int dst;
-
-			/* O_NONBLOCK: a FIFO swapped in after fstatat must
-			 * not hang us; fstat below catches the swap. */
-			fd = openat(srcfd, de->d_name, O_RDONLY | O_NOFOLLOW |
-				    O_NONBLOCK | O_CLOEXEC);
-			if (fd < 0 || fstat(fd, &st) < 0 ||
-			    !S_ISREG(st.st_mode)) {
-				fail(x->in, INTAKE_E_OPEN,
-				     "cannot open '%s': %s", sub,
-				     fd < 0 ? errstr(errno) :
-				     "changed while reading");
-				break;
-			}
-			dst = create_file(x, norm, sub);
-			if (dst < 0)
-				break;
-			if (copy_fd(x, fd, dst, sub) < 0) {
-				close(dst);
-				break;
-			}
-			close(dst);
-		} else {
-			snprintf(reason, sizeof(reason),
-				 "%s (only regular files and folders are "
-				 "accepted)", mode_kind(st.st_mode));
-			fail_entry(x->in, INTAKE_E_UNSAFE, sub, reason);
-			break;
-		}
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
 	}
-out:
-	if (fd >= 0)
-		close(fd);
-	if (d)
-		closedir(d);
+	closedir(d);
 	return ret;
 }
 
 static int copy_single(struct xstate *x, const char *path, int fd)
 {
-	const char *base = strrchr(path, '/');
-	char norm[MAX_NAME_BYTES + 1];
-	int dst, ret;
+	const char *base = strrchr(path, '/'), *why;
+	char norm[MAX_NAME_BYTES + 1], buf[256];
+	struct stat st;
+	int escape;
 
 	base = base ? base + 1 : path;
-	if (count_entry(x, base) < 0 ||
-	    check_name(x->in, base, norm, sizeof(norm)) < 0)
+	if (count_scanned(x) < 0)
 		return -1;
-	dst = create_file(x, norm, base);
-	if (dst < 0)
-		return -1;
-	ret = copy_fd(x, fd, dst, base);
-	close(dst);
-	return ret;
+	why = check_name(base, norm, sizeof(norm), &escape);
+	if (!why && fstat(fd, &st) == 0)
+		why = admit(x, norm, st.st_size > 0 ? (uint64_t)st.st_size : 0,
+			    buf, sizeof(buf));
+	if (why)
+		return skip_entry(x, base, why);
+	return keep_fd(x, fd, norm);
 }
 
-/* ---- the tree we own ---- */
+/* ---- opening and finding ---- */
 
 static int rm_cb(const char *p, const struct stat *sb, int flag,
 		 struct FTW *ftw)
@@ -765,13 +1203,6 @@ static void remove_tree(const char *dir)
 {
 	/* FTW_PHYS: never follow links, even though we create none. */
 	nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-
-	return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
 /* What the first bytes say: 1 archive, 0 unknown. */
@@ -791,50 +1222,31 @@ static int looks_like_archive(int fd)
 	return 0;
 }
 
-/* Descend through a chain of lone folders (see intake.h). */
+/* The deepest folder that holds every kept file (see intake.h). */
 static int find_root(struct intake *in)
 {
-	char *cur = strdup(in->dir), *next;
-	DIR *d;
-	struct dirent *de;
-	struct stat st;
-	char only[NAME_MAX + 1];
-	int depth, count, isdir;
+	const struct intake_index *ix = in->index;
+	const char *first = ix->nkept ? ix->kept[0] : "", *p;
+	const char *slash = strrchr(first, '/');
+	size_t i, len = slash ? (size_t)(slash - first) : 0;
+	int n;
 
-	if (!cur)
-		return -1;
-	for (depth = 0; depth < INTAKE_MAX_DEPTH; depth++) {
-		d = opendir(cur);
-		if (!d)
-			break;
-		count = 0;
-		isdir = 0;
-		for (;;) {
-			de = readdir(d);
-			if (!de)
-				break;
-			/* macOS zips carry __MACOSX/ and .DS_Store along */
-			if (de->d_name[0] == '.' ||
-			    !strcmp(de->d_name, "__MACOSX"))
-				continue;
-			count++;
-			snprintf(only, sizeof(only), "%s", de->d_name);
-			isdir = fstatat(dirfd(d), de->d_name, &st,
-					AT_SYMLINK_NOFOLLOW) == 0 &&
-				S_ISDIR(st.st_mode);
+	/* shorten first[0..len) to the folder that holds kept[i] too */
+	for (i = 1; i < ix->nkept && len; i++) {
+		p = ix->kept[i];
+		while (len && !(strncmp(p, first, len) == 0 && p[len] == '/')) {
+			do {
+				len--;
+			} while (len && first[len] != '/');
 		}
-		closedir(d);
-		if (count != 1 || !isdir)
-			break;
-		if (asprintf(&next, "%s/%s", cur, only) < 0) {
-			free(cur);
-			return -1;
-		}
-		free(cur);
-		cur = next;
 	}
-	in->root = cur;
-	return 0;
+	if (len)
+		n = asprintf(&in->root, "%s/%.*s", in->dir, (int)len, first);
+	else
+		n = asprintf(&in->root, "%s", in->dir);
+	if (n < 0)
+		in->root = NULL;
+	return n < 0 ? -1 : 0;
 }
 
 int intake_open(struct intake *in, const char *path,
@@ -842,12 +1254,13 @@ int intake_open(struct intake *in, const char *path,
 {
 	struct xstate x;
 	struct stat st;
-	char *tmpl = NULL;
+	char *tmpl = NULL, b[32];
 	int fd = -1, ret = -1;
 
 	memset(in, 0, sizeof(*in));
 	memset(&x, 0, sizeof(x));
 	x.in = in;
+	x.path = path;
 	x.rootfd = -1;
 	if (lim)
 		x.lim = *lim;
@@ -884,14 +1297,24 @@ int intake_open(struct intake *in, const char *path,
 		     path);
 		goto out;
 	}
-
-	x.buf = malloc(COPY_BUF);
-	if (asprintf(&tmpl, "%s/warpgrade-sub-XXXXXX", tmpdir) < 0) {
-		tmpl = NULL;
-		fail(in, INTAKE_E_INTERNAL, "out of memory");
+	/* Reading it all would pass the bound anyway: say so at once. */
+	if (in->kind == INTAKE_ARCHIVE &&
+	    (uint64_t)st.st_size > x.lim.max_scan_bytes) {
+		fail(in, INTAKE_E_LIMIT, "cannot read '%s': larger than %s "
+		     "(scan cap)", path,
+		     size_str(x.lim.max_scan_bytes, b, sizeof(b)));
 		goto out;
 	}
-	if (!x.buf) {
+
+	x.buf = malloc(COPY_BUF);
+	in->notes = calloc(NOTE_SLOTS, sizeof(*in->notes));
+	in->index = calloc(1, sizeof(*in->index));
+	if (in->index)
+		in->index->skip = calloc(MAX_SKIP_RECORDS,
+					 sizeof(*in->index->skip));
+	if (!x.buf || !in->notes || !in->index || !in->index->skip ||
+	    asprintf(&tmpl, "%s/warpgrade-sub-XXXXXX", tmpdir) < 0) {
+		tmpl = NULL;
 		fail(in, INTAKE_E_INTERNAL, "out of memory");
 		goto out;
 	}
@@ -912,14 +1335,17 @@ int intake_open(struct intake *in, const char *path,
 	if (in->kind == INTAKE_DIR)
 		ret = copy_tree(&x, fd, "");
 	else if (in->kind == INTAKE_ARCHIVE)
-		ret = extract_archive(&x, path, fd);
+		ret = extract_archive(&x, fd);
 	else
 		ret = copy_single(&x, path, fd);
 	if (ret < 0)
 		goto out;
+	ret = -1;
 	in->bytes = x.total;
+	if (summary_notes(&x) < 0)
+		goto out;
 	if (find_root(in) < 0) {
-		ret = fail(in, INTAKE_E_INTERNAL, "out of memory");
+		fail(in, INTAKE_E_INTERNAL, "out of memory");
 		goto out;
 	}
 	in->status = INTAKE_OK;
@@ -931,9 +1357,7 @@ out:
 		close(x.rootfd);
 	if (fd >= 0)
 		close(fd);
-	while (x.nnames)
-		free(x.names[--x.nnames]);
-	free(x.names);
+	free(x.stopped);
 	free(x.buf);
 	free(tmpl);
 	if (ret < 0) {
@@ -949,15 +1373,41 @@ out:
 	return ret;
 }
 
+/* The kept files named `name` at the least depth: the first in *a, a
+ * second one at that same depth in *b (NULL when there is none). */
+static void shallowest(const struct intake_index *ix, const char *name,
+		       const char **a, const char **b)
+{
+	size_t i, d, best = SIZE_MAX;
+
+	*a = *b = NULL;
+	for (i = 0; i < ix->nkept; i++) {
+		if (strcmp(base_of(ix->kept[i]), name))
+			continue;
+		d = depth_of(ix->kept[i]);
+		if (d < best) {
+			best = d;
+			*a = ix->kept[i];
+			*b = NULL;
+		} else if (d == best && !*b) {
+			*b = ix->kept[i];
+		}
+	}
+}
+
 int intake_find(const struct intake *in, const char *filename, char *out,
 		size_t outlen)
 {
+	const char *a, *b;
 	struct stat st;
 	int n;
 
-	if (!in->root || strchr(filename, '/'))
+	if (!in->index || !filename[0] || strchr(filename, '/'))
 		return 1;
-	n = snprintf(out, outlen, "%s/%s", in->root, filename);
+	shallowest(in->index, filename, &a, &b);
+	if (!a || b)
+		return 1;
+	n = snprintf(out, outlen, "%s/%s", in->dir, a);
 	if (n < 0 || (size_t)n >= outlen)
 		return -1;
 	if (lstat(out, &st) < 0 || !S_ISREG(st.st_mode))
@@ -965,11 +1415,138 @@ int intake_find(const struct intake *in, const char *filename, char *out,
 	return 0;
 }
 
+/* Lowercase letters and digits of s[0..n), the rest dropped, so that
+ * "HW3 Aos-To_SoA" and "hw3aostosoa" compare equal. */
+static void squash(const char *s, size_t n, char *out, size_t outlen)
+{
+	size_t o = 0;
+	unsigned char c;
+
+	for (; n && *s && o + 1 < outlen; s++, n--) {
+		c = (unsigned char)*s;
+		if (c >= 'A' && c <= 'Z')
+			out[o++] = (char)(c - 'A' + 'a');
+		else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+			 c >= 0x80)
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+}
+
+static size_t stem_len(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot && dot != name ? (size_t)(dot - name) : strlen(name);
+}
+
+/*
+ * How much a kept file named base looks like want, lower is better:
+ * 0 the same but for case, 1 a longer name with the same extension,
+ * 2 another CUDA extension, -1 not at all.
+ */
+static int resemblance(const char *base, const char *want)
+{
+	char a[NAME_MAX + 1], w[NAME_MAX + 1];
+	size_t sb = stem_len(base), sw = stem_len(want);
+
+	if (!strcasecmp(base, want))
+		return 0;
+	squash(want, sw, w, sizeof(w));
+	if (strlen(w) < 3)
+		return -1;	/* too short to say anything */
+	squash(base, sb, a, sizeof(a));
+	if (!strstr(a, w))
+		return -1;
+	return strcasecmp(base + sb, want + sw) ? 2 : 1;
+}
+
+int intake_near_miss(const struct intake *in, const char *filename,
+		     char *out, size_t outlen)
+{
+	const struct intake_index *ix = in->index;
+	const char *a, *b, *best = NULL;
+	char e1[200], e2[200];
+	size_t i, dist, best_dist = SIZE_MAX, blen;
+	int cls, best_cls = 3;
+
+	if (outlen)
+		out[0] = '\0';
+	if (!ix || !outlen || !filename[0] || strchr(filename, '/'))
+		return 0;
+	shallowest(ix, filename, &a, &b);
+	if (a && !b)
+		return 0;
+	if (a) {
+		intake_escape_name(a, e1, sizeof(e1));
+		intake_escape_name(b, e2, sizeof(e2));
+		snprintf(out, outlen, "'%s' is ambiguous: found '%s' and '%s' "
+			 "at the same depth; keep only one", filename, e1, e2);
+		return 1;
+	}
+	for (i = 0; i < ix->nskip; i++) {
+		if (strcmp(base_of(ix->skip[i].name), filename))
+			continue;
+		intake_escape_name(ix->skip[i].name, e1, sizeof(e1));
+		snprintf(out, outlen, "'%s' was not used: %s", e1,
+			 ix->skip[i].why);
+		return 1;
+	}
+	blen = strlen(filename);
+	for (i = 0; i < ix->nkept; i++) {
+		a = base_of(ix->kept[i]);
+		cls = resemblance(a, filename);
+		if (cls < 0)
+			continue;
+		dist = strlen(a) > blen ? strlen(a) - blen : blen - strlen(a);
+		/* the closest kind, then the closest length, then the
+		 * shallowest, then the first */
+		if (cls < best_cls || (cls == best_cls && (dist < best_dist ||
+		    (dist == best_dist &&
+		     depth_of(ix->kept[i]) < depth_of(best))))) {
+			best = ix->kept[i];
+			best_cls = cls;
+			best_dist = dist;
+		}
+	}
+	if (!best)
+		return 0;
+	intake_escape_name(best, e1, sizeof(e1));
+	if (best_cls == 0)
+		snprintf(out, outlen, "found '%s' (names are case-sensitive): "
+			 "rename it to %s", e1, filename);
+	else if (best_cls == 1)
+		snprintf(out, outlen, "found '%s': rename it to %s", e1,
+			 filename);
+	else
+		snprintf(out, outlen, "found '%s' (%s): the exercise file "
+			 "must be %s", e1, ends_with(best, ".cu") ?
+			 "another extension" : "a header", filename);
+	return 1;
+}
+
 void intake_release(struct intake *in)
 {
+	struct intake_index *ix = in->index;
+	size_t i;
+
 	if (in->dir)
 		remove_tree(in->dir);
 	free(in->dir);
 	free(in->root);
+	for (i = 0; i < in->nnotes; i++)
+		free(in->notes[i]);
+	free(in->notes);
+	if (ix) {
+		for (i = 0; i < ix->nkept; i++)
+			free(ix->kept[i]);
+		free(ix->kept);
+		for (i = 0; i < ix->nskip; i++) {
+			free(ix->skip[i].name);
+			free(ix->skip[i].why);
+		}
+		free(ix->skip);
+		free(ix);
+	}
 	memset(in, 0, sizeof(*in));
 }

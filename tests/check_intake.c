@@ -2,9 +2,10 @@
  * Check tests for grader/intake: the hostile-archive corpus
  * (generated at test time by tests/archives/make-hostile-archives into a
  * temporary directory, never into the repository), directory and single
- * file input, the caps, and the promise that nothing is ever written
- * outside the extraction directory (a sentinel folder next to it must stay
- * empty).
+ * file input, junk that is ignored, entries that are skipped with a note,
+ * the caps and scan bounds, finding the exercise files and the hints for
+ * near misses, and the promise that nothing is ever written outside the
+ * extraction directory (a sentinel folder next to it must stay empty).
  */
 #include "intake.h"
 
@@ -88,6 +89,21 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
+/* A file of `size` bytes of source-like text. */
+static void write_sized(const char *path, size_t size)
+{
+	static const char line[] = "float t[] = { 1.0f, 2.0f, 3.0f };\n";
+	FILE *f = fopen(path, "w");
+	size_t n;
+
+	ck_assert_msg(f != NULL, "cannot create '%s'", path);
+	for (n = 0; n + sizeof(line) - 1 <= size; n += sizeof(line) - 1)
+		fputs(line, f);
+	for (; n < size; n++)
+		fputc('\n', f);
+	fclose(f);
+}
+
 static const char *status_name(int s)
 {
 	switch (s) {
@@ -112,6 +128,32 @@ static void assert_nothing_outside(void)
 			 0);
 }
 
+/* The first note that contains text, or NULL. */
+static const char *find_note(const struct intake *in, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < in->nnotes; i++)
+		if (strstr(in->notes[i], text))
+			return in->notes[i];
+	return NULL;
+}
+
+static void assert_notes_one_line(const struct intake *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nnotes; i++)
+		ck_assert_msg(in->notes[i][0] && !strchr(in->notes[i], '\n'),
+			      "note %zu is not one line: '%s'", i,
+			      in->notes[i]);
+}
+
+static void corpus_file(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", corpus, name);
+}
+
 /* ---- the corpus ---- */
 
 START_TEST(test_hostile_archive)
@@ -130,13 +172,21 @@ START_TEST(test_hostile_archive)
 	rc = intake_open(&in, path, &lim, extract);
 	dt = now() - t0;
 	ck_assert_msg(dt < 5.0, "%s: intake took %.1f s", c->name, dt);
-	if (strcmp(c->fate, "accept") == 0) {
+	if (strcmp(c->fate, "reject") != 0) {
 		ck_assert_msg(rc == 0, "%s: rejected: %s", c->name, in.error);
 		ck_assert_int_eq(in.status, INTAKE_OK);
 		ck_assert_int_eq(in.kind, INTAKE_ARCHIVE);
 		ck_assert_ptr_nonnull(in.dir);
 		ck_assert_ptr_nonnull(in.root);
 		ck_assert(strncmp(in.dir, extract, strlen(extract)) == 0);
+		assert_notes_one_line(&in);
+		/* a '..' entry extracted there would sit in extract/ */
+		ck_assert_int_eq(count_dir(extract), 1);
+	}
+	if (strcmp(c->fate, "note") == 0) {
+		ck_assert_msg(find_note(&in, c->text) != NULL,
+			      "%s: no note contains '%s'", c->name, c->text);
+	} else if (strcmp(c->fate, "accept") == 0) {
 		if (strcmp(c->text, ".") == 0) {
 			ck_assert_str_eq(in.root, in.dir);
 		} else {
@@ -152,6 +202,7 @@ START_TEST(test_hostile_archive)
 			      c->name);
 		ck_assert_ptr_null(in.dir);
 		ck_assert_ptr_null(in.root);
+		ck_assert_ptr_null(in.notes);
 		ck_assert_msg(in.error[0] != '\0', "%s: no message", c->name);
 		ck_assert_msg(strchr(in.error, '\n') == NULL,
 			      "%s: message is not one line", c->name);
@@ -206,31 +257,42 @@ START_TEST(test_extracted_content)
 }
 END_TEST
 
+/* The caps cost files, never the submission (plain.tar: four files of
+ * 27 bytes). */
 START_TEST(test_small_caps)
 {
 	struct intake in;
 	struct intake_limits lim;
 	char path[PATH_MAX * 2];
 
-	snprintf(path, sizeof(path), "%s/plain.tar", corpus);
+	corpus_file(path, sizeof(path), "plain.tar");
 	intake_limits_default(&lim);
 	lim.max_entries = 3;
-	ck_assert_int_eq(intake_open(&in, path, &lim, extract), -1);
-	ck_assert_int_eq(in.status, INTAKE_E_LIMIT);
-	ck_assert_ptr_nonnull(strstr(in.error, "entry cap"));
+	ck_assert_int_eq(intake_open(&in, path, &lim, extract), 0);
+	ck_assert_uint_eq(in.files, 3);
+	ck_assert_uint_eq(in.skipped, 1);
+	ck_assert_uint_eq(in.nnotes, 1);
+	ck_assert_str_eq(in.notes[0], "skipped 'dynamic_reverse.cu': more "
+			 "than 3 files (entry cap)");
 	intake_release(&in);
 
 	intake_limits_default(&lim);
 	lim.max_file_bytes = 10;
-	ck_assert_int_eq(intake_open(&in, path, &lim, extract), -1);
-	ck_assert_ptr_nonnull(strstr(in.error, "file cap"));
-	ck_assert_ptr_nonnull(strstr(in.error, "10 bytes"));
+	ck_assert_int_eq(intake_open(&in, path, &lim, extract), 0);
+	ck_assert_uint_eq(in.files, 0);
+	ck_assert_uint_eq(in.nnotes, 4);
+	ck_assert_str_eq(in.notes[0], "skipped 'coalesced_transpose.cu': "
+			 "larger than 10 bytes (file cap)");
 	intake_release(&in);
 
 	intake_limits_default(&lim);
 	lim.max_total_bytes = 60;
-	ck_assert_int_eq(intake_open(&in, path, &lim, extract), -1);
-	ck_assert_ptr_nonnull(strstr(in.error, "total cap"));
+	ck_assert_int_eq(intake_open(&in, path, &lim, extract), 0);
+	ck_assert_uint_eq(in.files, 2);
+	ck_assert_uint_eq(in.bytes, 54);
+	ck_assert_uint_eq(in.skipped, 2);
+	ck_assert_ptr_nonnull(find_note(&in, "past 60 bytes in all (total "
+					"cap)"));
 	intake_release(&in);
 	assert_nothing_outside();
 }
@@ -279,13 +341,20 @@ START_TEST(test_dir_input)
 	make_src();
 	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
 	ck_assert_int_eq(in.kind, INTAKE_DIR);
-	ck_assert_int_eq(in.files, 2);
+	ck_assert_int_eq(in.files, 1);
 	ck_assert_int_eq(intake_find(&in, "padded_tile.cu", found,
 				     sizeof(found)), 0);
 	/* a copy, not the original */
 	ck_assert(strncmp(found, extract, strlen(extract)) == 0);
 	ck_assert_int_eq(stat(in.root, &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0755);
+	/* the text file is ignored, and its folder is not made */
+	ck_assert_uint_eq(in.ignored, 1);
+	ck_assert_uint_eq(in.nnotes, 1);
+	ck_assert_str_eq(in.notes[0], "ignored 1 entry that is not a CUDA "
+			 "source or header ('hw/notes/readme.txt')");
+	snprintf(found, sizeof(found), "%s/notes", in.root);
+	ck_assert_int_ne(access(found, F_OK), 0);
 	intake_release(&in);
 	assert_nothing_outside();
 }
@@ -294,23 +363,41 @@ END_TEST
 START_TEST(test_dir_symlink)
 {
 	struct intake in;
-	char p[PATH_MAX * 2];
+	char p[PATH_MAX * 2], q[PATH_MAX * 2];
+	const char *note;
 
+	/* a link with a source's name: skipped, noted, not followed */
 	make_src();
 	snprintf(p, sizeof(p), "%s/hw/link.cu", src);
 	ck_assert_int_eq(symlink("/etc/passwd", p), 0);
-	ck_assert_int_eq(intake_open(&in, src, NULL, extract), -1);
-	ck_assert_int_eq(in.status, INTAKE_E_UNSAFE);
-	ck_assert_msg(strstr(in.error, "hw/link.cu") &&
-		      strstr(in.error, "symbolic link"), "%s", in.error);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 1);
+	note = find_note(&in, "'hw/link.cu'");
+	ck_assert_msg(note && !strcmp(note, "skipped 'hw/link.cu': symbolic "
+				      "link (only regular files are taken)"),
+		      "%s", note ? note : "(no note)");
+	ck_assert_int_eq(intake_find(&in, "link.cu", q, sizeof(q)), 1);
+	snprintf(q, sizeof(q), "%s/link.cu", in.root);
+	ck_assert_int_ne(access(q, F_OK), 0);
 	intake_release(&in);
 
+	/* a link posing as a folder full of sources: not entered */
 	make_src();
-	snprintf(p, sizeof(p), "%s/hw/escape", src);
-	ck_assert_int_eq(symlink(sentinel, p), 0);
-	ck_assert_int_eq(intake_open(&in, src, NULL, extract), -1);
-	ck_assert_ptr_nonnull(strstr(in.error, "symbolic link"));
+	snprintf(p, sizeof(p), "%s/outside", top);
+	rm_rf(p);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(q, sizeof(q), "%s/outside/secret.cu", top);
+	write_file(q, "// not part of the submission\n");
+	snprintf(q, sizeof(q), "%s/hw/lib", src);
+	ck_assert_int_eq(symlink(p, q), 0);
+	snprintf(q, sizeof(q), "%s/hw/escape", src);
+	ck_assert_int_eq(symlink(sentinel, q), 0);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 1);
+	ck_assert_uint_eq(in.ignored, 3);	/* readme, lib, escape */
+	ck_assert_int_eq(intake_find(&in, "secret.cu", q, sizeof(q)), 1);
 	intake_release(&in);
+	rm_rf(p);
 	assert_nothing_outside();
 }
 END_TEST
@@ -322,34 +409,38 @@ START_TEST(test_dir_specials)
 	char p[PATH_MAX * 2];
 	int s;
 
+	/* with a source's name: noted; without: ignored, never opened */
 	make_src();
+	snprintf(p, sizeof(p), "%s/hw/pipe.cu", src);
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
 	snprintf(p, sizeof(p), "%s/hw/pipe", src);
 	ck_assert_int_eq(mkfifo(p, 0644), 0);
-	ck_assert_int_eq(intake_open(&in, src, NULL, extract), -1);
-	ck_assert_msg(strstr(in.error, "hw/pipe") &&
-		      strstr(in.error, "FIFO"), "%s", in.error);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 1);
+	ck_assert_uint_eq(in.ignored, 2);
+	ck_assert_ptr_nonnull(find_note(&in, "skipped 'hw/pipe.cu': FIFO"));
 	intake_release(&in);
 
 	make_src();
 	s = socket(AF_UNIX, SOCK_STREAM, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
-	snprintf(p, sizeof(p), "%s/hw/sock", src);
+	snprintf(p, sizeof(p), "%s/hw/sock.cu", src);
 	if (strlen(p) < sizeof(sa.sun_path) &&
 	    memcpy(sa.sun_path, p, strlen(p) + 1) &&
 	    bind(s, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		ck_assert_int_eq(intake_open(&in, src, NULL, extract), -1);
-		ck_assert_msg(strstr(in.error, "socket"), "%s", in.error);
+		ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+		ck_assert_ptr_nonnull(find_note(&in, "'hw/sock.cu': socket"));
 		intake_release(&in);
 	}
 	close(s);
 
 	make_src();
-	snprintf(p, sizeof(p), "%s/hw/null", src);
+	snprintf(p, sizeof(p), "%s/hw/null.cu", src);
 	if (mknod(p, S_IFCHR | 0644, makedev(1, 3)) == 0) {
-		ck_assert_int_eq(intake_open(&in, src, NULL, extract), -1);
-		ck_assert_msg(strstr(in.error, "character device"), "%s",
-			      in.error);
+		ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+		ck_assert_ptr_nonnull(find_note(&in, "'hw/null.cu': character "
+						"device"));
 		intake_release(&in);
 	}
 	assert_nothing_outside();
@@ -370,13 +461,18 @@ START_TEST(test_dir_caps)
 	}
 	intake_limits_default(&lim);
 	lim.max_entries = 10;
-	ck_assert_int_eq(intake_open(&in, src, &lim, extract), -1);
-	ck_assert_int_eq(in.status, INTAKE_E_LIMIT);
+	ck_assert_int_eq(intake_open(&in, src, &lim, extract), 0);
+	ck_assert_uint_eq(in.files, 10);
+	ck_assert_uint_eq(in.skipped, 11);
+	ck_assert_ptr_nonnull(find_note(&in, "more than 10 files (entry "
+					"cap)"));
 	intake_release(&in);
 	lim.max_entries = 256;
 	lim.max_file_bytes = 4;
-	ck_assert_int_eq(intake_open(&in, src, &lim, extract), -1);
-	ck_assert_ptr_nonnull(strstr(in.error, "file cap"));
+	ck_assert_int_eq(intake_open(&in, src, &lim, extract), 0);
+	ck_assert_uint_eq(in.files, 20);
+	ck_assert_ptr_nonnull(find_note(&in, "skipped 'hw/padded_tile.cu': "
+					"larger than 4 bytes (file cap)"));
 	intake_release(&in);
 	assert_nothing_outside();
 }
@@ -395,6 +491,17 @@ START_TEST(test_single_file)
 	ck_assert_int_eq(intake_find(&in, "padded_tile.cu", found,
 				     sizeof(found)), 0);
 	ck_assert_str_ne(found, p);
+	intake_release(&in);
+
+	/* too big: usable, but nothing kept, and the hint says why */
+	snprintf(p, sizeof(p), "%s/aos_to_soa.cu", top);
+	write_sized(p, 2 << 20);
+	ck_assert_int_eq(intake_open(&in, p, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 0);
+	ck_assert_int_eq(intake_near_miss(&in, "aos_to_soa.cu", found,
+					  sizeof(found)), 1);
+	ck_assert_str_eq(found, "'aos_to_soa.cu' was not used: larger than "
+			 "1 MiB (file cap)");
 	intake_release(&in);
 
 	snprintf(p, sizeof(p), "%s/notes.txt", top);
@@ -421,6 +528,511 @@ START_TEST(test_bad_tmpdir)
 	ck_assert_int_eq(intake_open(&in, p, NULL, "/nonexistent/dir"), -1);
 	ck_assert_int_eq(in.status, INTAKE_E_INTERNAL);
 	intake_release(&in);
+}
+END_TEST
+
+/* ---- junk is ignored ---- */
+
+static const char *const exercise_files[] = {
+	"coalesced_transpose.cu", "padded_tile.cu", "aos_to_soa.cu",
+	"dynamic_reverse.cu", NULL
+};
+
+/*
+ * A fresh src/ holding the given files (NULL-terminated; parent folders
+ * made as needed), each "// x\n" unless listed in big, which get 2 MiB.
+ */
+static void make_tree(const char *const *files, const char *const *big)
+{
+	char p[PATH_MAX * 2];
+	const char *const *f, *const *b;
+	char *slash;
+	int large;
+
+	snprintf(src, sizeof(src), "%s/src", top);
+	rm_rf(src);
+	ck_assert_int_eq(mkdir(src, 0755), 0);
+	for (f = files; *f; f++) {
+		snprintf(p, sizeof(p), "%s/%s", src, *f);
+		for (slash = strchr(p + strlen(src) + 1, '/'); slash;
+		     slash = strchr(slash + 1, '/')) {
+			*slash = '\0';
+			ck_assert(mkdir(p, 0755) == 0 || errno == EEXIST);
+			*slash = '/';
+		}
+		large = 0;
+		for (b = big; b && *b; b++)
+			large |= !strcmp(*b, *f);
+		if (large)
+			write_sized(p, 2 << 20);
+		else
+			write_file(p, "// x\n");
+	}
+}
+
+static void assert_exercises_found(const struct intake *in)
+{
+	char found[PATH_MAX * 2];
+	const char *const *f;
+
+	for (f = exercise_files; *f; f++)
+		ck_assert_msg(intake_find(in, *f, found, sizeof(found)) == 0,
+			      "%s not found", *f);
+}
+
+/* .git/ with 1,000 objects: not even entered (the scan bound here is
+ * far below what walking it would take). */
+START_TEST(test_dir_git)
+{
+	struct intake in;
+	struct intake_limits lim;
+	char p[PATH_MAX * 2];
+	int i, j;
+
+	make_tree(exercise_files, NULL);
+	snprintf(p, sizeof(p), "%s/.git", src);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/.git/HEAD", src);
+	write_file(p, "ref: refs/heads/main\n");
+	snprintf(p, sizeof(p), "%s/.git/objects", src);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	for (i = 0; i < 10; i++) {
+		snprintf(p, sizeof(p), "%s/.git/objects/%02x", src, i);
+		ck_assert_int_eq(mkdir(p, 0755), 0);
+		for (j = 0; j < 100; j++) {
+			snprintf(p, sizeof(p), "%s/.git/objects/%02x/"
+				 "%038x.h", src, i, j);
+			write_file(p, "blob\n");
+		}
+	}
+	intake_limits_default(&lim);
+	lim.max_scan_entries = 64;
+	ck_assert_int_eq(intake_open(&in, src, &lim, extract), 0);
+	ck_assert_uint_eq(in.files, 4);
+	ck_assert_uint_eq(in.ignored, 1);
+	ck_assert_uint_eq(in.skipped, 0);
+	ck_assert_uint_eq(in.nnotes, 1);
+	ck_assert_str_eq(in.notes[0], "ignored 1 entry that is not a CUDA "
+			 "source or header ('.git/')");
+	ck_assert_str_eq(in.root, in.dir);
+	assert_exercises_found(&in);
+	snprintf(p, sizeof(p), "%s/.git", in.dir);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+/* A folder too deep to enter (d9/, the ninth component): noted by
+ * name, not passed off as junk. */
+START_TEST(test_dir_too_deep)
+{
+	static const char *const files[] = {
+		"coalesced_transpose.cu", "padded_tile.cu", "aos_to_soa.cu",
+		"dynamic_reverse.cu", "d1/d2/d3/d4/d5/d6/d7/d8/d9/x.cu",
+		"d1/d2/d3/d4/d5/d6/d7/ok.cu", NULL
+	};
+	struct intake in;
+	char p[PATH_MAX * 2];
+
+	make_tree(files, NULL);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 5);
+	ck_assert_uint_eq(in.skipped, 1);
+	ck_assert_uint_eq(in.ignored, 0);
+	ck_assert_uint_eq(in.nnotes, 1);
+	ck_assert_str_eq(in.notes[0], "skipped 'd1/d2/d3/d4/d5/d6/d7/d8/d9/': "
+			 "nested too deeply");
+	ck_assert_int_eq(intake_find(&in, "ok.cu", p, sizeof(p)), 0);
+	ck_assert_int_eq(intake_find(&in, "x.cu", p, sizeof(p)), 1);
+	assert_exercises_found(&in);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+/* A compiled test binary and a profile beside the sources. */
+START_TEST(test_dir_stray_binary)
+{
+	static const char *const files[] = {
+		"coalesced_transpose.cu", "padded_tile.cu", "aos_to_soa.cu",
+		"dynamic_reverse.cu", "a.out", "hw3.ncu-rep", NULL
+	};
+	struct intake in;
+	char p[PATH_MAX * 2];
+
+	make_tree(files, NULL);
+	snprintf(p, sizeof(p), "%s/a.out", src);
+	ck_assert_int_eq(truncate(p, 5 << 20), 0);
+	snprintf(p, sizeof(p), "%s/hw3.ncu-rep", src);
+	write_sized(p, 3 << 20);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 4);
+	ck_assert_uint_eq(in.bytes, 4 * strlen("// x\n"));
+	ck_assert_uint_eq(in.ignored, 2);
+	ck_assert_uint_eq(in.nnotes, 1);
+	ck_assert_ptr_nonnull(strstr(in.notes[0], "ignored 2 entries that "
+				     "are not CUDA sources or headers ("));
+	ck_assert_ptr_nonnull(strstr(in.notes[0], "'a.out'"));
+	ck_assert_ptr_nonnull(strstr(in.notes[0], "'hw3.ncu-rep'"));
+	assert_exercises_found(&in);
+	snprintf(p, sizeof(p), "%s/a.out", in.dir);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+START_TEST(test_zip_macosx)
+{
+	struct intake in;
+	char p[PATH_MAX * 2];
+
+	corpus_file(p, sizeof(p), "nested-folder.zip");
+	ck_assert_int_eq(intake_open(&in, p, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 4);
+	ck_assert_uint_eq(in.skipped, 0);
+	ck_assert_uint_eq(in.ignored, 4);
+	ck_assert_str_eq(in.notes[0], "ignored 4 entries that are not CUDA "
+			 "sources or headers ('__MACOSX/', 'hw3/.DS_Store')");
+	ck_assert_str_eq(strrchr(in.root, '/'), "/hw3");
+	assert_exercises_found(&in);
+	snprintf(p, sizeof(p), "%s/__MACOSX", in.dir);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	snprintf(p, sizeof(p), "%s/.DS_Store", in.root);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	intake_release(&in);
+
+	corpus_file(p, sizeof(p), "junk-beside.zip");
+	ck_assert_int_eq(intake_open(&in, p, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 4);
+	ck_assert_uint_eq(in.nnotes, 1);
+	ck_assert_str_eq(in.notes[0], "ignored 11 entries that are not CUDA "
+			 "sources or headers ('.git/', '.vscode/', 'a.out', "
+			 "...)");
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+/* ---- skipped entries are noted ---- */
+
+START_TEST(test_dotdot_beside)
+{
+	struct intake in;
+	char p[PATH_MAX * 2];
+
+	corpus_file(p, sizeof(p), "dotdot-beside.tar");
+	ck_assert_int_eq(intake_open(&in, p, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 4);
+	ck_assert_uint_eq(in.nnotes, 1);
+	ck_assert_str_eq(in.notes[0], "skipped '../evil.cu': path contains "
+			 "a '..' component");
+	snprintf(p, sizeof(p), "%s/evil.cu", extract);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	assert_exercises_found(&in);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+START_TEST(test_over_cap_kept_type)
+{
+	static const char *const files[] = {
+		"coalesced_transpose.cu", "padded_tile.cu", "aos_to_soa.cu",
+		"dynamic_reverse.cu", "big_table.h", NULL
+	};
+	static const char *const big[] = { "big_table.h", NULL };
+	struct intake in;
+	char p[PATH_MAX * 2];
+
+	corpus_file(p, sizeof(p), "big-header-beside.tar.gz");
+	ck_assert_int_eq(intake_open(&in, p, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 4);
+	ck_assert_uint_eq(in.nnotes, 1);
+	ck_assert_str_eq(in.notes[0], "skipped 'big_table.h': larger than "
+			 "1 MiB (file cap)");
+	ck_assert_int_eq(intake_find(&in, "big_table.h", p, sizeof(p)), 1);
+	assert_exercises_found(&in);
+	intake_release(&in);
+
+	make_tree(files, big);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 4);
+	ck_assert_uint_eq(in.nnotes, 1);
+	ck_assert_str_eq(in.notes[0], "skipped 'big_table.h': larger than "
+			 "1 MiB (file cap)");
+	assert_exercises_found(&in);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+/* 100,000 empty .cu files: 256 kept, 50 notes, then one for the rest. */
+START_TEST(test_notes_capped)
+{
+	struct intake in;
+	char p[PATH_MAX * 2];
+
+	corpus_file(p, sizeof(p), "many-entries.tar.gz");
+	ck_assert_int_eq(intake_open(&in, p, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 256);
+	ck_assert_uint_eq(in.skipped, 100000 - 256);
+	ck_assert_uint_eq(in.nnotes, INTAKE_MAX_NOTES + 1);
+	ck_assert_str_eq(in.notes[0], "skipped 'e000256.cu': more than 256 "
+			 "files (entry cap)");
+	ck_assert_str_eq(in.notes[INTAKE_MAX_NOTES], "and 99,694 more "
+			 "skipped entries (not listed)");
+	assert_notes_one_line(&in);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+/* Damage after some files: they are kept, the note says where. */
+START_TEST(test_damaged_after_kept)
+{
+	struct intake in;
+	char p[PATH_MAX * 2];
+
+	corpus_file(p, sizeof(p), "truncated.zip");
+	ck_assert_int_eq(intake_open(&in, p, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 2);
+	ck_assert_uint_eq(in.nnotes, 1);
+	ck_assert_ptr_nonnull(strstr(in.notes[0], "stopped at entry 3 "
+				     "('r2.cu'): truncated or corrupt"));
+	ck_assert_int_eq(intake_find(&in, "r2.cu", p, sizeof(p)), 1);
+	ck_assert_int_eq(intake_find(&in, "r1.cu", p, sizeof(p)), 0);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+/* ---- scan bounds ---- */
+
+/* name from the corpus is unusable within 3 s, for a reason with text. */
+static void expect_bounded(const char *name, const struct intake_limits *lim,
+			   const char *text)
+{
+	struct intake in;
+	char p[PATH_MAX * 2];
+	double t0, dt;
+
+	corpus_file(p, sizeof(p), name);
+	t0 = now();
+	ck_assert_int_eq(intake_open(&in, p, lim, extract), -1);
+	dt = now() - t0;
+	ck_assert_msg(dt < 3.0, "%s: took %.1f s", name, dt);
+	ck_assert_int_eq(in.status, INTAKE_E_LIMIT);
+	ck_assert_msg(strstr(in.error, text), "%s: '%s' lacks '%s'", name,
+		      in.error, text);
+	ck_assert_ptr_null(in.dir);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+
+/* One 2 GiB junk file in 2 MB: refused by its declared size. */
+START_TEST(test_junk_bomb)
+{
+	expect_bounded("junk-bomb.tar.gz", NULL,
+		       "stopped at entry 'core': more than 256 MiB to read "
+		       "(scan cap)");
+}
+END_TEST
+
+/* 64 MiB of junk zeros after the sources: the ratio counts it. */
+START_TEST(test_junk_bomb_many)
+{
+	expect_bounded("junk-bomb-many.tar.gz", NULL, "ratio cap");
+}
+END_TEST
+
+/* A streamed zip entry of unknown length inside gzip: drained under
+ * the bounds instead of being inflated whole by a skip. */
+START_TEST(test_junk_bomb_stream)
+{
+	expect_bounded("junk-bomb-stream.tgz", NULL,
+		       "stopped at entry 'core.bin': expands more than 200 "
+		       "times (ratio cap");
+}
+END_TEST
+
+START_TEST(test_many_junk_entries)
+{
+	struct intake_limits lim;
+
+	expect_bounded("many-junk.tar.gz", NULL,
+		       "more than 100,000 entries (scan cap)");
+	/* an archive file bigger than the byte bound is not read at all */
+	intake_limits_default(&lim);
+	lim.max_scan_bytes = 1 << 20;
+	expect_bounded("many-junk.tar.gz", &lim,
+		       "larger than 1 MiB (scan cap)");
+}
+END_TEST
+
+/* ---- finding the exercise files ---- */
+
+START_TEST(test_find_subfolder)
+{
+	static const char *const files[] = {
+		"README.md", "src/aos_to_soa.cu", "src/padded_tile.cu", NULL
+	};
+	struct intake in;
+	char found[PATH_MAX * 2], want[PATH_MAX * 2];
+
+	make_tree(files, NULL);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	ck_assert_str_eq(strrchr(in.root, '/'), "/src");
+	ck_assert_int_eq(intake_find(&in, "aos_to_soa.cu", found,
+				     sizeof(found)), 0);
+	snprintf(want, sizeof(want), "%s/aos_to_soa.cu", in.root);
+	ck_assert_str_eq(found, want);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+/* Not in the root: anywhere in the kept tree, the shallowest wins. */
+START_TEST(test_find_in_tree)
+{
+	static const char *const files[] = {
+		"Makefile", "src/aos_to_soa.cu", "tests/test_main.cu",
+		"a/old/padded_tile.cu", "b/padded_tile.cu", NULL
+	};
+	struct intake in;
+	char found[PATH_MAX * 2], want[PATH_MAX * 2];
+
+	make_tree(files, NULL);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	ck_assert_str_eq(in.root, in.dir);
+	ck_assert_int_eq(intake_find(&in, "aos_to_soa.cu", found,
+				     sizeof(found)), 0);
+	snprintf(want, sizeof(want), "%s/src/aos_to_soa.cu", in.dir);
+	ck_assert_str_eq(found, want);
+	ck_assert_int_eq(intake_find(&in, "padded_tile.cu", found,
+				     sizeof(found)), 0);
+	snprintf(want, sizeof(want), "%s/b/padded_tile.cu", in.dir);
+	ck_assert_str_eq(found, want);
+	ck_assert_int_eq(intake_near_miss(&in, "padded_tile.cu", found,
+					  sizeof(found)), 0);
+	ck_assert_str_eq(found, "");
+	ck_assert_int_eq(intake_find(&in, "src/aos_to_soa.cu", found,
+				     sizeof(found)), 1);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+START_TEST(test_find_ambiguous)
+{
+	static const char *const files[] = {
+		"v1/aos_to_soa.cu", "v2/aos_to_soa.cu", "v1/padded_tile.cu",
+		NULL
+	};
+	struct intake in;
+	char found[PATH_MAX * 2], hint[512];
+
+	make_tree(files, NULL);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	ck_assert_int_eq(intake_find(&in, "aos_to_soa.cu", found,
+				     sizeof(found)), 1);
+	ck_assert_int_eq(intake_find(&in, "padded_tile.cu", found,
+				     sizeof(found)), 0);
+	ck_assert_int_eq(intake_near_miss(&in, "aos_to_soa.cu", hint,
+					  sizeof(hint)), 1);
+	ck_assert_msg(strstr(hint, "'aos_to_soa.cu' is ambiguous: found '") &&
+		      strstr(hint, "'v1/aos_to_soa.cu'") &&
+		      strstr(hint, "'v2/aos_to_soa.cu'"), "%s", hint);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+/* ---- near misses ---- */
+
+static void expect_hint(const struct intake *in, const char *file,
+			const char *hint)
+{
+	char out[512], found[PATH_MAX * 2];
+
+	ck_assert_int_eq(intake_find(in, file, found, sizeof(found)), 1);
+	ck_assert_int_eq(intake_near_miss(in, file, out, sizeof(out)),
+			 hint != NULL);
+	ck_assert_str_eq(out, hint ? hint : "");
+}
+
+START_TEST(test_near_miss_names)
+{
+	static const char *const files[] = {
+		"hw3_aos_to_soa.cu", "Coalesced_Transpose.cu",
+		"padded_tile (1).cu", "dynamic_reverse.cuh", "notes.txt",
+		NULL
+	};
+	struct intake in;
+	char out[16];
+
+	make_tree(files, NULL);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	expect_hint(&in, "aos_to_soa.cu",
+		    "found 'hw3_aos_to_soa.cu': rename it to aos_to_soa.cu");
+	expect_hint(&in, "coalesced_transpose.cu",
+		    "found 'Coalesced_Transpose.cu' (names are "
+		    "case-sensitive): rename it to coalesced_transpose.cu");
+	expect_hint(&in, "padded_tile.cu",
+		    "found 'padded_tile (1).cu': rename it to padded_tile.cu");
+	expect_hint(&in, "dynamic_reverse.cu",
+		    "found 'dynamic_reverse.cuh' (a header): the exercise "
+		    "file must be dynamic_reverse.cu");
+	expect_hint(&in, "reverse_rows.cu", NULL);
+	expect_hint(&in, "notes.cu", NULL);	/* .txt is not kept */
+	/* present: nothing to say */
+	ck_assert_int_eq(intake_near_miss(&in, "hw3_aos_to_soa.cu", out,
+					  sizeof(out)), 0);
+	/* short buffer: truncated, terminated */
+	ck_assert_int_eq(intake_near_miss(&in, "aos_to_soa.cu", out,
+					  sizeof(out)), 1);
+	ck_assert_uint_eq(strlen(out), sizeof(out) - 1);
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+/* A .cu beats a header; then the name closest in length. */
+START_TEST(test_near_miss_prefers)
+{
+	static const char *const files[] = {
+		"aos_to_soa.cuh", "old_aos_to_soa_v2.cu",
+		"x/hw3_aos_to_soa.cu", NULL
+	};
+	struct intake in;
+
+	make_tree(files, NULL);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	expect_hint(&in, "aos_to_soa.cu",
+		    "found 'x/hw3_aos_to_soa.cu': rename it to aos_to_soa.cu");
+	intake_release(&in);
+	assert_nothing_outside();
+}
+END_TEST
+
+/* The exact file was there but skipped: say why. */
+START_TEST(test_near_miss_skipped)
+{
+	static const char *const files[] = {
+		"hw/coalesced_transpose.cu", "hw/padded_tile.cu", NULL
+	};
+	static const char *const big[] = { "hw/coalesced_transpose.cu", NULL };
+	struct intake in;
+
+	make_tree(files, big);
+	ck_assert_int_eq(intake_open(&in, src, NULL, extract), 0);
+	ck_assert_uint_eq(in.files, 1);
+	expect_hint(&in, "coalesced_transpose.cu",
+		    "'hw/coalesced_transpose.cu' was not used: larger than "
+		    "1 MiB (file cap)");
+	intake_release(&in);
+	assert_nothing_outside();
 }
 END_TEST
 
@@ -530,6 +1142,44 @@ static Suite *intake_suite(void)
 	tcase_add_test(tc, test_dir_specials);
 	tcase_add_test(tc, test_dir_caps);
 	tcase_add_test(tc, test_single_file);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("junk is ignored");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, test_dir_git);
+	tcase_add_test(tc, test_dir_stray_binary);
+	tcase_add_test(tc, test_dir_too_deep);
+	tcase_add_test(tc, test_zip_macosx);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("skipped entries are noted");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, test_dotdot_beside);
+	tcase_add_test(tc, test_over_cap_kept_type);
+	tcase_add_test(tc, test_notes_capped);
+	tcase_add_test(tc, test_damaged_after_kept);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("scan bounds");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_junk_bomb);
+	tcase_add_test(tc, test_junk_bomb_many);
+	tcase_add_test(tc, test_junk_bomb_stream);
+	tcase_add_test(tc, test_many_junk_entries);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("finding the exercise files");
+	tcase_set_timeout(tc, 10);
+	tcase_add_test(tc, test_find_subfolder);
+	tcase_add_test(tc, test_find_in_tree);
+	tcase_add_test(tc, test_find_ambiguous);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("near misses");
+	tcase_set_timeout(tc, 10);
+	tcase_add_test(tc, test_near_miss_names);
+	tcase_add_test(tc, test_near_miss_prefers);
+	tcase_add_test(tc, test_near_miss_skipped);
 	suite_add_tcase(s, tc);
 	return s;
 }
