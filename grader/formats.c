@@ -1214,6 +1214,11 @@ int results_parse(const char *text, struct grade_result *r,
 	r->device = rd_str(&d, root, "device", 0);
 	r->isolation = rd_str(&d, root, "isolation", 0);
 	r->error = rd_str(&d, root, "error", 0);
+	v = json_object_get(root, "notes");
+	for (i = 0; json_is_array(v) && i < json_array_size(v); i++)
+		if (json_is_string(json_array_get(v, i)))
+			result_add_note(r, json_string_value(
+					json_array_get(v, i)));
 	r->generated = rd_str(&d, root, "generated", 0);
 	r->seed = (uint64_t)rd_int(&d, root, "seed");
 	r->score = rd_need_num(&d, root, "score");

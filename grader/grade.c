@@ -545,6 +545,8 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 						      GRADE_UNUSABLE;
 		goto out;
 	}
+	for (size_t i = 0; i < in.nnotes; i++)
+		result_add_note(r, in.notes[i]);
 	for (size_t i = 0; i < exercise_count(); i++)
 		if (selected(o, exercise_table[i]))
 			ntasks++;
@@ -569,11 +571,15 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 			present++;
 		} else {
 			k->state = T_MISSING;
+			intake_near_miss(&in, file, k->why, sizeof(k->why));
 		}
 	}
 	if (!present) {
 		char names[512] = "";
 
+		for (size_t i = 0; i < ntasks; i++)
+			if (*tasks[i].why)
+				result_add_note(r, tasks[i].why);
 		for (size_t i = 0; i < exercise_count(); i++)
 			if (selected(o, exercise_table[i]))
 				snprintf(names + strlen(names),
@@ -660,8 +666,9 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		switch (k->state) {
 		case T_MISSING:
 			e->status = STATUS_MISSING;
-			result_set_message(e, "%s.cu is not in the submission",
-					   k->ex->name);
+			result_set_message(e, "%s.cu is not in the submission"
+					   "%s%s", k->ex->name,
+					   *k->why ? ": " : "", k->why);
 			break;
 		case T_CE:
 			e->status = STATUS_CE;

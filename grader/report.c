@@ -74,6 +74,17 @@ static void indent_block(FILE *f, const char *text, size_t max_lines)
 		fprintf(f, "      | ...\n");
 }
 
+/* What intake skipped or ignored, one line each. */
+static void text_notes(FILE *f, const struct grade_result *r,
+		       const char *dim, const char *off)
+{
+	for (size_t i = 0; i < r->nnotes; i++) {
+		fprintf(f, "  %snote: ", dim);
+		puts_clean(f, r->notes[i]);
+		fprintf(f, "%s\n", off);
+	}
+}
+
 void report_text(FILE *f, const struct grade_result *r, int colour)
 {
 	const char *bold = colour ? "\033[1m" : "";
@@ -87,11 +98,13 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 		fprintf(f, "  %serror:%s ", colour ? "\033[1;31m" : "", off);
 		puts_clean(f, r->error);
 		fputc('\n', f);
+		text_notes(f, r, dim, off);
 		return;
 	}
 	fprintf(f, "  %sbackend %s on %s, seed %llu%s\n", dim, r->backend,
 		r->device, (unsigned long long)r->seed, off);
 	fprintf(f, "  %sisolation: %s%s\n", dim, r->isolation, off);
+	text_notes(f, r, dim, off);
 	if (r->backend && !strcmp(r->backend, "emu"))
 		fprintf(f, "  %sno GPU: correctness and technique are exact; "
 			"performance is the emulator's traffic model "
@@ -332,6 +345,14 @@ char *report_json(const struct grade_result *r)
 	if (r->error)
 		json_object_set_new(root, "error",
 				    report_json_text(r->error));
+	if (r->nnotes) {
+		json_t *notes = json_array();
+
+		for (size_t i = 0; i < r->nnotes; i++)
+			json_array_append_new(notes,
+					      report_json_text(r->notes[i]));
+		json_object_set_new(root, "notes", notes);
+	}
 	return report_json_dump(root);
 }
 

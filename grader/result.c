@@ -79,7 +79,16 @@ void result_release(struct grade_result *r)
 	free(r->isolation);
 	free(r->error);
 	free(r->generated);
+	for (size_t i = 0; i < r->nnotes; i++)
+		free(r->notes[i]);
+	free(r->notes);
 	result_init(r);
+}
+
+void result_add_note(struct grade_result *r, const char *note)
+{
+	r->notes = xrealloc(r->notes, (r->nnotes + 1) * sizeof(*r->notes));
+	r->notes[r->nnotes++] = xstrdup(note);
 }
 
 struct check_result *result_add_check(struct exercise_result *e,

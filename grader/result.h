@@ -104,6 +104,8 @@ struct grade_result {
 	uint64_t seed;
 	double score, max_score;
 	char *error;     /* unusable submission: the one-line reason */
+	char **notes;    /* what intake skipped or ignored, one line each */
+	size_t nnotes;
 	struct exercise_result *ex;
 	size_t nex;
 	double seconds;
@@ -111,6 +113,8 @@ struct grade_result {
 };
 
 void result_init(struct grade_result *r);
+/* Append a copy of note to r->notes. */
+void result_add_note(struct grade_result *r, const char *note);
 void result_release(struct grade_result *r);
 /* Add a check to an exercise result (ignored past RESULT_MAX_CHECKS). */
 struct check_result *result_add_check(struct exercise_result *e,
