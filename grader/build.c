@@ -33,30 +33,6 @@ static const char *const cached_sources[] = {
 };
 #define NCACHED (sizeof(cached_sources) / sizeof(cached_sources[0]))
 
-/* Prefixes of warpgrade's own symbols: a submission may neither define
- * nor reference them. */
-static const char *const reserved_prefixes[] = {
-	"wg", "proto_", "exercise_", "oracle_", "launches_", "runner_",
-	"__wrap_", "__real_", NULL
-};
-
-/* Standard-library calls that would let a submission find and call code
- * it may not link to (the reference launchers). */
-static const char *const denied_calls[] = {
-	"dlopen", "dlmopen", "dlsym", "dlvsym", "dladdr", "dladdr1",
-	"dlinfo", "dl_iterate_phdr", "dlerror", NULL
-};
-
-static const char *const system_libs[] = {
-	"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1", NULL
-};
-
-static const char *const lib_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-	"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-	"/lib64", "/usr/lib64", "/lib", "/usr/lib", NULL
-};
-
 /* The sandbox runs absolute paths only: find a tool in the directories
  * of the clean PATH the tools get. */
 static char *which(const char *name)
@@ -147,8 +123,8 @@ int build_run(const char *const *argv, const char *cwd, double timeout_s,
  * alone lists about 450 KB).  0, or non-zero with why set. */
 #define LISTING_CAP ((size_t)64 << 20)
 
-static int run_listing(const char *const *argv, char **output, char *why,
-		       size_t len)
+int build_listing(const char *const *argv, char **output, char *why,
+		  size_t len)
 {
 	int truncated, rc = run_capped(argv, "/", 60, output, LISTING_CAP,
 				       &truncated);
@@ -257,8 +233,8 @@ int build_env_init(struct build_env *env, const struct score_config *cfg)
 
 /* nvcc arguments for a target: the architecture or the emulator's PTX
  * flags, split on spaces (the flags come from our own Makefile). */
-static size_t target_flags(const struct build_target *t, const char **argv,
-			   size_t max, char **storage)
+size_t build_target_flags(const struct build_target *t, const char **argv,
+			  size_t max, char **storage)
 {
 	size_t n = 0;
 
@@ -289,7 +265,7 @@ static int compile_one(const struct build_target *t,
 		return -1;
 	argv[n++] = nvcc;
 	argv[n++] = "-c";
-	n += target_flags(t, argv + n, 32, &flags);
+	n += build_target_flags(t, argv + n, 32, &flags);
 	/* no NVTX profiling ranges: thrust and cub would otherwise load
 	 * the NVTX injection library with dlopen, which submissions may
 	 * not call; ranges mean nothing to grading */
@@ -402,295 +378,6 @@ out:
 		close(fd); /* releases the lock */
 	free(lockpath);
 	free(stamp);
-	return rc;
-}
-
-int build_compile(const struct build_target *t,
-		  const struct score_config *cfg, const struct exercise *ex,
-		  const char *src, const char *obj, char **log)
-{
-	char incdir[PATH_MAX], rel[128], *dir, *slash;
-	const char *file;
-	int rc;
-
-	snprintf(rel, sizeof(rel), "exercises/%s", ex->name);
-	if (wg_path(incdir, sizeof(incdir), rel)) {
-		*log = xstrdup("path too long");
-		return -1;
-	}
-	/* compile from the file's own directory so that the compiler's
-	 * messages name it as the student knows it */
-	dir = xstrdup(src);
-	slash = strrchr(dir, '/');
-	file = slash ? slash + 1 : src;
-	if (slash)
-		*slash = '\0';
-	rc = compile_one(t, cfg, file, obj, incdir, slash ? dir : ".", log);
-	free(dir);
-	if (rc == 0)
-		return 0;
-	if (rc == 124) {
-		free(*log);
-		*log = xstrfmt("compilation of %s.cu timed out after %.0f s",
-			       ex->name, cfg->compile_timeout_s);
-		return 1;
-	}
-	if (rc < 0)
-		return -1;
-	/* the include directory is ours, not the student's business */
-	*log = str_replace_all(*log, incdir, "exercises");
-	return 1;
-}
-
-/* ---- symbols ---- */
-
-struct symset {
-	char **names;
-	size_t n, cap;
-	int sorted;
-};
-
-static struct symset system_symbols;
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void symset_add(struct symset *s, const char *name, size_t len)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 4096;
-		s->names = xrealloc(s->names, s->cap * sizeof(char *));
-	}
-	s->names[s->n] = xmalloc(len + 1);
-	memcpy(s->names[s->n], name, len);
-	s->names[s->n][len] = '\0';
-	/* drop symbol versions: "memcpy@@GLIBC_2.14" */
-	{
-		char *at = strchr(s->names[s->n], '@');
-
-		if (at)
-			*at = '\0';
-	}
-	s->n++;
-	s->sorted = 0;
-}
-
-static int symset_has(struct symset *s, const char *name)
-{
-	if (!s->sorted) {
-		qsort(s->names, s->n, sizeof(char *), cmp_str);
-		s->sorted = 1;
-	}
-	return bsearch(&name, s->names, s->n, sizeof(char *), cmp_str) != NULL;
-}
-
-/* Parse `nm -P` output: "name type [value size]" per line; keep the
- * names whose type letter is in `types`. */
-static void add_nm_output(struct symset *s, const char *out,
-			  const char *types)
-{
-	const char *line = out;
-
-	while (*line) {
-		const char *end = strchr(line, '\n');
-		const char *sp = strchr(line, ' ');
-
-		if (!end)
-			end = line + strlen(line);
-		if (sp && sp < end && sp + 1 < end &&
-		    strchr(types, sp[1]) && sp > line)
-			symset_add(s, line, (size_t)(sp - line));
-		line = *end ? end + 1 : end;
-	}
-}
-
-static int add_archive_symbols(const char *path, char *why, size_t len)
-{
-	const char *argv[] = { "nm", "-P", "-g", "--defined-only", path,
-			       NULL };
-	char *out = NULL;
-
-	if (run_listing(argv, &out, why, len)) {
-		free(out);
-		return -1;
-	}
-	add_nm_output(&system_symbols, out, "TWVBDRi");
-	free(out);
-	return 0;
-}
-
-static int load_system_symbols(char *why, size_t len)
-{
-	char cudart[PATH_MAX], *out = NULL;
-	const char *argv[6];
-
-	if (system_symbols.n)
-		return 0;
-	for (size_t i = 0; system_libs[i]; i++) {
-		char path[PATH_MAX];
-		int found = 0;
-
-		for (size_t d = 0; lib_dirs[d] && !found; d++) {
-			snprintf(path, sizeof(path), "%s/%s", lib_dirs[d],
-				 system_libs[i]);
-			found = !access(path, R_OK);
-		}
-		if (!found)
-			continue;
-		argv[0] = "nm";
-		argv[1] = "-P";
-		argv[2] = "-D";
-		argv[3] = "--defined-only";
-		argv[4] = path;
-		argv[5] = NULL;
-		if (run_listing(argv, &out, why, len)) {
-			free(out);
-			return -1;
-		}
-		add_nm_output(&system_symbols, out, "TtWwVviuBDRC");
-		free(out);
-	}
-	/* the static parts of the C runtime: atexit lives in
-	 * libc_nonshared.a, compiler helpers in libgcc.a */
-	argv[0] = "cc";
-	argv[1] = "-print-libgcc-file-name";
-	argv[2] = NULL;
-	if (build_run(argv, "/", 60, &out) == 0) {
-		char *nl = strchr(out, '\n');
-
-		if (nl)
-			*nl = '\0';
-		if (add_archive_symbols(out, why, len)) {
-			free(out);
-			return -1;
-		}
-	}
-	free(out);
-	out = NULL;
-	for (size_t d = 0; lib_dirs[d]; d++) {
-		char path[PATH_MAX];
-
-		snprintf(path, sizeof(path), "%s/libc_nonshared.a",
-			 lib_dirs[d]);
-		if (!access(path, R_OK)) {
-			if (add_archive_symbols(path, why, len))
-				return -1;
-			break;
-		}
-	}
-	/* defined by the C runtime's start files (crtbegin), referenced by
-	 * every C++ file with a static object that has a destructor; and
-	 * the linker's own table of position-independent code, which
-	 * template libraries (thrust, cub) refer to */
-	symset_add(&system_symbols, "__dso_handle", strlen("__dso_handle"));
-	symset_add(&system_symbols, "_GLOBAL_OFFSET_TABLE_",
-		   strlen("_GLOBAL_OFFSET_TABLE_"));
-	snprintf(cudart, sizeof(cudart), "%s/lib64/libcudart_static.a",
-		 wg_cuda_home());
-	return add_archive_symbols(cudart, why, len);
-}
-
-static int reserved(const char *name)
-{
-	for (size_t i = 0; reserved_prefixes[i]; i++)
-		if (!strncmp(name, reserved_prefixes[i],
-			     strlen(reserved_prefixes[i])))
-			return 1;
-	return !strcmp(name, "main");
-}
-
-static int other_launcher(const struct exercise *ex, const char *name)
-{
-	for (size_t i = 0; i < exercise_count(); i++)
-		if (exercise_table[i] != ex &&
-		    !strcmp(exercise_table[i]->launcher, name))
-			return 1;
-	return 0;
-}
-
-int build_check_symbols(const struct exercise *ex, const char *obj,
-			char *why, size_t len)
-{
-	const char *argv[5];
-	char *out = NULL, *line, *save = NULL;
-	int rc = -1, has_launcher = 0;
-
-	if (load_system_symbols(why, len))
-		return -1;
-	argv[0] = "nm";
-	argv[1] = "-P";
-	argv[2] = "-g";
-	argv[3] = obj;
-	argv[4] = NULL;
-	/* all of the list: a cut one could hide a reference */
-	if (run_listing(argv, &out, why, len)) {
-		snprintf(why, len, "cannot list the symbols of %s.cu's object",
-			 ex->name);
-		goto out;
-	}
-	rc = 1;
-	for (line = strtok_r(out, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strchr(line, ' ');
-		char type;
-
-		if (!sp)
-			continue;
-		*sp = '\0';
-		type = sp[1];
-		if (type == 'U') {
-			size_t i;
-
-			for (i = 0; denied_calls[i]; i++)
-				if (!strcmp(line, denied_calls[i]))
-					break;
-			if (denied_calls[i]) {
-				snprintf(why, len, "%s.cu calls '%s', which "
-					 "submissions may not use", ex->name,
-					 line);
-				goto out;
-			}
-			if (reserved(line) || other_launcher(ex, line) ||
-			    !symset_has(&system_symbols, line)) {
-				snprintf(why, len, "%s.cu refers to '%s', "
-					 "which is neither in the CUDA runtime "
-					 "nor in the C/C++ standard libraries",
-					 ex->name, line);
-				goto out;
-			}
-			continue;
-		}
-		if (type == 'w' || type == 'v')
-			continue; /* weak references resolve to nothing */
-		if (!strcmp(line, ex->launcher)) {
-			has_launcher = type == 'T';
-			continue;
-		}
-		if (!strncmp(line, "DW.ref.", 7))
-			continue; /* C++ exception personality */
-		if (reserved(line) || other_launcher(ex, line) ||
-		    (line[0] != '_' || line[1] != 'Z' ?
-		     symset_has(&system_symbols, line) : 0)) {
-			snprintf(why, len, "%s.cu defines '%s', which belongs "
-				 "to %s", ex->name, line,
-				 reserved(line) ? "warpgrade" :
-				 other_launcher(ex, line) ?
-				 "another exercise" :
-				 "the CUDA runtime or the C library");
-			goto out;
-		}
-	}
-	if (!has_launcher) {
-		snprintf(why, len, "%s.cu does not define the launcher '%s' "
-			 "with C linkage (extern \"C\", as its header "
-			 "declares it)", ex->name, ex->launcher);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(out);
 	return rc;
 }
 

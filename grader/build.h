@@ -53,15 +53,16 @@ int build_emu_available(char *why, size_t len);
 int build_prepare(const struct build_target *t,
 		  const struct score_config *cfg, char *err, size_t len);
 
-/* Compile src (the student's <exercise>.cu, its directory is the working
- * directory) to obj.  0: compiled; 1: compile error (*log holds the
- * compiler's messages with paths shown as the student's file name);
- * -1: grader failure (*log says why).  *log is owned by the caller. */
-int build_compile(const struct build_target *t,
-		  const struct score_config *cfg, const struct exercise *ex,
-		  const char *src, const char *obj, char **log);
-
-/* Check a student object: it defines its launcher, defines nothing that a
+/* nvcc arguments for a target (the architecture and -O3, or the
+ * emulator's PTX flags) into argv (at most max); *storage holds their
+ * text, owned by the caller.  Returns how many. */
+size_t build_target_flags(const struct build_target *t, const char **argv,
+			  size_t max, char **storage);
+/* Run a symbol lister (nm) and keep all of its output or fail: a list
+ * cut in the middle would hide symbols.  0, or -1 with why set. */
+int build_listing(const char *const *argv, char **output, char *why,
+		  size_t len);
+/* Check a student object (symbols.c): it defines its launcher, defines nothing that a
  * system library or warpgrade defines, and references only the CUDA
  * runtime and the C/C++ standard libraries.  0: fine; 1: rejected (why
  * names the symbol); -1: grader failure. */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "compile.h"
 #include "intake.h"
 #include "measure.h"
 #include "paths.h"
@@ -36,6 +37,7 @@ struct task {
 	const struct exercise *ex;
 	struct exercise_result *res;
 	char src[PATH_MAX];
+	const char *root;        /* the submission's kept tree */
 	char obj[2][PATH_MAX];   /* primary target, emulator for counters */
 	char runner[2][PATH_MAX]; /* a runner of its own for each */
 	enum task_state state;
@@ -140,8 +142,9 @@ bad:
 	return -1;
 }
 
-/* What isolation the last runner had, for the report. */
-static char *last_isolation;
+/* What isolation the last runner and the first compiler had, for the
+ * report. */
+static char *last_isolation, *compile_isolation;
 
 /* One runner process: its job, its sandbox, its frames into v. */
 static int run_runner(const struct grade_opts *o, struct verify *v,
@@ -317,6 +320,14 @@ static int selected(const struct grade_opts *o, const struct exercise *ex)
 	return 0;
 }
 
+/* Where staging and build directories go. */
+static const char *tmp_dir(const struct grade_opts *o)
+{
+	const char *tmp = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
+
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
 /* Exit codes of a build child. */
 enum { BUILD_OK, BUILD_CE, BUILD_REJECTED, BUILD_FAILED, BUILD_LINK,
        BUILD_UNEMULABLE };
@@ -333,7 +344,15 @@ static int build_task(const struct grade_opts *o, struct task *k,
 	char *log = NULL, why[512] = "";
 	char *lp = xstrfmt("%s/%s.%s.log", workdir, k->ex->name, tgt->arch);
 	const char *obj = k->obj[which];
-	int rc = build_compile(tgt, o->cfg, k->ex, k->src, obj, &log);
+	char iso[256] = "";
+	const struct compile_job job = {
+		tgt, o->cfg, k->ex, k->root, k->src, obj, tmp_dir(o)
+	};
+	int rc = compile_student(&job, &log, iso, sizeof(iso));
+	char *ip = xstrfmt("%s/%s.%s.iso", workdir, k->ex->name, tgt->arch);
+
+	write_file_atomic(ip, iso, strlen(iso));
+	free(ip);
 
 	if (rc < 0) {
 		rc = BUILD_FAILED;
@@ -374,8 +393,15 @@ static void build_done(struct task *k, const struct build_target *tgt,
 {
 	char *lp = xstrfmt("%s/%s.%s.log", workdir, k->ex->name, tgt->arch);
 	char *log = read_file(lp, 64 << 10, NULL);
+	char *ip = xstrfmt("%s/%s.%s.iso", workdir, k->ex->name, tgt->arch);
+	char *iso = read_file(ip, 1024, NULL);
 
 	free(lp);
+	free(ip);
+	if (iso && *iso && !compile_isolation)
+		compile_isolation = iso;
+	else
+		free(iso);
 	if (which == 1) {
 		/* the emulator's counter runner: technique checks only */
 		k->emu_ok = code == BUILD_OK;
@@ -510,6 +536,23 @@ static char *iso_now(void)
 	return xstrdup(buf);
 }
 
+/* The report's isolation line: the runner's, and the compiler's when it
+ * ran under another kind of protection. */
+static char *isolation_line(void)
+{
+	const char *run = last_isolation ? last_isolation :
+			  "no student code was run";
+	const char *cc = compile_isolation;
+
+	const char *open_ref = geteuid() && cc && !strncmp(cc, "rlimits", 7) ?
+			       ", so it could read the reference sources" : "";
+
+	if (!cc || (last_isolation && !*open_ref &&
+		    !strncmp(run, cc, strcspn(cc, "("))))
+		return xstrdup(run);
+	return xstrfmt("%s; compiler: %s%s", run, cc, open_ref);
+}
+
 int grade_run(const struct grade_opts *o, struct grade_result *r)
 {
 	struct intake in;
@@ -566,6 +609,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		k->res = &r->ex[ntasks++];
 		k->res->ex = ex;
 		snprintf(file, sizeof(file), "%s.cu", ex->name);
+		k->root = in.dir;
 		if (intake_find(&in, file, k->src, sizeof(k->src)) == 0) {
 			k->state = T_READY;
 			present++;
@@ -626,9 +670,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 
 	/* build */
 	{
-		const char *tmp = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
-		char *tmpl = xstrfmt("%s/warpgrade-build-XXXXXX",
-				     tmp && *tmp ? tmp : "/tmp");
+		char *tmpl = xstrfmt("%s/warpgrade-build-XXXXXX", tmp_dir(o));
 
 		if (!mkdtemp(tmpl)) {
 			r->error = xstrfmt("cannot create a build directory: "
@@ -648,6 +690,8 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		warning("technique checks unavailable: %s", err);
 		use_emu_counters = 0;
 	}
+	if (compile_protect(o->config_path, err, sizeof(err)))
+		result_add_note(r, err);
 	if (env.have_emu && (use_emu_counters || tgt == &env.emu) &&
 	    build_replay_path(&env.emu, replay_path, sizeof(replay_path)))
 		replay = replay_path;
@@ -700,8 +744,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		run_exercise(o, k, tgt, replay, r->seed, workdir);
 		e->seconds = now_s() - te;
 	}
-	r->isolation = xstrdup(last_isolation ? last_isolation :
-			       "no student code was run");
+	r->isolation = isolation_line();
 	rc = GRADE_OK;
 	for (size_t i = 0; i < r->nex; i++) {
 		r->score += r->ex[i].score;
@@ -737,6 +780,8 @@ out:
 	free(workdir);
 	free(last_isolation);
 	last_isolation = NULL;
+	free(compile_isolation);
+	compile_isolation = NULL;
 	intake_release(&in);
 	r->seconds = now_s() - t0;
 	return rc;

@@ -21,6 +21,7 @@ struct grade_opts {
 	int has_seed;
 	uint64_t seed;
 	const struct score_config *cfg;
+	const char *config_path; /* the --config file, closed to others */
 	unsigned jobs;           /* parallel compiles */
 	int progress;            /* progress lines on stderr */
 	const char *tmpdir;      /* NULL: $TMPDIR or /tmp */

@@ -94,6 +94,7 @@ static int cmd_grade(int argc, char **argv)
 	unsigned long long v;
 	char err[512];
 	int c, rc, quiet = 0;
+	const char *config_path = NULL;
 
 	memset(&o, 0, sizeof(o));
 	o.backend = "auto";
@@ -143,6 +144,7 @@ static int cmd_grade(int argc, char **argv)
 			output = optarg;
 			break;
 		case 'c':
+			config_path = optarg;
 			if (score_config_load(&cfg, optarg, err,
 					      sizeof(err))) {
 				fprintf(stderr, "warpgrade: %s\n", err);
@@ -180,6 +182,7 @@ static int cmd_grade(int argc, char **argv)
 	o.submission = argv[optind];
 	o.only = only;
 	o.cfg = &cfg;
+	o.config_path = config_path;
 	o.progress = !quiet && isatty(2) && !output;
 	result_init(&r);
 	rc = grade_run(&o, &r);

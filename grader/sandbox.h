@@ -102,6 +102,8 @@ struct sandbox_spec {
 	/* Existing private directory, becomes the cwd; the only writable
 	 * place (plus a private /tmp under bubblewrap). */
 	const char *workdir;
+	/* A directory at or under workdir to start in; NULL: workdir. */
+	const char *cwd;
 	/* Under bubblewrap: the child sees an empty, size-capped tmpfs at
 	 * workdir instead of the host directory (what it writes there is
 	 * gone with the sandbox, and the sum of its files is capped, not

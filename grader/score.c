@@ -24,6 +24,7 @@ void score_config_default(struct score_config *c)
 	c->floor_tolerance = 0.95;
 	c->perf_reps = 30;
 	c->compile_timeout_s = 120;
+	c->compile_data_limit_bytes = 4ULL << 30;
 	c->correctness_timeout_s = 120;
 	c->perf_timeout_s = 180;
 	c->counters_timeout_s = 120;
@@ -58,6 +59,7 @@ static const struct key keys[] = {
 	K("floor_tolerance", 'd', floor_tolerance, 1),
 	K("perf_reps", 'u', perf_reps, 1000),
 	K("compile_timeout_s", 'd', compile_timeout_s, 86400),
+	K("compile_data_limit_bytes", 'U', compile_data_limit_bytes, 1e15),
 	K("correctness_timeout_s", 'd', correctness_timeout_s, 86400),
 	K("perf_timeout_s", 'd', perf_timeout_s, 86400),
 	K("counters_timeout_s", 'd', counters_timeout_s, 86400),

@@ -20,6 +20,9 @@ struct score_config {
 	double floor_tolerance;   /* 0.95: flag times below this x floor */
 	unsigned perf_reps;       /* 30 timed repetitions */
 	double compile_timeout_s; /* 120 */
+	/* the compiler's RLIMIT_DATA and resident memory, nvcc and all its
+	 * children (4 GiB) */
+	unsigned long long compile_data_limit_bytes;
 	double correctness_timeout_s; /* 120 (GPU), emulator: x4 */
 	double perf_timeout_s;    /* 180 */
 	double counters_timeout_s; /* 120 */

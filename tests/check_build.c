@@ -3,14 +3,20 @@
  * template stub compiles for sm_90; a reference object exports nothing
  * but its wgref_ launcher; the symbol check accepts honest objects and
  * rejects, naming the symbol, what a submission may not define or use.
+ * The compiler is sandboxed: it cannot read a file outside its staging
+ * directory (with bubblewrap, and as a guest uid without it), a compile
+ * that allocates without end is a compile error that says so, and its
+ * messages are trimmed to the student's own files.
  */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "build.h"
+#include "compile.h"
 #include "paths.h"
 #include "exercise.h"
 #include "util.h"
@@ -30,6 +36,33 @@ static void setup(void)
 	sm90.backend = BUILD_CUDA;
 	strcpy(sm90.arch, "sm_90");
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	/* as root the compiler runs as another uid, which passes through */
+	ck_assert_int_eq(chmod(tmp, 0711), 0);
+	unsetenv("WARPGRADE_SANDBOX");
+}
+
+/* Compile the submission file src (inside tmp/src) as exercise ex. */
+static int student_compile(const struct exercise *ex, const char *src,
+			   const char *obj, char **log)
+{
+	char *dir = xstrfmt("%s/src", tmp);
+	const struct compile_job job = { &sm90, &cfg, ex, dir, src, obj, tmp };
+	int rc = compile_student(&job, log, NULL, 0);
+
+	free(dir);
+	return rc;
+}
+
+/* Write text as tmp/src/<name>; returns the path. */
+static char *write_source(const char *name, const char *text)
+{
+	char *dir = xstrfmt("%s/src", tmp);
+	char *path = xstrfmt("%s/%s", dir, name);
+
+	mkdir_p(dir, 0755);
+	ck_assert_int_eq(write_file_atomic(path, text, strlen(text)), 0);
+	free(dir);
+	return path;
 }
 
 static void teardown(void)
@@ -44,15 +77,16 @@ static char *compile(const struct exercise *ex, const char *src,
 {
 	char *path = NULL, *obj, *log = NULL;
 
-	if (is_text) {
-		path = xstrfmt("%s/%s.cu", tmp, ex->name);
-		ck_assert_int_eq(write_file_atomic(path, src, strlen(src)),
-				 0);
-		src = path;
-	}
+	char name[128], *text = NULL;
+
+	snprintf(name, sizeof(name), "%s.cu", ex->name);
+	if (!is_text)
+		src = text = read_file(src, 1 << 20, NULL);
+	path = write_source(name, src);
+	free(text);
 	obj = xstrfmt("%s/%s.o", tmp, ex->name);
 	unlink(obj);
-	*rc = build_compile(&sm90, &cfg, ex, src, obj, &log);
+	*rc = student_compile(ex, path, obj, &log);
 	if (*rc)
 		fprintf(stderr, "%s\n", log ? log : "");
 	free(log);
@@ -128,6 +162,19 @@ static const char launcher_ok[] =
 	"extern \"C\" void padded_tile_transpose(float *out, const float *in,"
 	" int r, int c, cudaStream_t s) { k<<<1, 32, 0, s>>>(out); }\n";
 
+static const char launcher_threads[] =
+	"#include \"padded_tile.h\"\n"
+	"#include <iostream>\n#include <mutex>\n#include <thread>\n"
+	"#include <atomic>\n"
+	"static std::mutex m;\nstatic std::atomic<int> calls;\n"
+	"__global__ void k(float *o) { o[threadIdx.x] = 0; }\n"
+	"extern \"C\" void padded_tile_transpose(float *out, const float *in,"
+	" int r, int c, cudaStream_t s) {\n"
+	"  std::lock_guard<std::mutex> g(m);\n"
+	"  std::thread t([] { calls++; }); t.join();\n"
+	"  if (calls < 0) std::cerr << \"never\" << std::endl;\n"
+	"  k<<<1, 32, 0, s>>>(out); }\n";
+
 static void expect_rejected(const char *text, const char *symbol)
 {
 	const struct exercise *ex = exercise_find("padded_tile");
@@ -184,6 +231,13 @@ START_TEST(symbol_check)
 	ck_assert_msg(build_check_symbols(ex, obj, why, sizeof(why)) == 0,
 		      "%s", why);
 	free(obj);
+	/* the C++ library's threads and streams refer to weak names of the
+	 * C library: fine */
+	obj = compile(ex, launcher_threads, 1, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(build_check_symbols(ex, obj, why, sizeof(why)) == 0,
+		      "%s", why);
+	free(obj);
 
 	/* calling the reference */
 	expect_rejected("#include \"padded_tile.h\"\n"
@@ -193,6 +247,31 @@ START_TEST(symbol_check)
 		"*i, int r, int c, cudaStream_t s) { "
 		"wgref_padded_tile_transpose(o, i, r, c, s); }\n",
 		"wgref_padded_tile_transpose");
+	/* ... through a weak reference, which binds all the same */
+	expect_rejected("#include \"padded_tile.h\"\n"
+		"extern \"C\" __attribute__((weak)) void "
+		"wgref_padded_tile_transpose(float *, const float *, int, int, "
+		"cudaStream_t);\n"
+		"extern \"C\" void padded_tile_transpose(float *o, const float "
+		"*i, int r, int c, cudaStream_t s) { "
+		"if (wgref_padded_tile_transpose) "
+		"wgref_padded_tile_transpose(o, i, r, c, s); }\n",
+		"wgref_padded_tile_transpose");
+	/* the driver's entry points reach every driver function */
+	expect_rejected("#include \"padded_tile.h\"\n"
+		"extern \"C\" void padded_tile_transpose(float *o, const float "
+		"*i, int r, int c, cudaStream_t s) { void *f; "
+		"cudaDriverEntryPointQueryResult q; "
+		"cudaGetDriverEntryPoint(\"cuMemAlloc\", &f, 0, &q); }\n",
+		"cudaGetDriverEntryPoint");
+	/* a name the emulator defines: a clash at link time, refused
+	 * before it (where the emulator is built) */
+	if (!access("build/libwgemu.a", R_OK))
+		expect_rejected("#include \"padded_tile.h\"\n"
+			"extern \"C\" void emu_run(void) {}\n"
+			"extern \"C\" void padded_tile_transpose(float *o, "
+			"const float *i, int r, int c, cudaStream_t s) {}\n",
+			"emu_run");
 	/* a library beyond the CUDA runtime */
 	expect_rejected("#include \"padded_tile.h\"\n"
 		"extern \"C\" int cublasCreate_v2(void **);\n"
@@ -251,18 +330,106 @@ END_TEST
 START_TEST(compile_error_names_the_students_file)
 {
 	const struct exercise *ex = exercise_find("aos_to_soa");
-	char *path = xstrfmt("%s/aos_to_soa.cu", tmp);
-	char *obj = xstrfmt("%s/x.o", tmp), *log = NULL;
 	const char *text = "#include \"aos_to_soa.h\"\nint x = ;\n";
+	char *path = write_source("aos_to_soa.cu", text);
+	char *obj = xstrfmt("%s/x.o", tmp), *log = NULL;
 
-	ck_assert_int_eq(write_file_atomic(path, text, strlen(text)), 0);
-	ck_assert_int_eq(build_compile(&sm90, &cfg, ex, path, obj, &log), 1);
+	ck_assert_int_eq(student_compile(ex, path, obj, &log), 1);
 	ck_assert_msg(strstr(log, "aos_to_soa.cu(2)") != NULL, "%s", log);
 	ck_assert_msg(strstr(log, tmp) == NULL, "log shows the path: %s",
 		      log);
 	free(log);
 	free(path);
 	free(obj);
+}
+END_TEST
+
+/* A file outside the staging directory, as the grader keeps its secrets
+ * (mode 0600): the compiled code would embed its value.  _i 1: without
+ * bubblewrap. */
+START_TEST(compiler_cannot_read_outside_its_staging_directory)
+{
+	const struct exercise *ex = exercise_find("aos_to_soa");
+	char *secret = xstrfmt("%s/secret.h", tmp);
+	char *text = xstrfmt("#include \"aos_to_soa.h\"\n"
+			     "#include \"%s\"\n"
+			     "static_assert(secret_value == 4321, \"\");\n"
+			     "int x = secret_value;\n", secret);
+	const char *body = "static const int secret_value = 4321;\n";
+	char *path = write_source("aos_to_soa.cu", text);
+	char *obj = xstrfmt("%s/x.o", tmp), *log = NULL;
+
+	ck_assert_int_eq(write_file_atomic(secret, body, strlen(body)), 0);
+	ck_assert_int_eq(chmod(secret, 0600), 0);
+	if (_i == 1)
+		setenv("WARPGRADE_SANDBOX", "rlimits", 1);
+	if (_i == 1 && geteuid() != 0) {
+		fprintf(stderr, "SKIP compiler_cannot_read_outside (fallback): "
+			"not root, no uid to drop to\n");
+	} else {
+		ck_assert_int_eq(student_compile(ex, path, obj, &log), 1);
+		ck_assert_msg(strstr(log, "secret.h") != NULL, "%s", log);
+		ck_assert_msg(strstr(log, "4321") == NULL, "%s", log);
+	}
+	free(log);
+	free(obj);
+	free(path);
+	free(text);
+	free(secret);
+}
+END_TEST
+
+START_TEST(unbounded_compile_is_a_compile_error)
+{
+	const struct exercise *ex = exercise_find("aos_to_soa");
+	const char *text = "#include \"aos_to_soa.h\"\n#include \"/dev/zero\"\n";
+	char *path = write_source("aos_to_soa.cu", text);
+	char *obj = xstrfmt("%s/x.o", tmp), *log = NULL;
+
+	cfg.compile_data_limit_bytes = 1ULL << 30;
+	if (_i == 1)
+		setenv("WARPGRADE_SANDBOX", "rlimits", 1);
+	ck_assert_int_eq(student_compile(ex, path, obj, &log), 1);
+	ck_assert_msg(strstr(log, "stopped: the compiler used more than its "
+			      "1.0 GiB") != NULL, "%s", log);
+	free(log);
+	free(obj);
+	free(path);
+}
+END_TEST
+
+START_TEST(compiler_messages_are_trimmed_to_the_students_files)
+{
+	char *stage = xstrfmt("%s/stage", tmp);
+	char *cwd = xstrfmt("%s/sub", stage);
+	char *mine = xstrfmt("%s/x.cu", cwd);
+	char *log = xstrdup(
+		"x.cu(2): error: identifier \"y\" is undefined\n"
+		"  int z = y;\n"
+		"          ^\n"
+		"/etc/passwd(1): error: expected a declaration\n"
+		"  root:x:0:0:root:/root:/bin/bash\n"
+		"  ^\n"
+		"../../../etc/hostname:1:1: error: 'grader' does not name\n"
+		"    1 | grader-host\n"
+		"In file included from x.cu:3:\n"
+		"x.cu:3:10: fatal error: z.h: No such file or directory\n"
+		"2 errors detected in the compilation of \"x.cu\".\n");
+
+	mkdir_p(cwd, 0755);
+	ck_assert_int_eq(write_file_atomic(mine, "", 0), 0);
+	compile_trim_log(log, stage, cwd);
+	ck_assert_str_eq(log,
+		"x.cu(2): error: identifier \"y\" is undefined\n"
+		"  int z = y;\n"
+		"          ^\n"
+		"In file included from x.cu:3:\n"
+		"x.cu:3:10: fatal error: z.h: No such file or directory\n"
+		"2 errors detected in the compilation of \"x.cu\".\n");
+	free(log);
+	free(mine);
+	free(cwd);
+	free(stage);
 }
 END_TEST
 
@@ -280,6 +447,10 @@ int main(void)
 			    0, 4);
 	tcase_add_loop_test(c, stubs_compile_and_pass_the_symbol_check, 0, 4);
 	tcase_add_test(c, compile_error_names_the_students_file);
+	tcase_add_loop_test(c, compiler_cannot_read_outside_its_staging_directory,
+			    0, 2);
+	tcase_add_loop_test(c, unbounded_compile_is_a_compile_error, 0, 2);
+	tcase_add_test(c, compiler_messages_are_trimmed_to_the_students_files);
 	tcase_add_loop_test(c, template_headers_are_the_exercises, 0, 4);
 	tcase_add_test(y, link_failure_names_the_functions);
 	tcase_add_test(y, symbol_check);
