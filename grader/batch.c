@@ -1,10 +1,10 @@
 /*
  * Batch grading (see batch.h).  The batch process is a small scheduler:
- * it never grades in its own address space, it starts one `warpgrade
- * grade` child per submission (fork and exec at once, own process group,
- * killed with its group on timeout or when the batch is interrupted),
- * pumps the children's output with poll into capped buffers, and turns
- * each child's JSON into the stored result.
+ * it never grades in its own address space.  A few worker threads each
+ * run one `warpgrade grade` child per submission through the sandbox
+ * module (own process group, capped output, killed with its group on
+ * timeout or when the batch is interrupted), and turn each child's JSON
+ * into the stored result.
  */
 #include "batch.h"
 
@@ -13,16 +13,15 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
-#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +29,7 @@
 #include "formats.h"
 #include "grade.h"
 #include "report.h"
+#include "sandbox.h"
 #include "score.h"
 #include "util.h"
 
@@ -40,14 +40,11 @@ struct entry {
 	char *name;   /* result name */
 };
 
+/* One finished `warpgrade grade` child. */
 struct child {
-	pid_t pid;           /* 0: slot free */
-	int fd;              /* output pipe, -1 once closed */
 	size_t entry;
 	double started;
-	char *log;
-	size_t loglen, logtotal;
-	int timed_out;
+	const struct sandbox_result *res;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -232,20 +229,13 @@ static void fmt_duration(char *buf, size_t len, double s)
 
 /* ---- the children ---- */
 
-static int start_child(const struct batch_opts *o, const struct entry *e,
-		       unsigned child_jobs, const char *tmp,
-		       struct child *c)
+/* The command line of the child that grades entry e into tmp. */
+static void child_argv(const struct batch_opts *o, const char *sub,
+		       const char *jobs, const char *seed, const char *tmp,
+		       const char **argv)
 {
-	char *sub = xstrfmt("%s/%s", o->submissions, e->file);
-	char jobs[16], seed[32];
-	const char *argv[20];
-	int out[2] = { -1, -1 }, ep[2] = { -1, -1 };
-	int n = 0, err = 0, rc = -1;
-	ssize_t got;
-	pid_t pid;
+	int n = 0;
 
-	snprintf(jobs, sizeof(jobs), "%u", child_jobs);
-	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
 	argv[n++] = o->warpgrade;
 	argv[n++] = "grade";
 	argv[n++] = sub;
@@ -267,97 +257,45 @@ static int start_child(const struct batch_opts *o, const struct entry *e,
 		argv[n++] = seed;
 	}
 	argv[n] = NULL;
-
-	if (pipe2(out, O_CLOEXEC) || pipe2(ep, O_CLOEXEC)) {
-		error("cannot create a pipe: %s", strerror(errno));
-		goto out;
-	}
-	pid = fork();
-	if (pid < 0) {
-		error("cannot fork: %s", strerror(errno));
-		goto out;
-	}
-	if (!pid) {
-		int null = open("/dev/null", O_RDONLY);
-
-		/* own group, so a timeout kills the child and its tools;
-		 * gone with the batch if the batch is killed outright */
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 ||
-		    dup2(out[1], 2) < 0)
-			goto child_fail;
-		execv(argv[0], (char *const *)argv);
-child_fail:
-		err = errno;
-		(void)!write(ep[1], &err, sizeof(err));
-		_exit(127);
-	}
-	close(out[1]);
-	out[1] = -1;
-	close(ep[1]);
-	ep[1] = -1;
-	/* the exec result: EOF when exec succeeded (close-on-exec) */
-	do {
-		got = read(ep[0], &err, sizeof(err));
-	} while (got < 0 && errno == EINTR);
-	if (got == sizeof(err)) {
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		error("cannot run '%s': %s", o->warpgrade, strerror(err));
-		goto out;
-	}
-	setpgid(pid, pid); /* also from here: no race with killpg */
-	fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
-	memset(c, 0, sizeof(*c));
-	c->pid = pid;
-	c->fd = out[0];
-	out[0] = -1;
-	c->started = now_s();
-	rc = 0;
-out:
-	for (int i = 0; i < 2; i++) {
-		if (out[i] >= 0)
-			close(out[i]);
-		if (ep[i] >= 0)
-			close(ep[i]);
-	}
-	free(sub);
-	return rc;
 }
 
-/* Read what the child wrote; the log keeps the first LOG_CAP bytes. */
-static void pump(struct child *c)
+/* Run the child for entry e to its end; 0, or -1 when it could not be
+ * started (res->error). */
+static int run_child(const struct batch_opts *o, const struct entry *e,
+		     unsigned child_jobs, double timeout, const char *tmp,
+		     struct sandbox_result *res)
 {
-	char buf[8192];
+	extern char **environ;
+	char *sub = xstrfmt("%s/%s", o->submissions, e->file);
+	char jobs[16], seed[32];
+	const char *argv[20];
+	char cwd[PATH_MAX];
+	struct sandbox_spec spec;
+	int rc;
 
-	while (c->fd >= 0) {
-		ssize_t n = read(c->fd, buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return; /* EAGAIN */
-		if (n == 0) {
-			close(c->fd);
-			c->fd = -1;
-			return;
-		}
-		c->logtotal += (size_t)n;
-		if (c->loglen < LOG_CAP) {
-			size_t k = (size_t)n;
-
-			if (k > LOG_CAP - c->loglen)
-				k = LOG_CAP - c->loglen;
-			c->log = xrealloc(c->log, c->loglen + k + 1);
-			memcpy(c->log + c->loglen, buf, k);
-			c->loglen += k;
-			c->log[c->loglen] = '\0';
-		}
+	snprintf(jobs, sizeof(jobs), "%u", child_jobs);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
+	child_argv(o, sub, jobs, seed, tmp, argv);
+	/* the grader itself, trusted: its own environment and directory,
+	 * no limit but the batch's timeout */
+	sandbox_spec_init(&spec);
+	spec.argv = argv;
+	spec.env = (const char *const *)environ;
+	if (!getcwd(cwd, sizeof(cwd))) {
+		snprintf(res->error, sizeof(res->error), "cannot find the "
+			 "current directory: %s", strerror(errno));
+		free(sub);
+		return -1;
 	}
+	spec.workdir = cwd;
+	spec.isolation = SANDBOX_ISOLATE_NONE;
+	memset(&spec.limits, 0, sizeof(spec.limits));
+	spec.limits.wall_s = timeout;
+	spec.limits.out_cap = LOG_CAP;
+	spec.cancel = &interrupted;
+	rc = sandbox_run(&spec, res);
+	free(sub);
+	return rc;
 }
 
 /* ---- the scheduler ---- */
@@ -418,21 +356,19 @@ static void count_result(struct batch_stats *st,
 }
 
 /* A finished child: its result stored, whatever happened to it. */
-static void finish_child(struct sched *s, struct child *c, int wstatus)
+static void finish_child(struct sched *s, const struct child *c)
 {
 	const struct entry *e = &s->v[c->entry];
 	char *tmp = xstrfmt("%s/%s.json", s->work, e->name);
 	char *final = result_path(s->o, e->name, FORMAT_JSON);
 	char *text = NULL, *doc = NULL, err[256] = "";
+	const struct sandbox_result *res = c->res;
 	struct grade_result r;
-	int exit_status = -1, code = -1;
+	int exit_status = -1, code = res->exited ? res->exit_code : -1;
 	size_t len = 0;
 
 	result_init(&r);
-	pump(c);
-	if (WIFEXITED(wstatus))
-		code = WEXITSTATUS(wstatus);
-	if (!c->timed_out && (code == GRADE_OK || code == GRADE_UNUSABLE ||
+	if (!res->timed_out && (code == GRADE_OK || code == GRADE_UNUSABLE ||
 			      code == GRADE_INTERNAL))
 		text = read_file(tmp, 64u << 20, &len);
 	if (text && !results_parse(text, &r, NULL, err, sizeof(err))) {
@@ -445,12 +381,12 @@ static void finish_child(struct sched *s, struct child *c, int wstatus)
 
 		result_release(&r);
 		result_init(&r);
-		if (c->timed_out)
+		if (res->timed_out)
 			snprintf(how, sizeof(how), "timed out after %.0f s",
 				 s->timeout);
-		else if (WIFSIGNALED(wstatus))
-			snprintf(how, sizeof(how), "killed by signal %d",
-				 WTERMSIG(wstatus));
+		else if (!res->exited)
+			snprintf(how, sizeof(how), "killed by %s",
+				 sandbox_signal_name(res->signal));
 		else if (err[0])
 			snprintf(how, sizeof(how), "exit %d, unreadable "
 				 "result: %.150s", code, err);
@@ -482,11 +418,10 @@ static void finish_child(struct sched *s, struct child *c, int wstatus)
 		}
 	}
 	if (code != exit_status || (exit_status == GRADE_INTERNAL &&
-				    c->loglen)) {
+				    res->out_total + res->err_total)) {
 		char *logp = xstrfmt("%s/%s.log", s->o->out, e->name);
-		char *logdoc = xstrfmt("%s%s", c->log ? c->log : "",
-				       c->logtotal > c->loglen ?
-				       "\n[... output cut ...]\n" : "");
+		char *logdoc = xstrfmt("%s%s", res->out ? res->out : "",
+				       res->err ? res->err : "");
 
 		write_file_atomic(logp, logdoc, strlen(logdoc));
 		free(logdoc);
@@ -505,9 +440,6 @@ static void finish_child(struct sched *s, struct child *c, int wstatus)
 	free(doc);
 	free(tmp);
 	free(final);
-	free(c->log);
-	memset(c, 0, sizeof(*c));
-	c->fd = -1;
 }
 
 /* 1 when the entry has a complete result (not an internal error);
@@ -551,16 +483,92 @@ static int decide_parallel(const struct batch_opts *o,
 	return !env.have_gpu;
 }
 
+/* ---- the workers ---- */
+
+struct pool {
+	struct sched *s;
+	const unsigned char *todo;
+	unsigned child_jobs;
+	pthread_mutex_t mu;	/* guards next, failed and the sched */
+	size_t next;
+	int failed;		/* a child could not be started */
+};
+
+/* The next entry to grade, or (size_t)-1 when there is none. */
+static size_t take_entry(struct pool *p)
+{
+	size_t i = (size_t)-1;
+
+	pthread_mutex_lock(&p->mu);
+	while (p->next < p->s->n && !p->todo[p->next])
+		p->next++;
+	if (!interrupted && !p->failed && p->next < p->s->n)
+		i = p->next++;
+	pthread_mutex_unlock(&p->mu);
+	return i;
+}
+
+static void grade_entry(struct pool *p, size_t i)
+{
+	struct sched *s = p->s;
+	char *tmp = xstrfmt("%s/%s.json", s->work, s->v[i].name);
+	struct sandbox_result res;
+	struct child c = { i, now_s(), &res };
+	int rc;
+
+	unlink(tmp);
+	rc = run_child(s->o, &s->v[i], p->child_jobs, s->timeout, tmp, &res);
+	pthread_mutex_lock(&p->mu);
+	if (rc) {
+		error("cannot grade '%s': %s", s->v[i].file, res.error);
+		p->failed = 1;
+	} else if (!res.cancelled) {
+		finish_child(s, &c); /* a cancelled one: not its result */
+	}
+	pthread_mutex_unlock(&p->mu);
+	sandbox_result_release(&res);
+	free(tmp);
+}
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	size_t i;
+
+	while ((i = take_entry(p)) != (size_t)-1)
+		grade_entry(p, i);
+	return NULL;
+}
+
+/* Grade the entries marked in todo with the given number of workers;
+ * 0, or -1 when a child could not be started. */
+static int run_pool(struct sched *s, const unsigned char *todo,
+		    unsigned slots, unsigned child_jobs)
+{
+	struct pool p = { s, todo, child_jobs, PTHREAD_MUTEX_INITIALIZER,
+			  0, 0 };
+	pthread_t *t = xcalloc(slots, sizeof(*t));
+	unsigned started = 0;
+
+	for (; started < slots; started++)
+		if (pthread_create(&t[started], NULL, worker, &p))
+			break;
+	if (!started)
+		worker(&p); /* no thread to be had: this one works */
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(t[k], NULL);
+	free(t);
+	return p.failed ? -1 : 0;
+}
+
 int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 {
 	struct batch_stats dummy;
 	struct sched s;
-	struct child *kids = NULL;
 	struct sigaction sa, old_int, old_term, old_hup;
 	unsigned slots, child_jobs;
-	size_t next = 0, running = 0;
 	char *lockp = NULL;
-	int lockfd = -1, rc = BATCH_USAGE, parallel;
+	int lockfd = -1, rc = BATCH_USAGE, parallel, failed;
 	unsigned char *todo = NULL;
 
 	memset(&s, 0, sizeof(s));
@@ -627,10 +635,6 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 			"already graded, %zu to grade (%s)\n", s.n,
 			s.st->skipped, s.to_grade, mode);
 	}
-	kids = xcalloc(slots, sizeof(*kids));
-	for (unsigned i = 0; i < slots; i++)
-		kids[i].fd = -1;
-
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -638,83 +642,7 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
-
-	for (;;) {
-		struct pollfd pfd[slots];
-		nfds_t np = 0;
-
-		while (!interrupted && running < slots && next < s.n) {
-			unsigned k;
-			char *tmp;
-
-			if (!todo[next]) {
-				next++;
-				continue;
-			}
-			for (k = 0; kids[k].pid; k++)
-				;
-			tmp = xstrfmt("%s/%s.json", s.work, s.v[next].name);
-			unlink(tmp);
-			if (start_child(o, &s.v[next], child_jobs, tmp,
-					&kids[k])) {
-				free(tmp);
-				rc = BATCH_INTERNAL;
-				interrupted = -1;
-				break;
-			}
-			free(tmp);
-			kids[k].entry = next++;
-			running++;
-		}
-		if (!running)
-			break;
-		if (interrupted) {
-			for (unsigned k = 0; k < slots; k++)
-				if (kids[k].pid)
-					kill(-kids[k].pid, SIGKILL);
-		}
-		for (unsigned k = 0; k < slots; k++)
-			if (kids[k].pid && kids[k].fd >= 0) {
-				pfd[np].fd = kids[k].fd;
-				pfd[np].events = POLLIN;
-				np++;
-			}
-		if (poll(pfd, np, 250) < 0 && errno != EINTR) {
-			error("poll: %s", strerror(errno));
-			interrupted = -1;
-		}
-		for (unsigned k = 0; k < slots; k++) {
-			struct child *c = &kids[k];
-			int ws;
-			pid_t p;
-
-			if (!c->pid)
-				continue;
-			pump(c);
-			if (!c->timed_out &&
-			    now_s() - c->started > s.timeout) {
-				c->timed_out = 1;
-				kill(-c->pid, SIGKILL);
-			}
-			do {
-				p = waitpid(c->pid, &ws, WNOHANG);
-			} while (p < 0 && errno == EINTR);
-			if (p != c->pid)
-				continue;
-			if (interrupted && !c->timed_out &&
-			    WIFSIGNALED(ws)) {
-				/* ours: not the submission's result */
-				free(c->log);
-				if (c->fd >= 0)
-					close(c->fd);
-				memset(c, 0, sizeof(*c));
-				c->fd = -1;
-			} else {
-				finish_child(&s, c, ws);
-			}
-			running--;
-		}
-	}
+	failed = run_pool(&s, todo, slots, child_jobs);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
@@ -725,7 +653,7 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 			"this run are kept, run again to go on\n",
 			s.st->graded);
 		rc = BATCH_INTERRUPTED;
-	} else if (interrupted < 0) {
+	} else if (failed) {
 		rc = BATCH_INTERNAL;
 	} else {
 		rc = s.st->internal ? BATCH_INTERNAL : BATCH_OK;
@@ -742,7 +670,6 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 			" (run again to regrade them)" : "");
 	}
 out:
-	free(kids);
 	free(todo);
 	free(s.work);
 	if (lockfd >= 0)

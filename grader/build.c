@@ -236,6 +236,7 @@ int build_env_init(struct build_env *env, const struct score_config *cfg)
 size_t build_target_flags(const struct build_target *t, const char **argv,
 			  size_t max, char **storage)
 {
+	char *save = NULL;
 	size_t n = 0;
 
 	if (t->backend == BUILD_CUDA) {
@@ -245,8 +246,8 @@ size_t build_target_flags(const struct build_target *t, const char **argv,
 		return n;
 	}
 	*storage = xstrdup(WG_EMU_NVCC_FLAGS);
-	for (char *tok = strtok(*storage, " "); tok && n < max;
-	     tok = strtok(NULL, " "))
+	for (char *tok = strtok_r(*storage, " ", &save); tok && n < max;
+	     tok = strtok_r(NULL, " ", &save))
 		argv[n++] = tok;
 	return n;
 }
@@ -545,26 +546,6 @@ int build_replay_path(const struct build_target *t, char *buf, size_t len)
 	return n > 0 && (size_t)n < len && !access(buf, X_OK);
 }
 
-int build_check_emulable(const char *replay, const char *obj, char *why,
-			 size_t len)
-{
-	const char *argv[4] = { replay, "--check", obj, NULL };
-	char *out = NULL;
-	int rc = build_run(argv, "/", 60, &out);
-
-	snprintf(why, len, "%.*s", (int)strcspn(out ? out : "", "\n"),
-		 out ? out : "");
-	free(out);
-	if (rc == 0)
-		return 0;
-	if (rc == 1 || rc == 2)
-		return 1;
-	if (!*why)
-		snprintf(why, len, "the check of what the emulator can run "
-			 "failed (status %d)", rc);
-	return -1;
-}
-
 int build_link(const struct build_target *t, const struct score_config *cfg,
 	       const struct exercise *const *exs, const char *const *objs,
 	       size_t n, const char *workdir, const char *out, char **log)
@@ -616,8 +597,10 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 		argv[k++] = "-lcudart_static";
 	} else {
 		libs = xstrdup(WG_EMU_LINK_LIBS);
-		for (char *tok = strtok(libs, " "); tok && k < 88;
-		     tok = strtok(NULL, " "))
+		char *save = NULL;
+
+		for (char *tok = strtok_r(libs, " ", &save); tok && k < 88;
+		     tok = strtok_r(NULL, " ", &save))
 			argv[k++] = tok;
 	}
 	argv[k++] = "-ldl";

@@ -73,12 +73,6 @@ int build_check_symbols(const struct exercise *ex, const char *obj,
  * into buf: 1 when it exists. */
 int build_replay_path(const struct build_target *t, char *buf, size_t len);
 
-/* Can the emulator run the PTX in obj?  Asks the replay program, which
- * reads the object's PTX with the emulator's own parser.  0 yes; 1 no,
- * why says what it lacks; -1 the check itself failed (why). */
-int build_check_emulable(const char *replay, const char *obj, char *why,
-			 size_t len);
-
 /* Link a runner for the exercises given (parallel arrays of n entries;
  * objs[i] is the student object of exs[i]) into out.  0, or -1 with *log
  * set (owned by the caller). */

@@ -11,15 +11,16 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd_emu.h"
 #include "paths.h"
+#include "sandbox.h"
 #include "util.h"
 
 #ifndef WG_EMU_NVCC_FLAGS
@@ -62,32 +63,111 @@ static void usage(FILE *f)
 	      "The exit status is the program's.\n", f);
 }
 
-/* Run argv (argv[0] searched in PATH) with extra environment variable
- * env ("NAME=value" or NULL); the exit status, 128+signal, or -1. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	interrupted = sig;
+}
+
+/* An interrupt stops the child (its own process group does not get the
+ * terminal's signal) and then this command, which cleans up first. */
+static void catch_interrupts(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* argv[0] as the shell would find it in $PATH (owned). */
+static char *find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *dir, *save = NULL;
+
+	if (strchr(name, '/') || !path)
+		return xstrdup(name);
+	dirs = xstrdup(path);
+	for (dir = strtok_r(dirs, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *p = xstrfmt("%s/%s", *dir ? dir : ".", name);
+
+		if (!access(p, X_OK)) {
+			free(dirs);
+			return p;
+		}
+		free(p);
+	}
+	free(dirs);
+	return xstrdup(name);
+}
+
+/* The environment with one more variable (NULL: the same); the array is
+ * owned, its strings are not. */
+static const char **environment(const char *extra)
+{
+	extern char **environ;
+	size_t n = 0;
+	const char **env;
+
+	while (environ[n])
+		n++;
+	env = xcalloc(n + 2, sizeof(*env));
+	for (size_t i = 0; i < n; i++)
+		env[i] = environ[i];
+	env[n] = extra;
+	return env;
+}
+
+/* Run argv (argv[0] searched in PATH) at the terminal through the
+ * sandbox module: the person's own program, so no limit and no
+ * isolation, but its own process group, stopped with it when the person
+ * interrupts.  env: an extra variable ("NAME=value") or NULL.  Returns
+ * the exit status, 128+signal, or -1. */
 static int run(char *const *argv, const char *env)
 {
-	pid_t pid;
-	int status;
+	char *exe = find_program(argv[0]);
+	const char **envp = environment(env);
+	const char *args[MAX_ARGS + 1];
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+	char cwd[PATH_MAX];
+	int rc, i;
 
+	for (i = 0; argv[i] && i < MAX_ARGS; i++)
+		args[i] = argv[i];
+	args[0] = exe;
+	args[i] = NULL;
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return error("cannot fork: %s", strerror(errno));
-	if (pid == 0) {
-		if (env)
-			putenv((char *)env);
-		execvp(argv[0], argv);
-		fprintf(stderr, "warpgrade: error: cannot run '%s': %s\n",
-			argv[0], strerror(errno));
-		_exit(127);
+	sandbox_spec_init(&spec);
+	spec.argv = args;
+	spec.env = envp;
+	if (!getcwd(cwd, sizeof(cwd))) {
+		free(envp);
+		free(exe);
+		return error("cannot find the current directory: %s",
+			     strerror(errno));
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return error("cannot wait for '%s': %s", argv[0],
-				     strerror(errno));
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	spec.workdir = cwd;
+	spec.isolation = SANDBOX_ISOLATE_NONE;
+	spec.inherit_stdio = 1;
+	memset(&spec.limits, 0, sizeof(spec.limits));
+	spec.cancel = &interrupted;
+	if (sandbox_run(&spec, &res))
+		rc = error("%s", res.error);
+	else if (res.cancelled)
+		rc = 128 + interrupted;
+	else
+		rc = res.exited ? res.exit_code : 128 + res.signal;
+	sandbox_result_release(&res);
+	free(envp);
+	free(exe);
+	return rc;
 }
 
 static int has_suffix(const char *s, const char *suf)
@@ -350,6 +430,7 @@ int cmd_emu(int argc, char **argv)
 		goto out;
 	}
 	dir = tmpl;
+	catch_interrupts();
 	/* link line: g++ -o prog objects... libs */
 	largv[nl++] = "g++";
 	largv[nl++] = "-o";
@@ -381,6 +462,11 @@ int cmd_emu(int argc, char **argv)
 		r = run(cargv, NULL);
 		free(store[0]);
 		store[0] = NULL;
+		if (interrupted) {
+			rc = 128 + interrupted;
+			free(obj);
+			goto out;
+		}
 		if (r) {
 			error("cannot compile '%s' (nvcc exit %d)", objs[i], r);
 			free(obj);
@@ -395,6 +481,10 @@ int cmd_emu(int argc, char **argv)
 	nl = add_words(largv, nl, WG_EMU_LINK_LIBS, &store[1], wg_root());
 	largv[nl] = NULL;
 	if (run(largv, NULL)) {
+		if (interrupted) {
+			rc = 128 + interrupted;
+			goto out;
+		}
 		error("cannot link the program with the emulator runtime");
 		goto out;
 	}
@@ -407,6 +497,8 @@ int cmd_emu(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (interrupted)
+		goto out; /* its temporary files go all the same */
 	read_records(rec, &recs, &nrecs, fault, sizeof(fault));
 	print_table(recs, nrecs, verbose);
 	if (fault[0])

@@ -428,6 +428,66 @@ static int run_compiler(const struct compile_job *j, const struct stage *s,
 	return rc;
 }
 
+/* The grader's own look at the compiled PTX: can the emulator run it?
+ * The parser reads student bytes, so it runs as a guest too.  0 yes;
+ * 2 no (*log says what it lacks); -1 the check failed (*log). */
+static int check_emulable(const struct compile_job *j, const struct stage *s,
+			  char **log)
+{
+	/* the grader's copy: the compiler's uid owns what it wrote */
+	char copy[PATH_MAX + 16];
+	const char *argv[] = { j->replay, "--check", copy, NULL };
+	const char *ro[] = { j->replay, NULL };
+	const char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
+	const struct sandbox_grant grant[] = {
+		{ s->dir, 0770 }, { NULL, 0 }
+	};
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+	const char *out;
+	int rc = -1;
+
+	free(*log);
+	snprintf(copy, sizeof(copy), "%s/check.o", s->dir);
+	if (copy_file(s->obj, copy, OBJECT_CAP)) {
+		*log = xstrfmt("cannot copy the object to check its PTX: %s",
+			       strerror(errno));
+		return -1;
+	}
+	sandbox_spec_init(&spec);
+	spec.argv = argv;
+	spec.env = env;
+	spec.workdir = s->dir;
+	spec.ro_paths = ro;
+	spec.limits.wall_s = 60;
+	spec.limits.cpu_s = 60;
+	spec.limits.data_bytes = j->cfg->compile_data_limit_bytes;
+	spec.limits.nproc = 4;
+	spec.limits.fsize_bytes = 1 << 20;
+	spec.limits.nofile = 64;
+	if (sandbox_run_guest(&spec, &res, grant)) {
+		*log = xstrfmt("cannot check the PTX: %s", res.error);
+		sandbox_result_release(&res);
+		return -1;
+	}
+	out = res.out ? res.out : "";
+	*log = xstrfmt("%.*s", (int)strcspn(out, "\n"), out);
+	if (res.exited && res.exit_code == 0 && !res.timed_out)
+		rc = 0;
+	else if (res.exited && (res.exit_code == 1 || res.exit_code == 2))
+		rc = 2;
+	if (rc < 0) {
+		char how[160];
+
+		free(*log);
+		*log = xstrfmt("the check of what the emulator can run %s",
+			       sandbox_describe(&res, &spec.limits, how,
+						sizeof(how)));
+	}
+	sandbox_result_release(&res);
+	return rc;
+}
+
 int compile_student(const struct compile_job *j, char **log,
 		    char *isolation, size_t isolation_len)
 {
@@ -443,7 +503,9 @@ int compile_student(const struct compile_job *j, char **log,
 		return -1;
 	}
 	rc = run_compiler(j, &s, log, isolation, isolation_len);
-	if (rc == 0 && copy_file(s.obj, j->obj, OBJECT_CAP)) {
+	if (rc == 0 && j->replay)
+		rc = check_emulable(j, &s, log);
+	if ((rc == 0 || rc == 2) && copy_file(s.obj, j->obj, OBJECT_CAP)) {
 		/* the compiler said it succeeded: its object is ours to take */
 		free(*log);
 		*log = xstrfmt("cannot take the compiled object '%s': %s",

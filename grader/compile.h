@@ -44,12 +44,17 @@ struct compile_job {
 	const char *src;    /* the exercise file, inside root */
 	const char *obj;    /* where the object goes */
 	const char *tmpdir; /* where the staging directory is made */
+	/* The replay program, to ask whether the emulator can run the
+	 * object's PTX (emulator targets); NULL: no such check. */
+	const char *replay;
 };
 
 /*
  * Compile job->src to job->obj.  0: compiled; 1: the student's compile
  * error (*log holds the trimmed messages, or says which limit stopped
- * the compiler); -1: grader failure (*log says why).  *log is owned by
+ * the compiler); 2: compiled, but the emulator cannot run its PTX (with
+ * job->replay; *log says what it lacks); -1: grader failure (*log says
+ * why).  *log is owned by
  * the caller.  *isolation (may be NULL) receives what protection the
  * compiler ran under, for the report.
  */

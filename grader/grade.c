@@ -6,6 +6,7 @@
 #include "grade.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <grp.h>
 #include <signal.h>
 #include <limits.h>
@@ -15,7 +16,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -346,39 +346,35 @@ static int build_task(const struct grade_opts *o, struct task *k,
 	const char *obj = k->obj[which];
 	char iso[256] = "";
 	const struct compile_job job = {
-		tgt, o->cfg, k->ex, k->root, k->src, obj, tmp_dir(o)
+		tgt, o->cfg, k->ex, k->root, k->src, obj, tmp_dir(o),
+		tgt->backend == BUILD_EMU ? replay : NULL
 	};
 	int rc = compile_student(&job, &log, iso, sizeof(iso));
+	int emulable = rc != 2;
 	char *ip = xstrfmt("%s/%s.%s.iso", workdir, k->ex->name, tgt->arch);
 
 	write_file_atomic(ip, iso, strlen(iso));
 	free(ip);
-
-	if (rc < 0) {
+	if (rc < 0)
 		rc = BUILD_FAILED;
-	} else if (rc > 0) {
+	else if (rc == 1)
 		rc = BUILD_CE;
-	} else {
-		rc = which ? 0 : build_check_symbols(k->ex, obj, why,
-						     sizeof(why));
+	else if (which == 0 &&
+		 (rc = build_check_symbols(k->ex, obj, why, sizeof(why)))) {
+		/* a refused symbol is the student's, before anything the
+		 * emulator lacks */
 		free(log);
 		log = xstrdup(why);
-		if (rc > 0)
-			rc = BUILD_REJECTED;
-		else if (rc < 0)
-			rc = BUILD_FAILED;
-		else if (tgt->backend == BUILD_EMU && replay &&
-			 (rc = build_check_emulable(replay, obj, why,
-						    sizeof(why)))) {
-			/* the grader's own look at the PTX decides what the
-			 * emulator cannot run, before anything runs */
-			free(log);
-			log = xstrdup(why);
-			rc = rc > 0 ? BUILD_UNEMULABLE : BUILD_FAILED;
-		} else if (build_link(tgt, o->cfg, &k->ex, &obj, 1, workdir,
-				      k->runner[which], &log)) {
-			rc = BUILD_LINK;
-		}
+		rc = rc > 0 ? BUILD_REJECTED : BUILD_FAILED;
+	} else if (!emulable) {
+		/* the grader's own look at the PTX decided what the
+		 * emulator cannot run, before anything runs; log says */
+		rc = BUILD_UNEMULABLE;
+	} else {
+		free(log);
+		log = NULL;
+		rc = build_link(tgt, o->cfg, &k->ex, &obj, 1, workdir,
+				k->runner[which], &log) ? BUILD_LINK : 0;
 	}
 	if (log)
 		write_file_atomic(lp, log, strlen(log));
@@ -446,69 +442,68 @@ static void build_done(struct task *k, const struct build_target *tgt,
 	}
 }
 
+/* The builds of one target, shared by the threads that run them. */
+struct build_pool {
+	const struct grade_opts *o;
+	struct task *t;
+	size_t n;
+	const struct build_target *tgt;
+	int which;
+	const char *workdir, *replay;
+	int *code;		/* per task: build_task's result */
+	pthread_mutex_t mu;
+	size_t next;
+};
+
+static void *build_worker(void *arg)
+{
+	struct build_pool *p = arg;
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&p->mu);
+		while (p->next < p->n && p->t[p->next].state != T_READY)
+			p->next++;
+		i = p->next < p->n ? p->next++ : p->n;
+		pthread_mutex_unlock(&p->mu);
+		if (i == p->n)
+			return NULL;
+		p->code[i] = build_task(p->o, &p->t[i], p->tgt, p->which,
+					p->workdir, p->replay);
+	}
+}
+
 /* Build every ready task for one target, up to o->jobs at a time. */
 static void build_all(const struct grade_opts *o, struct task *t, size_t n,
 		      const struct build_target *tgt, int which,
 		      const char *workdir, const char *replay)
 {
-	pid_t *pids = xcalloc(n, sizeof(pid_t));
-	size_t next = 0, running = 0;
-	unsigned jobs = o->jobs ? o->jobs : 1;
+	struct build_pool p = { o, t, n, tgt, which, workdir, replay,
+				xcalloc(n ? n : 1, sizeof(int)),
+				PTHREAD_MUTEX_INITIALIZER, 0 };
+	unsigned jobs = o->jobs ? o->jobs : 1, started = 0;
+	pthread_t *th = xcalloc(jobs, sizeof(*th));
 
-	for (;;) {
-		while (next < n && running < jobs) {
-			struct task *k = &t[next];
-			pid_t pid;
-
-			snprintf(k->obj[which], sizeof(k->obj[which]),
-				 "%s/%s.%s.o", workdir, k->ex->name,
-				 tgt->arch);
-			snprintf(k->runner[which], sizeof(k->runner[which]),
-				 "%s/runner-%s.%s", workdir, k->ex->name,
-				 tgt->arch);
-			if (k->state != T_READY) {
-				next++;
-				continue;
-			}
-			fflush(NULL);
-			pid = fork();
-			if (pid == 0)
-				_exit(build_task(o, k, tgt, which, workdir,
-						 replay));
-			if (pid < 0) {
-				k->state = T_XX;
-				snprintf(k->why, sizeof(k->why),
-					 "cannot fork: %s", strerror(errno));
-			} else {
-				pids[next] = pid;
-				running++;
-			}
-			next++;
-		}
-		if (!running)
-			break;
-		{
-			int status;
-			pid_t pid = waitpid(-1, &status, 0);
-
-			if (pid < 0) {
-				if (errno == EINTR)
-					continue;
-				break;
-			}
-			for (size_t i = 0; i < n; i++) {
-				if (pids[i] != pid)
-					continue;
-				pids[i] = 0;
-				running--;
-				build_done(&t[i], tgt, which,
-					   WIFEXITED(status) ?
-					   WEXITSTATUS(status) : BUILD_FAILED,
-					   workdir);
-			}
-		}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(t[i].obj[which], sizeof(t[i].obj[which]),
+			 "%s/%s.%s.o", workdir, t[i].ex->name, tgt->arch);
+		snprintf(t[i].runner[which], sizeof(t[i].runner[which]),
+			 "%s/runner-%s.%s", workdir, t[i].ex->name,
+			 tgt->arch);
 	}
-	free(pids);
+	for (; started < jobs && started < n; started++)
+		if (pthread_create(&th[started], NULL, build_worker, &p))
+			break;
+	if (!started)
+		build_worker(&p);
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	for (size_t i = 0; i < n; i++)
+		if (t[i].state == T_READY)
+			build_done(&t[i], tgt, which, p.code[i], workdir);
+	free(th);
+	free(p.code);
 }
 
 /* The submission's name in reports: the last component of its path

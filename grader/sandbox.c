@@ -387,7 +387,7 @@ static void plan_limits(struct child_plan *c, const struct sandbox_limits *l)
 
 	c->nlim = 0;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		if (t[i].hard == 0 && t[i].res != RLIMIT_CORE)
+		if (t[i].soft == 0 && t[i].res != RLIMIT_CORE)
 			continue;
 		/* Without privilege a hard limit can only go down. */
 		if (getrlimit(t[i].res, &cur) == 0 &&
@@ -975,6 +975,11 @@ static int run_child(const struct sandbox_spec *spec,
 			killed = 1;
 			res->timed_out = SANDBOX_TIMEOUT_WALL;
 		}
+		if (!reaped && !killed && spec->cancel && *spec->cancel) {
+			killpg(pid, SIGKILL);
+			killed = 1;
+			res->cancelled = 1;
+		}
 		if (reaped && t >= drain_until)
 			break;
 		if (run.in_fd >= 0 && run.close_input &&
@@ -1189,8 +1194,13 @@ int sandbox_run_guest(struct sandbox_spec *spec, struct sandbox_result *res,
 	}
 	for (const struct sandbox_grant *g = grant; g && g->path; g++)
 		if (chown(g->path, 0, (gid_t)id) ||
-		    chmod(g->path, g->mode))
-			return sandbox_run(spec, res);
+		    chmod(g->path, g->mode)) {
+			rc = sandbox_run(spec, res);
+			if (!rc)
+				note_identity(res, "as root: its paths could "
+					      "not be handed to a guest uid");
+			return rc;
+		}
 	for (size_t i = 0; rc && i < sizeof(tries) / sizeof(tries[0]); i++) {
 		spec->uid = spec->gid = tries[i].drop ? id : SANDBOX_KEEP_ID;
 		spec->isolation = tries[i].mode;

@@ -50,6 +50,7 @@
 #ifndef SANDBOX_H
 #define SANDBOX_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -145,6 +146,10 @@ struct sandbox_spec {
 	struct sandbox_limits limits;
 	/* SANDBOX_KEEP_ID, or the account to drop to (root only). */
 	long uid, gid;
+	/* When *cancel becomes non-zero (a signal handler's flag), the
+	 * child's group is killed within a tick and res->cancelled is set.
+	 * May be NULL. */
+	const volatile sig_atomic_t *cancel;
 };
 
 struct sandbox_result {
@@ -153,6 +158,7 @@ struct sandbox_result {
 	int signal;		/* the signal, 0 if none */
 	int timed_out;		/* SANDBOX_TIMEOUT_... */
 	int killed_by_callback;
+	int cancelled;		/* killed because *spec->cancel was set */
 	/* Killed (SIGKILL) because the resident memory of the child's
 	 * processes passed limits.data_bytes: memory RLIMIT_DATA does not
 	 * count (shared mappings, System V segments). */

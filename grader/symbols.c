@@ -6,6 +6,7 @@
 #include "build.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,7 +290,12 @@ int build_check_symbols(const struct exercise *ex, const char *obj,
 	char *out = NULL, *line, *save = NULL;
 	int rc = -1, has_launcher = 0;
 
-	if (load_system_symbols(why, len) || load_warpgrade_symbols(why, len))
+	static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+	pthread_mutex_lock(&load_lock); /* compiles run in threads */
+	rc = load_system_symbols(why, len) || load_warpgrade_symbols(why, len);
+	pthread_mutex_unlock(&load_lock);
+	if (rc)
 		return -1;
 	/* all of the list: a cut one could hide a reference */
 	if (build_listing(argv, &out, why, len)) {

@@ -232,7 +232,7 @@ START_TEST(every_ending_gets_a_result)
 	ck_assert_int_eq(json_integer_value(json_object_get(v,
 			 "grader_exit")), 3);
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(v,
-				     "error")), "killed by signal 11"));
+				     "error")), "killed by SIGSEGV"));
 	json_decref(v);
 	v = stored("hang-frank");
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(v,
