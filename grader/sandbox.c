@@ -1133,8 +1133,36 @@ out:
  * root (no unprivileged user namespaces), the guest stays root under
  * bubblewrap.
  */
+/* Guest uids: GUEST_ID_BASE + pid * GUEST_SLOTS + slot, where the slot
+ * is free among this process's running guests.  With pids below 2^22
+ * (the kernel's largest pid_max) every id stays below 2^31 and no two
+ * processes on the host ever share one. */
 #define GUEST_ID_BASE 2000000000L
-#define GUEST_ID_SPAN 100000L
+#define GUEST_SLOTS 32
+
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t slots_busy;
+
+/* A slot of this process's no other guest holds (the last one when all
+ * are busy: never with GUEST_SLOTS jobs or fewer). */
+static int guest_slot_take(void)
+{
+	int k;
+
+	pthread_mutex_lock(&slot_lock);
+	for (k = 0; k < GUEST_SLOTS - 1 && slots_busy >> k & 1; k++)
+		;
+	slots_busy |= 1u << k;
+	pthread_mutex_unlock(&slot_lock);
+	return k;
+}
+
+static void guest_slot_give(int k)
+{
+	pthread_mutex_lock(&slot_lock);
+	slots_busy &= ~(1u << k);
+	pthread_mutex_unlock(&slot_lock);
+}
 
 /* Kill every process of uid id: what a guest left behind after its
  * process group was killed (children that called setsid), which would
@@ -1168,13 +1196,10 @@ static void note_identity(struct sandbox_result *res, const char *who)
 		 paren ? "; " : " (", who, ")");
 }
 
-int sandbox_run_guest(struct sandbox_spec *spec, struct sandbox_result *res,
-		      const struct sandbox_grant *grant)
+static int run_as_guest(struct sandbox_spec *spec,
+			struct sandbox_result *res,
+			const struct sandbox_grant *grant, long id)
 {
-	static unsigned seq;
-	unsigned n = __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
-	long id = GUEST_ID_BASE +
-		  ((long)getpid() * 64 + (long)(n % 64)) % GUEST_ID_SPAN;
 	static const struct {
 		int drop;
 		enum sandbox_isolation_mode mode;
@@ -1220,6 +1245,17 @@ int sandbox_run_guest(struct sandbox_spec *spec, struct sandbox_result *res,
 	} else if (!rc) {
 		note_identity(res, "as root (no process cap)");
 	}
+	return rc;
+}
+
+int sandbox_run_guest(struct sandbox_spec *spec, struct sandbox_result *res,
+		      const struct sandbox_grant *grant)
+{
+	int slot = guest_slot_take();
+	int rc = run_as_guest(spec, res, grant, GUEST_ID_BASE +
+			      (long)getpid() * GUEST_SLOTS + slot);
+
+	guest_slot_give(slot);
 	return rc;
 }
 

@@ -510,6 +510,14 @@ START_TEST(real_batch_on_the_emulator)
 	}
 	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
 	ck_assert(WIFEXITED(ws));
+	if (WEXITSTATUS(ws)) {
+		/* what went wrong, for the log */
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "grep -h -B2 -A6 '\"XX\"\\|\"error\"' "
+			 "%s/*.json %s/*.log >&2", res, res);
+		(void)!system(cmd);
+	}
 	ck_assert_msg(WEXITSTATUS(ws) == 0, "batch exit %d",
 		      WEXITSTATUS(ws));
 	for (size_t i = 0; i < sizeof(real_cases) / sizeof(*real_cases);
