@@ -1,6 +1,9 @@
 /*
- * The process sandbox: the one place where the grader starts untrusted
- * code (the runner, linked with the student's object).  sandbox_run forks
+ * The process sandbox: the one place where the grader starts another
+ * process -- the compiler and the replay on student input, the runner
+ * with the student's object in it, the tools run on the grader's own
+ * files, batch's `warpgrade grade` children and the program `warpgrade
+ * emu` runs for its user (the last two without isolation).  sandbox_run forks
  * and execs at once, puts the child in its own session and process group,
  * applies rlimits from a table, feeds the job message on stdin, passes the
  * protocol stream from the child's fd 3 to a callback as it arrives,
