@@ -472,17 +472,21 @@ static int check_emulable(const struct compile_job *j, const struct stage *s,
 	}
 	out = res.out ? res.out : "";
 	*log = xstrfmt("%.*s", (int)strcspn(out, "\n"), out);
-	if (res.exited && res.exit_code == 0 && !res.timed_out)
+	if (res.exited && !res.timed_out && res.exit_code == 0 &&
+	    !strcmp(*log, "ok"))
 		rc = 0;
-	else if (res.exited && (res.exit_code == 1 || res.exit_code == 2))
-		rc = 2;
+	else if (res.exited && !res.timed_out && **log &&
+		 (res.exit_code == 10 || res.exit_code == 11))
+		rc = 2; /* what it lacks, in its one line */
 	if (rc < 0) {
 		char how[160];
+		const char *err = res.err ? res.err : "";
 
 		free(*log);
-		*log = xstrfmt("the check of what the emulator can run %s",
-			       sandbox_describe(&res, &spec.limits, how,
-						sizeof(how)));
+		*log = xstrfmt("the check of what the emulator can run %s: "
+			       "%.*s", sandbox_describe(&res, &spec.limits,
+							how, sizeof(how)),
+			       (int)strcspn(err, "\n"), err);
 	}
 	sandbox_result_release(&res);
 	return rc;

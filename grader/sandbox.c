@@ -1143,16 +1143,24 @@ out:
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t slots_busy;
 
-/* A slot of this process's no other guest holds (the last one when all
- * are busy: never with GUEST_SLOTS jobs or fewer). */
+/* A slot no other running guest of this process holds, round robin:
+ * a uid is used again only 32 runs later, when the processes of its last
+ * run (which count against RLIMIT_NPROC until the kernel releases them)
+ * are long gone.  The next slot anyway when all are busy (never with
+ * GUEST_SLOTS jobs or fewer). */
 static int guest_slot_take(void)
 {
-	int k;
+	static int last = GUEST_SLOTS - 1;
+	int k = last;
 
 	pthread_mutex_lock(&slot_lock);
-	for (k = 0; k < GUEST_SLOTS - 1 && slots_busy >> k & 1; k++)
-		;
+	for (int i = 0; i < GUEST_SLOTS; i++) {
+		k = (last + 1 + i) % GUEST_SLOTS;
+		if (!(slots_busy >> k & 1))
+			break;
+	}
 	slots_busy |= 1u << k;
+	last = k;
 	pthread_mutex_unlock(&slot_lock);
 	return k;
 }

@@ -533,8 +533,12 @@ static int load_student(struct replay *r)
 	return 0;
 }
 
-/* --check OBJECT: 0 the emulator can run it, 1 it cannot (the line
- * says why), 2 the object has no PTX to read. */
+/* --check OBJECT: 0 the emulator can run it ("ok"), CHECK_CANNOT it
+ * cannot (the line says why), CHECK_NO_PTX the object has no PTX to
+ * read.  Codes no sandbox tool uses for its own failures (bwrap: 1). */
+#define CHECK_CANNOT 10
+#define CHECK_NO_PTX 11
+
 static int check(const char *obj)
 {
 	char err[512], *ptx = NULL;
@@ -543,7 +547,7 @@ static int check(const char *obj)
 
 	if (objptx_read(obj, &ptx, &len, err, sizeof(err))) {
 		printf("no PTX: %s\n", err);
-		return 2;
+		return CHECK_NO_PTX;
 	}
 	rc = wgemu_check_ptx(ptx, len, err, sizeof(err));
 	free(ptx);
@@ -553,7 +557,7 @@ static int check(const char *obj)
 		printf("the emulator does not implement %s\n", err);
 	else
 		printf("ok\n");
-	return rc ? 1 : 0;
+	return rc ? CHECK_CANNOT : 0;
 }
 
 int main(int argc, char **argv)
