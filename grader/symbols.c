@@ -75,13 +75,18 @@ static void symset_add(struct symset *s, const char *name, size_t len)
 	s->sorted = 0;
 }
 
-static int symset_has(struct symset *s, const char *name)
+static void symset_sort(struct symset *s)
 {
-	if (!s->sorted) {
+	if (!s->sorted && s->n)
 		qsort(s->names, s->n, sizeof(char *), cmp_str);
-		s->sorted = 1;
-	}
-	return bsearch(&name, s->names, s->n, sizeof(char *), cmp_str) != NULL;
+	s->sorted = 1;
+}
+
+/* Only on a sorted set: lookups run in several threads at once. */
+static int symset_has(const struct symset *s, const char *name)
+{
+	return s->n && bsearch(&name, s->names, s->n, sizeof(char *),
+			       cmp_str) != NULL;
 }
 
 /* Parse `nm -P` output: "name type [value size]" per line; keep the
@@ -294,6 +299,10 @@ int build_check_symbols(const struct exercise *ex, const char *obj,
 
 	pthread_mutex_lock(&load_lock); /* compiles run in threads */
 	rc = load_system_symbols(why, len) || load_warpgrade_symbols(why, len);
+	if (!rc) {
+		symset_sort(&system_symbols);
+		symset_sort(&warpgrade_symbols);
+	}
 	pthread_mutex_unlock(&load_lock);
 	if (rc)
 		return -1;

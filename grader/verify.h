@@ -100,6 +100,9 @@ struct verify {
 	 * measured" for this reason, never failed */
 	char unmeasured_why[400];
 	char protocol_error[256];
+	/* frames a runner wrote after its last phase was done (a
+	 * destructor's, say): ignored, and flagged */
+	size_t late_frames;
 };
 
 void verify_init(struct verify *v, const struct exercise *ex,

@@ -240,10 +240,10 @@ enum {
 	PC_GATOM_SEC, PC_SLD_BYTES, PC_SST_BYTES, PC_DSLD_BYTES,
 	PC_DSST_BYTES, PC_CPY_LD_MIN, PC_CPY_ST_MIN, PC_COUNT
 };
-/* PC_CPY_*_MIN: the sectors the device-side copies and memsets would
- * need at best (their bytes / 32, per side), so that a copy moving
- * whole sectors costs the coalescing checks nothing and one moving
- * scraps of sectors costs what it wastes. */
+/* PC_CPY_*_MIN: the sectors the device-side copies and memsets of the
+ * call would need at best (all their bytes / 32, per side), so that a
+ * copy moving whole sectors costs the coalescing checks nothing and
+ * copies moving scraps of sectors cost what they waste. */
 
 /* What one replayed call moved: the sum over every launch it made and
  * every device-side copy and memset (counted as a copy engine moves

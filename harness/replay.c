@@ -250,12 +250,22 @@ static void count_copy(uint64_t *c, uint64_t dst, uint64_t src, uint64_t n,
 		return;
 	c[PC_GST_REQ] += req;
 	c[PC_GST_SEC] += (dst + n - 1) / SECTOR - dst / SECTOR + 1;
-	c[PC_CPY_ST_MIN] += (n + SECTOR - 1) / SECTOR;
+	c[PC_CPY_ST_MIN] += n; /* bytes until copy_minimum */
 	if (with_src) {
 		c[PC_GLD_REQ] += req;
 		c[PC_GLD_SEC] += (src + n - 1) / SECTOR - src / SECTOR + 1;
-		c[PC_CPY_LD_MIN] += (n + SECTOR - 1) / SECTOR;
+		c[PC_CPY_LD_MIN] += n;
 	}
+}
+
+/* The least sectors the call's copies and memsets need, from their
+ * bytes in all: a copy scattered in pieces smaller than a sector (a
+ * transpose done by cudaMemcpy2D, one element wide) pays for every
+ * sector it touches beyond that. */
+static void copy_minimum(uint64_t *c)
+{
+	c[PC_CPY_LD_MIN] = (c[PC_CPY_LD_MIN] + SECTOR - 1) / SECTOR;
+	c[PC_CPY_ST_MIN] = (c[PC_CPY_ST_MIN] + SECTOR - 1) / SECTOR;
 }
 
 /* Per source line traffic of the launches since the last reset. */
@@ -508,6 +518,7 @@ static void replay_student(struct replay *r)
 			die("cannot write");
 		return;
 	}
+	copy_minimum(r->t.c);
 	sum_launches(&r->t);
 	send_traffic(&r->t);
 	send_lines(r);
