@@ -106,6 +106,7 @@ static uint64_t g_used;
 static struct record *g_recs;
 static size_t g_nrecs, g_caprecs;
 static cudaError_t g_last = cudaSuccess, g_sticky = cudaSuccess;
+static int g_dry; /* wgemu_dry */
 static enum wgemu_fault_kind g_fault_kind = WGEMU_FAULT_NONE;
 static char g_fault_msg[800];
 static double g_clock_ms;
@@ -795,6 +796,11 @@ static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
 	cfg.block[2] = block.z;
 	cfg.dyn_smem = smem;
 	cfg.params = params;
+	if (g_dry) {
+		free(params);
+		g_clock_ms += 0.003;
+		return cudaSuccess;
+	}
 	trace_launch(k, grid, block, smem, params, f->kparam_bytes);
 	emu_run(m, k->fi, &cfg, &res);
 	free(params);
@@ -939,7 +945,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 
 	if (g_sticky)
 		return g_sticky;
-	if (!count)
+	if (!count || g_dry)
 		return cudaSuccess;
 	if (kind == cudaMemcpyDefault)
 		kind = is_dev(dst) ? (is_dev(src) ? cudaMemcpyDeviceToDevice :
@@ -976,7 +982,7 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 
 	if (g_sticky)
 		return g_sticky;
-	if (!count)
+	if (!count || g_dry)
 		return cudaSuccess;
 	d = dev_ptr(devPtr, count);
 	if (!d)
@@ -2245,4 +2251,9 @@ void emu_demangle(const char *mangled, char *buf, size_t len)
 	free(d);
 	if (mini_demangle(mangled, buf, len))
 		snprintf(buf, len, "%s", mangled);
+}
+
+void wgemu_dry(int on)
+{
+	g_dry = on;
 }

@@ -107,6 +107,15 @@ void wgemu_record_begin(const void *in, size_t in_bytes, const void *out,
 int wgemu_record_end(unsigned char **buf, size_t *len);
 
 /*
+ * Dry calls, for a runner that measures only some calls but must make
+ * every call a GPU runner makes (so that a launcher counting its calls
+ * cannot tell which are measured): while dry is on, kernel launches
+ * are checked and then do nothing, and copies and memsets between
+ * device buffers succeed without touching memory.  Nothing is recorded.
+ */
+void wgemu_dry(int on);
+
+/*
  * For the replay, which re-creates a record's device state in a fresh
  * process: wgemu_replay_mode() (before anything else) moves the
  * process's own allocations far above any recorded address;
