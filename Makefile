@@ -8,6 +8,8 @@
 #   make coverage   lcov HTML report of the test suite under build/coverage/
 #   make fuzz       libFuzzer targets (clang), FUZZ_SECONDS each
 #   make deps       install the Debian packages (as root)
+#   make install    bin/warpgrade, its data and man pages under PREFIX
+#                   (mk/install.mk); make uninstall removes them
 #
 # Objects go to build/ with dependency files; V=1 shows the commands;
 # DEVELOPER=1 adds -Werror.  CUDA_HOME defaults to /usr/local/cuda.
@@ -17,7 +19,8 @@ NVCC ?= $(CUDA_HOME)/bin/nvcc
 CC ?= cc
 CXX ?= c++
 PKG_CONFIG ?= pkg-config
-PKGS = check libarchive jansson
+PKGS = check libarchive jansson nettle
+INSTALL_DEPS ?= .ci/install-deps
 
 ifeq ($(V),1)
 Q =
@@ -35,11 +38,24 @@ CPPFLAGS += -I. -Iharness -Iexercises -Igrader -I$(CUDA_HOME)/include \
 CFLAGS += -std=c11 $(OPT) $(WARN) -MMD -MP $(COVFLAGS)
 LDFLAGS += $(COVFLAGS)
 
-# Library flags come from pkg-config; a missing package stops the build
-# with the command that installs it.
-MISSING_PKGS := $(shell for p in $(PKGS); do \
+# Library flags come from pkg-config.  A missing package is installed
+# with .ci/install-deps when this make may (root, or sudo without a
+# password); otherwise the build stops with the command that installs it.
+missing_pkgs = $(shell for p in $(PKGS); do \
 	$(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done)
-ifneq ($(filter-out deps clean bench,$(or $(MAKECMDGOALS),all)),)
+MISSING_PKGS := $(missing_pkgs)
+ifneq ($(filter-out deps clean bench uninstall,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(MISSING_PKGS),)
+AUTO_DEPS := $(shell if [ "$$(id -u)" -eq 0 ]; then echo root; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; \
+	then echo sudo; fi)
+ifneq ($(AUTO_DEPS),)
+$(info missing libraries: $(MISSING_PKGS); installing them with $(INSTALL_DEPS))
+DEPS_LOG := $(shell $(if $(filter sudo,$(AUTO_DEPS)),sudo -n) \
+	$(INSTALL_DEPS) >&2 || echo failed)
+MISSING_PKGS := $(missing_pkgs)
+endif
+endif
 ifneq ($(MISSING_PKGS),)
 $(error missing libraries: $(MISSING_PKGS); install them with 'sudo make deps' (or: sudo .ci/install-deps))
 endif
@@ -81,6 +97,7 @@ all: bin/warpgrade build/libwgrunner.a build/libwgemu.a build/wg-probe \
 
 -include harness/emu/emu.mk
 -include mk/integrations.mk
+-include mk/install.mk
 
 build/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -130,7 +147,7 @@ build/tests/%: tests/%.c build/libwgcore.a build/libwgemu.a
 .PHONY: all check check-gpu demo bench coverage deps clean fuzz
 
 deps:
-	.ci/install-deps
+	$(INSTALL_DEPS)
 
 check: all $(TEST_BIN)
 	$(Q)tests/run-tests $(TEST_BIN)

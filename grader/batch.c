@@ -7,6 +7,7 @@
  * into the stored result.
  */
 #include "batch.h"
+#include "batch_status.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -466,6 +467,41 @@ static int already_graded(struct sched *s, const struct entry *e)
 	return done;
 }
 
+/* Keep the shard's slice of the entries (shard.h), once the manifest of
+ * them all is written for `batch --status` (batch_status.h). */
+static int take_shard(const struct batch_opts *o, struct sched *s)
+{
+	const char **files = xcalloc(s->n + 1, sizeof(*files));
+	const char **names = xcalloc(s->n + 1, sizeof(*names));
+	size_t total = s->n, k = 0;
+	char label[32];
+	int rc;
+
+	for (size_t i = 0; i < total; i++) {
+		files[i] = s->v[i].file;
+		names[i] = s->v[i].name;
+	}
+	rc = batch_status_begin(o->out, o->submissions, &o->shard, files,
+				names, total, shard_count(&o->shard, total));
+	free(files);
+	free(names);
+	for (size_t i = 0; i < total; i++) {
+		if (shard_owns(&o->shard, i)) {
+			s->v[k++] = s->v[i];
+			continue;
+		}
+		free(s->v[i].file);
+		free(s->v[i].name);
+	}
+	s->n = k;
+	shard_format(&o->shard, label, sizeof(label));
+	if (o->progress && o->shard.n > 1)
+		fprintf(stderr, "warpgrade batch: shard %s: %zu of the %zu "
+			"submissions (positions %u + %ui in name order)\n",
+			label, k, total, o->shard.k, o->shard.n);
+	return rc;
+}
+
 static int decide_parallel(const struct batch_opts *o,
 			   const struct score_config *cfg)
 {
@@ -591,7 +627,7 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 	}
 	if (list_entries(o->submissions, o->out, &s.v, &s.n))
 		return BATCH_USAGE;
-	lockp = xstrfmt("%s/.lock", o->out);
+	lockp = shard_file(&o->shard, o->out, ".lock");
 	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB)) {
 		error("cannot lock '%s': %s", lockp, errno == EWOULDBLOCK ?
@@ -599,7 +635,9 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 		      strerror(errno));
 		goto out;
 	}
-	s.work = xstrfmt("%s/.work", o->out);
+	if (take_shard(o, &s))
+		goto out;
+	s.work = shard_file(&o->shard, o->out, ".work");
 	remove_tree(s.work); /* what a killed run left half-written */
 	if (mkdir_p(s.work, 0755)) {
 		error("cannot create '%s': %s", s.work, strerror(errno));
@@ -669,6 +707,7 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 			s.st->unusable, s.st->internal, s.st->internal ?
 			" (run again to regrade them)" : "");
 	}
+	batch_status_end(o->out, &o->shard, s.st, rc);
 out:
 	free(todo);
 	free(s.work);
@@ -695,7 +734,12 @@ static const char usage_batch[] =
 	"  --timeout S          limit per submission (default: from the\n"
 	"                       configuration's limits)\n"
 	"  --regrade            grade again what is already graded\n"
+	"  --shard K/N          grade only the K-th of N slices (K from 0;\n"
+	"                       default: the Slurm array task's, if any)\n"
 	"  --quiet              no progress lines\n"
+	"\n"
+	"       warpgrade batch --status RESULTS_DIR [--verbose]\n"
+	"                       progress across all shards\n"
 	"\n"
 	"exit status: 0 every submission has a result, 2 usage error,\n"
 	"3 some results are internal errors (run again to regrade them),\n"
@@ -723,6 +767,7 @@ int batch_main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "regrade", no_argument, NULL, 'r' },
+		{ "shard", required_argument, NULL, 'k' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -732,9 +777,11 @@ int batch_main(int argc, char **argv)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	char self[4096];
 	ssize_t n;
-	int c, quiet = 0;
+	int c, quiet = 0, have_shard = 0;
+	char err[256];
 
 	memset(&o, 0, sizeof(o));
+	shard_init(&o.shard);
 	o.backend = "auto";
 	o.jobs = cores > 0 ? (unsigned)cores : 1;
 	o.parallel = -1;
@@ -778,6 +825,14 @@ int batch_main(int argc, char **argv)
 		case 'r':
 			o.regrade = 1;
 			break;
+		case 'k':
+			if (shard_parse(&o.shard, optarg, err, sizeof(err))) {
+				fprintf(stderr, "warpgrade: %s\n\n%s", err,
+					usage_batch);
+				return BATCH_USAGE;
+			}
+			have_shard = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -799,6 +854,10 @@ int batch_main(int argc, char **argv)
 	}
 	o.submissions = argv[optind];
 	o.progress = !quiet;
+	if (!have_shard && shard_from_env(&o.shard, err, sizeof(err)) < 0) {
+		fprintf(stderr, "warpgrade: %s\n", err);
+		return BATCH_USAGE;
+	}
 	/* the children are this very executable */
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0 || (size_t)n >= sizeof(self) - 1)

@@ -18,7 +18,9 @@
  * Layout of RESULTS_DIR: <name>.json (the archive, with "grader_exit"
  * added: the child's exit status), <name><suffix> per extra format
  * (formats_suffix), <name>.log (the child's output, when it did not end
- * normally), .work/ (results being written), .lock (one batch at a time).
+ * normally), .work/ (results being written), .lock (one batch at a time;
+ * a shard has its own .work-K-of-N/ and .lock-K-of-N, shard.h), and what
+ * `batch --status` reads (.manifest.json, .shards/, batch_status.h).
  * <name> is the entry name without its .tar.gz/.tgz/.tar/.zip/.cu suffix.
  */
 #ifndef BATCH_H
@@ -26,6 +28,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "shard.h"
 
 struct batch_opts {
 	const char *submissions; /* directory of submissions */
@@ -43,6 +47,9 @@ struct batch_opts {
 	/* -1: decide from the backend (GPU: one at a time); 0: one at a
 	 * time; 1: `jobs` children side by side */
 	int parallel;
+	/* the slice of the directory to grade (shard.h); all zero: the
+	 * whole directory */
+	struct shard shard;
 };
 
 struct batch_stats {

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "batch_status.h"
+#include "cmd_slurm.h"
 #include "exercise.h"
 #include "formats.h"
 #include "grade.h"
@@ -29,7 +31,9 @@ static const char usage_main[] =
 	"commands:\n"
 	"  grade SUBMISSION   grade a directory, .tar.gz/.tgz/.tar/.zip "
 	"archive or .cu file\n"
-	"  batch DIR --out D  grade every submission in DIR into D\n"
+	"  batch DIR --out D  grade every submission in DIR into D (or one\n"
+	"                     shard of them; --status D: the progress)\n"
+	"  slurm DIR --out D  a Slurm job array grading DIR into D (--submit)\n"
 	"  leaderboard D      leaderboards (HTML, CSV, markdown) from results\n"
 	"  emu FILE.cu...     build and run a CUDA program on the emulator\n"
 	"  exercises          list the exercises\n"
@@ -236,7 +240,11 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "grade"))
 		return cmd_grade(argc - 1, argv + 1);
 	if (!strcmp(cmd, "batch"))
-		return batch_main(argc - 1, argv + 1);
+		return batch_status_wanted(argc - 1, argv + 1) ?
+		       batch_status_main(argc - 1, argv + 1) :
+		       batch_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "slurm"))
+		return cmd_slurm(argc - 1, argv + 1);
 	if (!strcmp(cmd, "leaderboard"))
 		return leaderboard_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "exercises"))

@@ -1,9 +1,17 @@
 /*
- * Where warpgrade's own files are.  bin/warpgrade runs from its source
- * tree (or an unpacked student kit, which has the same shape): the root is
- * the parent of the directory holding the executable, unless WARPGRADE_ROOT
- * says otherwise.  Everything the grader builds at run time (reference
- * objects per GPU architecture, runner links) goes under build/.
+ * Where warpgrade's own files are: the root, a directory shaped like the
+ * source tree (exercises/, harness/, reference/, build/).  In order:
+ *
+ *   $WARPGRADE_ROOT, when set;
+ *   the parent of the executable's directory, when it is a tree
+ *     (bin/warpgrade in the source tree or an unpacked student kit);
+ *   <prefix>/lib/warpgrade beside an installed <prefix>/bin/warpgrade
+ *     (`make install`, also under a DESTDIR or a moved prefix);
+ *   WG_DATADIR, the data directory compiled in by `make install`;
+ *   else the parent of the executable's directory.
+ *
+ * Everything the grader builds at run time (reference objects per GPU
+ * architecture, runner links) goes under build/ of the root.
  */
 #ifndef PATHS_H
 #define PATHS_H

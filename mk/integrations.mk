@@ -5,6 +5,9 @@
 #                       the sources): the Gradescope autograder
 #   make student-kit    warpgrade-student.tar.gz: template, statements,
 #                       headers and the grader without reference kernels
+#   make check-slurm    a job array on a real one-node Slurm started by
+#                       tests/slurm/run.sh (part of make check; skipped
+#                       visibly without the slurm packages or root)
 #
 # The leaderboard's pseudonyms use nettle's HMAC-SHA256 (Debian nettle-dev,
 # already a dependency of libarchive).
@@ -34,3 +37,10 @@ check: check-student-kit
 .PHONY: check-student-kit
 check-student-kit:
 	$(Q)integrations/student-kit/test-roundtrip
+
+# `make check` also grades fixtures as a job array on a one-node Slurm
+# cluster it starts and stops itself, and compares with one batch.
+check: check-slurm
+.PHONY: check-slurm
+check-slurm: all
+	$(Q)tests/slurm/run.sh
