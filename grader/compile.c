@@ -434,10 +434,11 @@ static int run_compiler(const struct compile_job *j, const struct stage *s,
 static int check_emulable(const struct compile_job *j, const struct stage *s,
 			  char **log)
 {
-	/* the grader's copy: the compiler's uid owns what it wrote */
-	char copy[PATH_MAX + 16];
-	const char *argv[] = { j->replay, "--check", copy, NULL };
-	const char *ro[] = { j->replay, NULL };
+	/* the grader's copies: the compiler's uid owns what it wrote, and
+	 * the replay's own directory may be closed to the guest */
+	char copy[PATH_MAX + 16], prog[PATH_MAX + 16];
+	const char *argv[] = { prog, "--check", copy, NULL };
+	const char *ro[] = { prog, NULL };
 	const char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
 	const struct sandbox_grant grant[] = {
 		{ s->dir, 0770 }, { NULL, 0 }
@@ -449,7 +450,9 @@ static int check_emulable(const struct compile_job *j, const struct stage *s,
 
 	free(*log);
 	snprintf(copy, sizeof(copy), "%s/check.o", s->dir);
-	if (copy_file(s->obj, copy, OBJECT_CAP)) {
+	snprintf(prog, sizeof(prog), "%s/wg-replay", s->dir);
+	if (copy_program(j->replay, prog) ||
+	    copy_file(s->obj, copy, OBJECT_CAP)) {
 		*log = xstrfmt("cannot copy the object to check its PTX: %s",
 			       strerror(errno));
 		return -1;

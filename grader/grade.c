@@ -506,6 +506,23 @@ static void build_all(const struct grade_opts *o, struct task *t, size_t n,
 	free(p.code);
 }
 
+/* The replay program, copied into the grade's working directory, which
+ * each guest run is let into: the tree it was built in may be closed to
+ * other users (a checkout under a private home).  Its path (static), or
+ * the original when the copy fails. */
+static const char *private_replay(const char *path, const char *workdir)
+{
+	static char copy[PATH_MAX];
+
+	if (snprintf(copy, sizeof(copy), "%s/wg-replay", workdir) >=
+	    (int)sizeof(copy) || copy_program(path, copy)) {
+		warning("cannot copy the replay program into '%s': %s",
+			workdir, strerror(errno));
+		return path;
+	}
+	return copy;
+}
+
 /* The submission's name in reports: the last component of its path
  * ("hw/alice/" and "hw/alice" are both "alice"). */
 static char *submission_name(const char *path)
@@ -689,7 +706,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		result_add_note(r, err);
 	if (env.have_emu && (use_emu_counters || tgt == &env.emu) &&
 	    build_replay_path(&env.emu, replay_path, sizeof(replay_path)))
-		replay = replay_path;
+		replay = private_replay(replay_path, workdir);
 	progress(o, "building %zu file(s)", present);
 	build_all(o, tasks, ntasks, tgt, 0, workdir, replay);
 	if (use_emu_counters)

@@ -327,3 +327,16 @@ char *utf8_sanitize(const char *s)
 	out[o] = '\0';
 	return out;
 }
+
+int copy_program(const char *from, const char *to)
+{
+	size_t len;
+	char *data = read_file(from, (size_t)64 << 20, &len);
+	int rc;
+
+	if (!data)
+		return -1;
+	rc = write_file_atomic(to, data, len) || chmod(to, 0755) ? -1 : 0;
+	free(data);
+	return rc;
+}

@@ -33,6 +33,9 @@ char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* Read a whole file (at most max bytes) into a NUL-terminated buffer. */
 char *read_file(const char *path, size_t max, size_t *len);
+/* Copy the program at from (at most 64 MiB) to to, atomically, mode
+ * 0755; 0 or -1 with errno set. */
+int copy_program(const char *from, const char *to);
 /* rm -rf without following symlinks; 0 or -1. */
 int remove_tree(const char *path);
 /* mkdir -p; 0 or -1. */

@@ -46,7 +46,8 @@ static int student_compile(const struct exercise *ex, const char *src,
 			   const char *obj, char **log)
 {
 	char *dir = xstrfmt("%s/src", tmp);
-	const struct compile_job job = { &sm90, &cfg, ex, dir, src, obj, tmp };
+	const struct compile_job job = { &sm90, &cfg, ex, dir, src, obj, tmp,
+					 NULL };
 	int rc = compile_student(&job, log, NULL, 0);
 
 	free(dir);
