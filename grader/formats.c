@@ -323,6 +323,18 @@ static void check_part(const struct exercise_result *e,
 		md_text(b.f, c->detail);
 		fputc('\n', b.f);
 	}
+	for (size_t i = 0; i < c->nlines; i++) {
+		const struct line_finding *l = &c->lines[i];
+
+		fputs("\nAt ", b.f);
+		md_text(b.f, l->file);
+		fprintf(b.f, " line %d:\n", l->line);
+		if (l->source[0])
+			md_code(b.f, l->source, sizeof(l->source));
+		fputc('\n', b.f);
+		md_text(b.f, l->why);
+		fputc('\n', b.f);
+	}
 	if (c->passed == 1 && e->score_technique <= 0)
 		fputs("\nTechnique points count once every sweep shape is "
 		      "correct.\n", b.f);
@@ -1080,6 +1092,72 @@ static json_t *rd_obj(struct rd *d, json_t *o, const char *key)
 	return json_is_object(v) ? v : NULL;
 }
 
+/* A check's blamed lines (absent in results from before they existed). */
+static void rd_lines(struct rd *d, json_t *arr, struct check_result *c)
+{
+	size_t i;
+	json_t *v;
+
+	if (arr && !json_is_array(arr)) {
+		rd_fail(d, "member '%s' is not an array", "lines");
+		return;
+	}
+	json_array_foreach(arr, i, v) {
+		struct line_finding *l = result_add_line(c);
+
+		if (!l)
+			break;
+		if (!json_is_object(v)) {
+			rd_fail(d, "bad entry in '%s'", "lines");
+			return;
+		}
+		rd_strbuf(d, v, "file", l->file, sizeof(l->file));
+		l->line = (int)rd_int(d, v, "line");
+		rd_strbuf(d, v, "source", l->source, sizeof(l->source));
+		l->requests = rd_num(d, v, "requests");
+		l->sectors = rd_num(d, v, "sectors");
+		l->wavefronts = rd_num(d, v, "wavefronts");
+		l->conflicts = rd_num(d, v, "conflicts");
+		l->ideal = rd_num(d, v, "ideal");
+		rd_strbuf(d, v, "why", l->why, sizeof(l->why));
+	}
+}
+
+/* A number of a profile row: 0 when absent or not finite. */
+static double rd_count(struct rd *d, json_t *o, const char *key)
+{
+	double v = rd_num(d, o, key);
+
+	return isfinite(v) ? v : 0;
+}
+
+static void rd_profile(struct rd *d, json_t *arr, struct exercise_result *e)
+{
+	size_t i;
+	json_t *v;
+
+	if (arr && !json_is_array(arr)) {
+		rd_fail(d, "member '%s' is not an array", "profile");
+		return;
+	}
+	json_array_foreach(arr, i, v) {
+		struct line_traffic t;
+
+		if (!json_is_object(v) || i >= RESULT_MAX_PROFILE) {
+			rd_fail(d, "bad entry in '%s'", "profile");
+			return;
+		}
+		t.line = (int)rd_int(d, v, "line");
+		t.ld_req = rd_count(d, v, "load_requests");
+		t.ld_sec = rd_count(d, v, "load_sectors");
+		t.st_req = rd_count(d, v, "store_requests");
+		t.st_sec = rd_count(d, v, "store_sectors");
+		t.sh_wf = rd_count(d, v, "shared_wavefronts");
+		t.sh_conf = rd_count(d, v, "shared_conflicts");
+		result_add_profile(e, &t);
+	}
+}
+
 static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 {
 	json_t *corr, *tech, *perf, *pts, *ff, *arr, *v;
@@ -1160,8 +1238,11 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 			c->limit = rd_num(d, v, "limit");
 			rd_strbuf(d, v, "detail", c->detail,
 				  sizeof(c->detail));
+			rd_lines(d, json_object_get(v, "lines"), c);
 		}
 	}
+	e->source = rd_str(d, o, "source", 0);
+	rd_profile(d, json_object_get(o, "profile"), e);
 	perf = rd_obj(d, o, "performance");
 	if (perf) {
 		e->speedup = rd_num(d, perf, "speedup");

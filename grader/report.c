@@ -85,6 +85,34 @@ static void text_notes(FILE *f, const struct grade_result *r,
 	}
 }
 
+/* A line a failed check blames: where, its traffic, its text, why. */
+static void text_line(FILE *f, const struct line_finding *l,
+		      const char *bold, const char *off)
+{
+	fprintf(f, "        at %s", bold);
+	puts_clean(f, l->file);
+	fprintf(f, ":%d%s: ", l->line, off);
+	if (!isnan(l->sectors))
+		fprintf(f, "%.0f sectors in %.0f requests (%.2f per request, "
+			"ideal %.0f)", l->sectors, l->requests,
+			l->requests > 0 ? l->sectors / l->requests : 0,
+			l->requests > 0 ? l->ideal / l->requests : 0);
+	else if (!isnan(l->wavefronts))
+		fprintf(f, "%.0f bank conflicts in %.0f wavefronts (ideal "
+			"%.0f)", l->conflicts, l->wavefronts, l->ideal);
+	else
+		fputs("static shared memory", f);
+	fputc('\n', f);
+	if (l->source[0]) {
+		fputs("          | ", f);
+		puts_clean(f, l->source);
+		fputc('\n', f);
+	}
+	fputs("          ", f);
+	puts_clean(f, l->why);
+	fputc('\n', f);
+}
+
 void report_text(FILE *f, const struct grade_result *r, int colour)
 {
 	const char *bold = colour ? "\033[1m" : "";
@@ -164,6 +192,8 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				puts_clean(f, c->detail);
 				fprintf(f, "%s\n", off);
 			}
+			for (size_t j = 0; j < c->nlines; j++)
+				text_line(f, &c->lines[j], bold, off);
 		}
 		fprintf(f, "      technique %.2f pts", e->score_technique);
 		if (e->sweep_passed < e->sweep_total)
@@ -233,14 +263,60 @@ static json_t *num_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* Set key to v when v is a number (the line's kind decides which). */
+static void set_num(json_t *o, const char *key, double v)
+{
+	if (!isnan(v))
+		json_object_set_new(o, key, json_real(v));
+}
+
+static json_t *line_json(const struct line_finding *l)
+{
+	json_t *o = json_pack("{s:o, s:i, s:o}",
+			      "file", report_json_text(l->file),
+			      "line", l->line,
+			      "source", report_json_text(l->source));
+
+	set_num(o, "requests", l->requests);
+	set_num(o, "sectors", l->sectors);
+	set_num(o, "wavefronts", l->wavefronts);
+	set_num(o, "conflicts", l->conflicts);
+	set_num(o, "ideal", l->ideal);
+	json_object_set_new(o, "why", report_json_text(l->why));
+	return o;
+}
+
 static json_t *check_json(const struct check_result *c)
 {
-	return json_pack("{s:s, s:o, s:o, s:o, s:s}", "name", c->name,
+	json_t *lines = json_array();
+
+	for (size_t i = 0; i < c->nlines; i++)
+		json_array_append_new(lines, line_json(&c->lines[i]));
+	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:o}", "name", c->name,
 			 "passed", c->passed < 0 ? json_null() :
 				   json_boolean(c->passed),
 			 "value", num_or_null(c->value),
 			 "limit", num_or_null(c->limit),
-			 "detail", c->detail);
+			 "detail", c->detail, "lines", lines);
+}
+
+/* The per-line traffic of the student's file (the source view). */
+static json_t *profile_json(const struct exercise_result *e)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < e->nprofile; i++) {
+		const struct line_traffic *t = &e->profile[i];
+
+		json_array_append_new(a, json_pack(
+			"{s:i, s:f, s:f, s:f, s:f, s:f, s:f}",
+			"line", t->line, "load_requests", t->ld_req,
+			"load_sectors", t->ld_sec, "store_requests",
+			t->st_req, "store_sectors", t->st_sec,
+			"shared_wavefronts", t->sh_wf,
+			"shared_conflicts", t->sh_conf));
+	}
+	return a;
 }
 
 static json_t *exercise_json(const struct exercise_result *e)
@@ -313,6 +389,10 @@ static json_t *exercise_json(const struct exercise_result *e)
 	if (e->runner_output && *e->runner_output)
 		json_object_set_new(o, "output",
 				    report_json_text(e->runner_output));
+	if (e->source)
+		json_object_set_new(o, "source", report_json_text(e->source));
+	if (e->nprofile)
+		json_object_set_new(o, "profile", profile_json(e));
 	return o;
 }
 

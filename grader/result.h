@@ -45,6 +45,22 @@ enum status status_worse(enum status a, enum status b);
 
 #define RESULT_MAX_CHECKS 8
 #define RESULT_MAX_FLAGS 8
+#define RESULT_MAX_LINES 3 /* source lines named per failed check */
+#define RESULT_MAX_PROFILE 4096 /* lines of traffic in a source view */
+
+/* A source line a failed technique check blames, with the traffic of the
+ * measured calls on it.  Global checks fill requests and sectors, the
+ * bank-conflict check wavefronts and conflicts; the others are NAN.
+ * ideal is what the line's accesses need at best (sectors, wavefronts). */
+struct line_finding {
+	char file[96];
+	int line;
+	char source[160];  /* the text of that line, trimmed */
+	double requests, sectors;
+	double wavefronts, conflicts;
+	double ideal;
+	char why[400];     /* one sentence, in the exercise's terms */
+};
 
 struct check_result {
 	char name[64];
@@ -52,6 +68,17 @@ struct check_result {
 	double value; /* NAN when not measured */
 	double limit;
 	char detail[400];
+	struct line_finding lines[RESULT_MAX_LINES]; /* worst first */
+	size_t nlines;
+};
+
+/* The measured traffic on one line of the student's file, summed over
+ * the measured calls: the gutter of the source view. */
+struct line_traffic {
+	int line;
+	double ld_req, ld_sec;   /* global loads (atomics included) */
+	double st_req, st_sec;   /* global stores (atomics included) */
+	double sh_wf, sh_conf;   /* shared wavefronts and bank conflicts */
 };
 
 struct failure {
@@ -91,6 +118,12 @@ struct exercise_result {
 	size_t nflags;
 	char perf_model[16]; /* "time" (GPU) or "traffic" (emulator) */
 
+	/* the student's file (capped) and its per-line traffic, in line
+	 * order; NULL / 0 when not available */
+	char *source;
+	struct line_traffic *profile;
+	size_t nprofile;
+
 	char *compile_log;   /* CE only */
 	char *runner_output; /* the submission's stdout/stderr, capped */
 	double seconds;      /* wall time spent on this exercise */
@@ -120,6 +153,13 @@ void result_release(struct grade_result *r);
 struct check_result *result_add_check(struct exercise_result *e,
 				      const char *name);
 void result_add_flag(struct exercise_result *e, const char *flag);
+/* Add a line to a check (ignored past RESULT_MAX_LINES); its numbers
+ * start NAN. */
+struct line_finding *result_add_line(struct check_result *c);
+/* Append one line's traffic to e->profile (ignored past
+ * RESULT_MAX_PROFILE). */
+void result_add_profile(struct exercise_result *e,
+			const struct line_traffic *t);
 void result_set_message(struct exercise_result *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -84,9 +84,26 @@ static void sample_exercise(struct exercise_result *e,
 	c->passed = st == STATUS_TECH ? 0 : 1;
 	c->value = st == STATUS_TECH ? 4.0 : 1.0;
 	c->limit = 1.25;
-	if (st == STATUS_TECH)
+	if (st == STATUS_TECH) {
+		struct line_finding *l = result_add_line(c);
+		struct line_traffic t = { 17, 100, 400, 100, 3200, 0, 0 };
+
 		snprintf(c->detail, sizeof(c->detail),
 			 "4.0 sectors per request where 1.0 would do");
+		snprintf(l->file, sizeof(l->file), "%s.cu", ex->name);
+		l->line = 17;
+		snprintf(l->source, sizeof(l->source), "out[c * rows + r] = "
+			 "in[r * cols + c]; // %s", SAMPLE_HOSTILE);
+		l->requests = 100;
+		l->sectors = 3200;
+		l->ideal = 400;
+		snprintf(l->why, sizeof(l->why), "consecutive threads store "
+			 "32 or more bytes apart");
+		e->source = xstrdup("#include <x.h>\n<script>" SAMPLE_HOSTILE
+				    "\n\tout[c * rows + r] = in[r * cols + c];"
+				    "\n");
+		result_add_profile(e, &t);
+	}
 	if (ex->techniques & EXERCISE_TECH_NO_CONFLICTS) {
 		c = result_add_check(e, "no shared bank conflicts");
 		c->passed = -1; /* not measured */
