@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "grade.h"
 #include "report.h"
 #include "util.h"
@@ -238,6 +239,43 @@ struct part {
 	char *output;    /* markdown */
 };
 
+/* Pattern, location and cells of a first failure, in markdown. */
+static void md_failure(FILE *f, const struct exercise *ex,
+		       const struct failure *ff)
+{
+	struct sbuf g;
+	char *grid;
+
+	if (ff->pattern[0]) {
+		fputs("\nPattern: **", f);
+		md_text(f, ff->pattern);
+		fputs("**: ", f);
+		md_text(f, ff->pattern_why);
+		fputc('\n', f);
+	}
+	if (ff->loc.file[0]) {
+		fputs("\nAt ", f);
+		md_text(f, ff->loc.file);
+		fprintf(f, " line %d", ff->loc.line);
+		if (ff->loc.thread[0]) {
+			fputs(", thread ", f);
+			md_text(f, ff->loc.thread);
+			fputs(" of block ", f);
+			md_text(f, ff->loc.block);
+		}
+		fputs(":\n", f);
+		if (ff->loc.source[0])
+			md_code(f, ff->loc.source, sizeof(ff->loc.source));
+	}
+	if (!ff->win.present)
+		return;
+	sb_init(&g);
+	report_failure_grid(g.f, ex, ff);
+	grid = sb_finish(&g);
+	md_code(f, grid, 65536);
+	free(grid);
+}
+
 static void correctness_part(const struct exercise_result *e,
 			     const struct part_max *pm, struct part *p)
 {
@@ -277,6 +315,7 @@ static void correctness_part(const struct exercise_result *e,
 				md_text(b.f, ff->got);
 				fputs(".\n", b.f);
 			}
+			md_failure(b.f, e->ex, ff);
 		}
 	}
 	if (e->compile_log && *e->compile_log) {
@@ -1092,6 +1131,76 @@ static json_t *rd_obj(struct rd *d, json_t *o, const char *key)
 	return json_is_object(v) ? v : NULL;
 }
 
+/* Rows of diff_cell texts into a window's cells. */
+static void rd_grid(struct rd *d, json_t *rows, const struct exercise *ex,
+		    struct failure_window *w, uint32_t *cells)
+{
+	for (int r = 0; r < w->rows; r++) {
+		json_t *row = json_array_get(rows, (size_t)r);
+
+		for (int c = 0; c < w->cols; c++) {
+			json_t *v = json_array_get(row, (size_t)c);
+
+			if (!ex || !json_is_string(v) ||
+			    json_array_size(row) != (size_t)w->cols ||
+			    diff_parse_cell(ex, json_string_value(v),
+					    &cells[r * w->cols + c])) {
+				rd_fail(d, "bad cell in '%s'", "diff");
+				return;
+			}
+		}
+	}
+}
+
+static void rd_window(struct rd *d, json_t *o, const struct exercise *ex,
+		      struct failure_window *w)
+{
+	w->out_rows = rd_int(d, o, "out_rows");
+	w->out_cols = rd_int(d, o, "out_cols");
+	w->row0 = rd_int(d, o, "row0");
+	w->col0 = rd_int(d, o, "col0");
+	w->rows = (int)rd_int(d, o, "rows");
+	w->cols = (int)rd_int(d, o, "cols");
+	if (w->rows < 1 || w->cols < 1 || w->rows > FAILURE_WINDOW ||
+	    w->cols > FAILURE_WINDOW ||
+	    json_array_size(json_object_get(o, "expected")) !=
+	    (size_t)w->rows ||
+	    json_array_size(json_object_get(o, "got")) != (size_t)w->rows) {
+		rd_fail(d, "bad member '%s'", "diff");
+		return;
+	}
+	rd_grid(d, json_object_get(o, "expected"), ex, w, w->expected);
+	rd_grid(d, json_object_get(o, "got"), ex, w, w->got);
+	w->present = !d->failed;
+}
+
+/* What the first failure looked like: pattern, cells, location. */
+static void rd_failure_picture(struct rd *d, json_t *ff,
+			       const struct exercise *ex, struct failure *f)
+{
+	json_t *diff = rd_obj(d, ff, "diff"), *loc = rd_obj(d, ff,
+							      "location");
+
+	rd_strbuf(d, ff, "pattern", f->pattern, sizeof(f->pattern));
+	rd_strbuf(d, ff, "pattern_why", f->pattern_why,
+		  sizeof(f->pattern_why));
+	if (diff) {
+		rd_window(d, diff, ex, &f->win);
+		f->win.row = rd_int(d, ff, "row");
+		f->win.col = rd_int(d, ff, "col");
+	}
+	if (loc) {
+		rd_strbuf(d, loc, "file", f->loc.file, sizeof(f->loc.file));
+		f->loc.line = (int)rd_int(d, loc, "line");
+		rd_strbuf(d, loc, "source", f->loc.source,
+			  sizeof(f->loc.source));
+		rd_strbuf(d, loc, "thread", f->loc.thread,
+			  sizeof(f->loc.thread));
+		rd_strbuf(d, loc, "block", f->loc.block,
+			  sizeof(f->loc.block));
+	}
+}
+
 /* A check's blamed lines (absent in results from before they existed). */
 static void rd_lines(struct rd *d, json_t *arr, struct check_result *c)
 {
@@ -1214,6 +1323,7 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 			rd_strbuf(d, ff, "got", f->got, sizeof(f->got));
 			rd_strbuf(d, ff, "reason", f->reason,
 				  sizeof(f->reason));
+			rd_failure_picture(d, ff, e->ex, f);
 		}
 	}
 	tech = rd_obj(d, o, "technique");

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diff.h"
 #include "util.h"
 
 int report_want_colour(FILE *f)
@@ -83,6 +84,115 @@ static void text_notes(FILE *f, const struct grade_result *r,
 		puts_clean(f, r->notes[i]);
 		fprintf(f, "%s\n", off);
 	}
+}
+
+/* One row of a window's grid: cells of vals, wrong ones marked '*'. */
+static void grid_row(FILE *f, const struct exercise *ex,
+		     const struct failure_window *w, int r, int got)
+{
+	const uint32_t *vals = got ? w->got : w->expected;
+
+	for (int c = 0; c < w->cols; c++) {
+		uint32_t v = vals[r * w->cols + c];
+		int wrong = w->got[r * w->cols + c] !=
+			    w->expected[r * w->cols + c];
+		char cell[32];
+
+		diff_cell(ex, v, 0, cell, sizeof(cell));
+		fprintf(f, " %c%10s", got && wrong ? '*' : ' ', cell);
+	}
+}
+
+static void grid_header(FILE *f, const struct failure_window *w, int side)
+{
+	fputs("             ", f);
+	for (int k = 0; k < (side ? 2 : 1); k++) {
+		if (k)
+			fputs("   |", f);
+		for (int c = 0; c < w->cols; c++) {
+			char col[24];
+
+			snprintf(col, sizeof(col), "c%lld",
+				 (long long)(w->col0 + c));
+			fprintf(f, " %11s", col);
+		}
+	}
+	fputc('\n', f);
+}
+
+/* The expected and the produced output, side by side when they fit in
+ * a terminal, else one above the other. */
+static void text_window(FILE *f, const struct exercise *ex,
+			const struct failure_window *w)
+{
+	int side = w->cols <= 5;
+
+	fprintf(f, "        %s of the %lldx%lld output (row r, column c), "
+		"%s; * marks a wrong cell:\n",
+		w->rows == w->out_rows && w->cols == w->out_cols ? "all" :
+		"around the first wrong cell", (long long)w->out_rows,
+		(long long)w->out_cols, side ? "expected | got" :
+		"expected, then got");
+	for (int g = 0; g < (side ? 1 : 2); g++) {
+		if (!side)
+			fprintf(f, "        %s:\n", g ? "got" : "expected");
+		grid_header(f, w, side);
+		for (int r = 0; r < w->rows; r++) {
+			fprintf(f, "        r%-4lld", (long long)(w->row0 + r));
+			grid_row(f, ex, w, r, side ? 0 : g);
+			if (side) {
+				fputs("   |", f);
+				grid_row(f, ex, w, r, 1);
+			}
+			fputc('\n', f);
+		}
+	}
+}
+
+/* A first failure's picture: where, the pattern, the cells, the line. */
+static void text_failure(FILE *f, const struct exercise *ex,
+			 const struct failure *ff, const char *bold,
+			 const char *off)
+{
+	(void)ex;
+	const struct failure_location *l = &ff->loc;
+
+	if (ff->win.present)
+		fprintf(f, "        at row %lld, column %lld of the %lldx%lld "
+			"output\n", (long long)ff->win.row,
+			(long long)ff->win.col, (long long)ff->win.out_rows,
+			(long long)ff->win.out_cols);
+	if (ff->pattern[0]) {
+		fprintf(f, "        %spattern: ", bold);
+		puts_clean(f, ff->pattern);
+		fprintf(f, "%s: ", off);
+		puts_clean(f, ff->pattern_why);
+		fputc('\n', f);
+	}
+	if (l->file[0]) {
+		fprintf(f, "        at %s", bold);
+		puts_clean(f, l->file);
+		fprintf(f, ":%d%s", l->line, off);
+		if (l->thread[0]) {
+			fputs(", thread ", f);
+			puts_clean(f, l->thread);
+			fputs(" of block ", f);
+			puts_clean(f, l->block);
+		}
+		fputc('\n', f);
+		if (l->source[0]) {
+			fputs("          | ", f);
+			puts_clean(f, l->source);
+			fputc('\n', f);
+		}
+	}
+}
+
+void report_failure_grid(FILE *f, const struct exercise *ex,
+			 const struct failure *ff)
+{
+	if (ff->win.present)
+		text_window(f, ex, &ff->win);
 }
 
 /* A line a failed check blames: where, its traffic, its text, why. */
@@ -175,6 +285,9 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				fprintf(f, "        element %lld: expected %s,"
 					" got %s\n", ff->index, ff->expected,
 					ff->got);
+			text_failure(f, e->ex, ff, bold, off);
+			if (ff->win.present)
+				text_window(f, e->ex, &ff->win);
 		}
 		for (size_t k = 0; k < e->nchecks; k++) {
 			const struct check_result *c = &e->checks[k];
@@ -319,6 +432,61 @@ static json_t *profile_json(const struct exercise_result *e)
 	return a;
 }
 
+/* Rows of cells, each as diff_cell's exact text. */
+static json_t *grid_json(const struct exercise *ex,
+			 const struct failure_window *w, const uint32_t *v)
+{
+	json_t *rows = json_array();
+
+	for (int r = 0; r < w->rows; r++) {
+		json_t *row = json_array();
+
+		for (int c = 0; c < w->cols; c++) {
+			char cell[32];
+
+			diff_cell(ex, v[r * w->cols + c], 1, cell,
+				  sizeof(cell));
+			json_array_append_new(row, json_string(cell));
+		}
+		json_array_append_new(rows, row);
+	}
+	return rows;
+}
+
+/* The picture of a first failure: where, the pattern, the cells. */
+static void failure_json(const struct exercise *ex, const struct failure *f,
+			 json_t *ff)
+{
+	const struct failure_window *w = &f->win;
+	const struct failure_location *l = &f->loc;
+
+	if (f->pattern[0]) {
+		json_object_set_new(ff, "pattern", json_string(f->pattern));
+		json_object_set_new(ff, "pattern_why",
+				    report_json_text(f->pattern_why));
+	}
+	if (w->present) {
+		json_object_set_new(ff, "row", json_integer(w->row));
+		json_object_set_new(ff, "col", json_integer(w->col));
+		json_object_set_new(ff, "diff", json_pack(
+			"{s:I, s:I, s:I, s:I, s:i, s:i, s:o, s:o}",
+			"out_rows", (json_int_t)w->out_rows,
+			"out_cols", (json_int_t)w->out_cols,
+			"row0", (json_int_t)w->row0,
+			"col0", (json_int_t)w->col0,
+			"rows", w->rows, "cols", w->cols,
+			"expected", grid_json(ex, w, w->expected),
+			"got", grid_json(ex, w, w->got)));
+	}
+	if (l->file[0])
+		json_object_set_new(ff, "location", json_pack(
+			"{s:o, s:i, s:o, s:o, s:o}",
+			"file", report_json_text(l->file), "line", l->line,
+			"source", report_json_text(l->source),
+			"thread", report_json_text(l->thread),
+			"block", report_json_text(l->block)));
+}
+
 static json_t *exercise_json(const struct exercise_result *e)
 {
 	json_t *o, *checks, *flags, *ff = json_null(), *corr, *tech, *perf;
@@ -341,6 +509,7 @@ static json_t *exercise_json(const struct exercise_result *e)
 		if (f->index >= 0)
 			json_object_set_new(ff, "element",
 					    json_integer(f->index));
+		failure_json(e->ex, f, ff);
 	}
 	corr = json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:I}",
 			 "passed", (json_int_t)e->passed,

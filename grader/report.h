@@ -17,6 +17,11 @@
 /* Human text; colour when `colour` is set. */
 void report_text(FILE *f, const struct grade_result *r, int colour);
 
+/* The cells of a first failure (expected and got, wrong ones marked) as
+ * the text view draws them; nothing when it has none. */
+void report_failure_grid(FILE *f, const struct exercise *ex,
+			 const struct failure *ff);
+
 /* The JSON document (owned string, ends with a newline). */
 char *report_json(const struct grade_result *r);
 

@@ -81,6 +81,31 @@ struct line_traffic {
 	double sh_wf, sh_conf;   /* shared wavefronts and bank conflicts */
 };
 
+/* A wrong output drawn as a matrix: the whole output when it is at most
+ * FAILURE_WINDOW x FAILURE_WINDOW, else the neighbourhood of the first
+ * wrong element.  Cells are the raw 4-byte elements (float or int bits,
+ * as the exercise says). */
+#define FAILURE_WINDOW 16
+struct failure_window {
+	int present;
+	int64_t out_rows, out_cols;  /* the output as a matrix */
+	int64_t row, col;            /* the first wrong element */
+	int64_t row0, col0;          /* the window's top-left cell */
+	int rows, cols;              /* the window's size */
+	uint32_t expected[FAILURE_WINDOW * FAILURE_WINDOW];
+	uint32_t got[FAILURE_WINDOW * FAILURE_WINDOW];
+};
+
+/* Where in the student's code a failure happened, when the emulator
+ * could tell (file empty when unknown). */
+struct failure_location {
+	char file[96];
+	int line;
+	char source[160];
+	char thread[48];   /* "(x,y,z)" */
+	char block[48];
+};
+
 struct failure {
 	int present;
 	int64_t m, n;
@@ -89,6 +114,13 @@ struct failure {
 	char got[48];
 	char reason[640];
 	size_t shape_index;
+	/* what the wrong output looks like: a name ("transposed",
+	 * "tile_edge", "untouched", "input_echoed"; "" when none is clear)
+	 * and one sentence */
+	char pattern[24];
+	char pattern_why[320];
+	struct failure_window win;
+	struct failure_location loc;
 };
 
 struct exercise_result {

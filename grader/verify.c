@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "emu/wgemu.h"
 #include "technique.h"
 #include "util.h"
@@ -212,6 +213,7 @@ static enum status judge_region(struct verify *v, size_t index,
 		verify_format_value(ex, out + i * es, f->got, sizeof(f->got));
 		snprintf(f->reason, sizeof(f->reason), "wrong value at element "
 			 "%zu", i);
+		diff_describe(ex, s, v->in_buf, v->exp_buf, out, f);
 		return STATUS_WA;
 	}
 	return STATUS_OK;
@@ -232,10 +234,11 @@ static void check_region(struct verify *v, size_t index)
 	}
 	f = fail_shape(v, index, st);
 	if (f) {
-		f->index = got.index;
-		memcpy(f->expected, got.expected, sizeof(f->expected));
-		memcpy(f->got, got.got, sizeof(f->got));
-		memcpy(f->reason, got.reason, sizeof(f->reason));
+		got.present = 1;
+		got.shape_index = f->shape_index;
+		got.m = f->m;
+		got.n = f->n;
+		*f = got;
 	}
 }
 

@@ -69,6 +69,28 @@ static void sample_exercise(struct exercise_result *e,
 		snprintf(f->got, sizeof(f->got), "-0");
 		snprintf(f->reason, sizeof(f->reason), "wrong value %s",
 			 SAMPLE_HOSTILE);
+		snprintf(f->pattern, sizeof(f->pattern), "transposed");
+		snprintf(f->pattern_why, sizeof(f->pattern_why), "swapped");
+		f->win.present = 1;
+		f->win.out_rows = 33;
+		f->win.out_cols = 17;
+		f->win.row = 2;
+		f->win.col = 6;
+		f->win.rows = 2;
+		f->win.cols = 3;
+		for (int k = 0; k < 6; k++) {
+			float x = 1.5f * (float)k - 2;
+
+			memcpy(&f->win.expected[k], &x, 4);
+			f->win.got[k] = k == 4 ? 0xA5A5A5A5u :
+					k == 5 ? 0x7fc00000u : f->win.expected[k];
+		}
+		snprintf(f->loc.file, sizeof(f->loc.file), "%s.cu", ex->name);
+		f->loc.line = 12;
+		snprintf(f->loc.source, sizeof(f->loc.source), "x = %s",
+			 SAMPLE_HOSTILE);
+		snprintf(f->loc.thread, sizeof(f->loc.thread), "(1,0,0)");
+		snprintf(f->loc.block, sizeof(f->loc.block), "(0,2,0)");
 		e->runner_output = xstrdup("debug print " SAMPLE_HOSTILE);
 		result_set_message(e, "wrong answer at 17x33");
 	} else {
