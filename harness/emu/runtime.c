@@ -1913,6 +1913,21 @@ void wgemu_record_begin(const void *in, size_t in_bytes, const void *out,
 		trace_module_vars(i);
 }
 
+void wgemu_watch_output(const void *out, size_t out_bytes,
+			size_t guard_bytes, size_t elem_bytes)
+{
+	uint64_t o = (uint64_t)(uintptr_t)out;
+
+	memset(&emu_watch, 0, sizeof(emu_watch));
+	if (!out || !elem_bytes)
+		return;
+	emu_watch.lo = o - guard_bytes;
+	emu_watch.out = o;
+	emu_watch.end = o + out_bytes;
+	emu_watch.hi = o + out_bytes + guard_bytes;
+	emu_watch.elem = elem_bytes;
+}
+
 int wgemu_record_end(unsigned char **buf, size_t *len)
 {
 	return emu_trace_close(buf, len);
