@@ -263,6 +263,11 @@ static void md_failure(FILE *f, const struct exercise *ex,
 			fputs(" of block ", f);
 			md_text(f, ff->loc.block);
 		}
+		if (ff->loc.what[0]) {
+			fputs(" (", f);
+			md_text(f, ff->loc.what);
+			fputc(')', f);
+		}
 		fputs(":\n", f);
 		if (ff->loc.source[0])
 			md_code(f, ff->loc.source, sizeof(ff->loc.source));
@@ -325,6 +330,20 @@ static void correctness_part(const struct exercise_result *e,
 	if (e->runner_output && *e->runner_output) {
 		fputs("\nOutput of your code:\n", b.f);
 		md_code(b.f, e->runner_output, 8192);
+	}
+	if (e->nwarnings) {
+		struct sbuf w;
+		char *t;
+
+		sb_init(&w);
+		for (size_t i = 0; i < e->nwarnings; i++)
+			fprintf(w.f, "%5lu x %s\n", e->warnings[i].count,
+				e->warnings[i].text);
+		t = sb_finish(&w);
+		fputs("\nThe emulator's messages (the first of each kind, at "
+		      "most one per launch):\n", b.f);
+		md_code(b.f, t, 8192);
+		free(t);
 	}
 	p->output = sb_finish(&b);
 	p->message = xstrfmt("%s: %s", status_name(e->status),
@@ -1198,6 +1217,7 @@ static void rd_failure_picture(struct rd *d, json_t *ff,
 			  sizeof(f->loc.thread));
 		rd_strbuf(d, loc, "block", f->loc.block,
 			  sizeof(f->loc.block));
+		rd_strbuf(d, loc, "what", f->loc.what, sizeof(f->loc.what));
 	}
 }
 
@@ -1229,6 +1249,29 @@ static void rd_lines(struct rd *d, json_t *arr, struct check_result *c)
 		l->conflicts = rd_num(d, v, "conflicts");
 		l->ideal = rd_num(d, v, "ideal");
 		rd_strbuf(d, v, "why", l->why, sizeof(l->why));
+	}
+}
+
+static void rd_warnings(struct rd *d, json_t *arr, struct exercise_result *e)
+{
+	size_t i;
+	json_t *v;
+
+	if (arr && !json_is_array(arr)) {
+		rd_fail(d, "member '%s' is not an array", "warnings");
+		return;
+	}
+	json_array_foreach(arr, i, v) {
+		char text[sizeof(e->warnings[0].text)];
+		long long n;
+
+		if (!json_is_object(v)) {
+			rd_fail(d, "bad entry in '%s'", "warnings");
+			return;
+		}
+		n = rd_int(d, v, "count");
+		rd_strbuf(d, v, "message", text, sizeof(text));
+		result_add_warning(e, n > 0 ? (unsigned long)n : 0, text);
 	}
 }
 
@@ -1352,6 +1395,7 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 		}
 	}
 	e->source = rd_str(d, o, "source", 0);
+	rd_warnings(d, json_object_get(o, "warnings"), e);
 	rd_profile(d, json_object_get(o, "profile"), e);
 	perf = rd_obj(d, o, "performance");
 	if (perf) {

@@ -21,6 +21,7 @@
 
 #include "build.h"
 #include "compile.h"
+#include "digest.h"
 #include "intake.h"
 #include "measure.h"
 #include "paths.h"
@@ -740,6 +741,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		}
 		e->source = read_file(k->src, GRADE_SOURCE_MAX, NULL);
 		run_exercise(o, k, tgt, replay, r->seed, workdir);
+		digest_output(e);
 		e->seconds = now_s() - te;
 	}
 	r->isolation = isolation_line();

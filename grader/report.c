@@ -75,6 +75,21 @@ static void indent_block(FILE *f, const char *text, size_t max_lines)
 		fprintf(f, "      | ...\n");
 }
 
+/* The emulator's messages, one line per distinct one. */
+static void text_warnings(FILE *f, const struct exercise_result *e,
+			  const char *dim, const char *off)
+{
+	if (!e->nwarnings)
+		return;
+	fprintf(f, "      emulator messages (the first of each kind, with "
+		"how many launches printed it):\n");
+	for (size_t i = 0; i < e->nwarnings; i++) {
+		fprintf(f, "      %s%5lu x%s ", dim, e->warnings[i].count, off);
+		puts_clean(f, e->warnings[i].text);
+		fputc('\n', f);
+	}
+}
+
 /* What intake skipped or ignored, one line each. */
 static void text_notes(FILE *f, const struct grade_result *r,
 		       const char *dim, const char *off)
@@ -179,6 +194,10 @@ static void text_failure(FILE *f, const struct exercise *ex,
 			fputs(" of block ", f);
 			puts_clean(f, l->block);
 		}
+		if (l->what[0]) {
+			fputs(": ", f);
+			puts_clean(f, l->what);
+		}
 		fputc('\n', f);
 		if (l->source[0]) {
 			fputs("          | ", f);
@@ -267,6 +286,7 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				"stderr):\n");
 			indent_block(f, e->runner_output, 12);
 		}
+		text_warnings(f, e, dim, off);
 		if (e->status == STATUS_CE || e->status == STATUS_MISSING ||
 		    e->status == STATUS_REJECTED || e->status == STATUS_XX)
 			continue;
@@ -480,11 +500,12 @@ static void failure_json(const struct exercise *ex, const struct failure *f,
 	}
 	if (l->file[0])
 		json_object_set_new(ff, "location", json_pack(
-			"{s:o, s:i, s:o, s:o, s:o}",
+			"{s:o, s:i, s:o, s:o, s:o, s:o}",
 			"file", report_json_text(l->file), "line", l->line,
 			"source", report_json_text(l->source),
 			"thread", report_json_text(l->thread),
-			"block", report_json_text(l->block)));
+			"block", report_json_text(l->block),
+			"what", report_json_text(l->what)));
 }
 
 static json_t *exercise_json(const struct exercise_result *e)
@@ -558,6 +579,16 @@ static json_t *exercise_json(const struct exercise_result *e)
 	if (e->runner_output && *e->runner_output)
 		json_object_set_new(o, "output",
 				    report_json_text(e->runner_output));
+	if (e->nwarnings) {
+		json_t *w = json_array();
+
+		for (size_t i = 0; i < e->nwarnings; i++)
+			json_array_append_new(w, json_pack("{s:I, s:o}",
+				"count", (json_int_t)e->warnings[i].count,
+				"message",
+				report_json_text(e->warnings[i].text)));
+		json_object_set_new(o, "warnings", w);
+	}
 	if (e->source)
 		json_object_set_new(o, "source", report_json_text(e->source));
 	if (e->nprofile)

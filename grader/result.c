@@ -73,6 +73,7 @@ void result_release(struct grade_result *r)
 		free(r->ex[i].runner_output);
 		free(r->ex[i].source);
 		free(r->ex[i].profile);
+		free(r->ex[i].warnings);
 	}
 	free(r->ex);
 	free(r->submission);
@@ -151,4 +152,18 @@ void result_add_profile(struct exercise_result *e,
 	e->profile = xrealloc(e->profile,
 			      (e->nprofile + 1) * sizeof(*e->profile));
 	e->profile[e->nprofile++] = *t;
+}
+
+void result_add_warning(struct exercise_result *e, unsigned long count,
+			const char *text)
+{
+	struct output_warning *w;
+
+	if (e->nwarnings >= RESULT_MAX_WARNINGS)
+		return;
+	e->warnings = xrealloc(e->warnings,
+			       (e->nwarnings + 1) * sizeof(*e->warnings));
+	w = &e->warnings[e->nwarnings++];
+	w->count = count;
+	snprintf(w->text, sizeof(w->text), "%s", text);
 }

@@ -47,6 +47,7 @@ enum status status_worse(enum status a, enum status b);
 #define RESULT_MAX_FLAGS 8
 #define RESULT_MAX_LINES 3 /* source lines named per failed check */
 #define RESULT_MAX_PROFILE 4096 /* lines of traffic in a source view */
+#define RESULT_MAX_WARNINGS 32  /* distinct emulator warnings kept */
 
 /* A source line a failed technique check blames, with the traffic of the
  * measured calls on it.  Global checks fill requests and sectors, the
@@ -70,6 +71,13 @@ struct check_result {
 	char detail[400];
 	struct line_finding lines[RESULT_MAX_LINES]; /* worst first */
 	size_t nlines;
+};
+
+/* One distinct message of the emulator in the program's output: how
+ * often it came (one per launch at most) and its first occurrence. */
+struct output_warning {
+	unsigned long count;
+	char text[480];
 };
 
 /* The measured traffic on one line of the student's file, summed over
@@ -104,6 +112,7 @@ struct failure_location {
 	char source[160];
 	char thread[48];   /* "(x,y,z)" */
 	char block[48];
+	char what[160];    /* what it did there, as the emulator said */
 };
 
 struct failure {
@@ -157,7 +166,11 @@ struct exercise_result {
 	size_t nprofile;
 
 	char *compile_log;   /* CE only */
-	char *runner_output; /* the submission's stdout/stderr, capped */
+	char *runner_output; /* the submission's stdout/stderr, capped; its
+			      * own lines only, none repeated more than
+			      * three times (digest.h) */
+	struct output_warning *warnings; /* the emulator's, one each */
+	size_t nwarnings;
 	double seconds;      /* wall time spent on this exercise */
 };
 
@@ -188,6 +201,9 @@ void result_add_flag(struct exercise_result *e, const char *flag);
 /* Add a line to a check (ignored past RESULT_MAX_LINES); its numbers
  * start NAN. */
 struct line_finding *result_add_line(struct check_result *c);
+/* Append a distinct emulator warning (ignored past RESULT_MAX_WARNINGS). */
+void result_add_warning(struct exercise_result *e, unsigned long count,
+			const char *text);
 /* Append one line's traffic to e->profile (ignored past
  * RESULT_MAX_PROFILE). */
 void result_add_profile(struct exercise_result *e,

@@ -91,6 +91,11 @@ static void sample_exercise(struct exercise_result *e,
 			 SAMPLE_HOSTILE);
 		snprintf(f->loc.thread, sizeof(f->loc.thread), "(1,0,0)");
 		snprintf(f->loc.block, sizeof(f->loc.block), "(0,2,0)");
+		snprintf(f->loc.what, sizeof(f->loc.what), "store outside "
+			 "the output: element 3 past its end");
+		result_add_warning(e, 12, "kernel 'k' at x.cu:3, thread "
+				   "(1,0,0) of block (0,0,0): read of shared "
+				   "memory " SAMPLE_HOSTILE);
 		e->runner_output = xstrdup("debug print " SAMPLE_HOSTILE);
 		result_set_message(e, "wrong answer at 17x33");
 	} else {
