@@ -22,6 +22,7 @@ static const char *const kind_names[FORMAT_COUNT] = {
 	[FORMAT_TEXT] = "text", [FORMAT_JSON] = "json",
 	[FORMAT_GRADESCOPE] = "gradescope", [FORMAT_AUTOLAB] = "autolab",
 	[FORMAT_PRAIRIELEARN] = "prairielearn", [FORMAT_JUNIT] = "junit",
+	[FORMAT_HTML] = "html",
 };
 
 static const char *const kind_suffixes[FORMAT_COUNT] = {
@@ -30,6 +31,7 @@ static const char *const kind_suffixes[FORMAT_COUNT] = {
 	[FORMAT_AUTOLAB] = ".autolab.txt",
 	[FORMAT_PRAIRIELEARN] = ".prairielearn.json",
 	[FORMAT_JUNIT] = ".junit.xml",
+	[FORMAT_HTML] = ".html",
 };
 
 int formats_parse(const char *name)
@@ -1031,6 +1033,10 @@ char *formats_render(enum format_kind k, const struct grade_result *r,
 		return formats_prairielearn(r, cfg, exit_status);
 	case FORMAT_JUNIT:
 		return formats_junit(r, cfg, exit_status);
+	case FORMAT_HTML:
+		sb_init(&b);
+		report_html(b.f, r);
+		return sb_finish(&b);
 	default:
 		BUG("unknown format %d", (int)k);
 	}

@@ -33,6 +33,6 @@ const struct exercise exercise_padded_tile = {
 		"threadIdx.x along a row of `out`",
 	.hint_conflicts =
 		"a column of a [32][32] float tile lies in one bank, so a "
-		"warp reading down it is served one thread at a time: pad "
-		"each row of the tile to 33 floats",
+		"warp reading or writing down a column is served one thread "
+		"at a time: pad each row of the tile to 33 floats",
 };
