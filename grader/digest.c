@@ -72,8 +72,8 @@ static char *message_key(const char *msg)
 
 	if (!who)
 		who = strstr(msg, ", block (");
-	if (!who || !what || what < who)
-		return xstrdup(msg);
+	if (strncmp(msg, "kernel '", 8) || !who || !what || what < who)
+		who = what = msg; /* no thread: every number goes */
 	n = (size_t)(who - msg);
 	k = xmalloc(n + strlen(what) + 1);
 	memcpy(k, msg, n);
@@ -152,6 +152,22 @@ static int is_cut_mark(const char *line)
 	       strstr(line, " bytes omitted ") != NULL;
 }
 
+/* A first failure whose reason quotes the emulator (a fault, a race)
+ * is located where the reason says. */
+static void locate_reason(struct exercise_result *e)
+{
+	struct failure *f = &e->first_failure;
+	const char *k = f->present ? strstr(f->reason, "kernel '") : NULL;
+	char name[96];
+
+	if (!k || f->loc.file[0] || digest_parse_where(k, &f->loc))
+		return;
+	snprintf(name, sizeof(name), "%s.cu", e->ex->name);
+	if (!strcmp(f->loc.file, name))
+		lines_source_text(e->source, f->loc.line, f->loc.source,
+				  sizeof(f->loc.source));
+}
+
 void digest_output(struct exercise_result *e)
 {
 	struct table emu = { NULL, 0 }, own = { NULL, 0 };
@@ -162,6 +178,7 @@ void digest_output(struct exercise_result *e)
 	FILE *out;
 	char *kept = NULL;
 
+	locate_reason(e);
 	if (!text || !*text)
 		return;
 	out = open_memstream(&kept, &len);

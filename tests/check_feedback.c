@@ -47,9 +47,14 @@ START_TEST(warnings_summarised)
 	strcat(out, "wgemu: kernel 't' at a.cu:31, thread (0,0,0) of block "
 		    "(1,0,0): out-of-bounds global store of 4 bytes at "
 		    "address 0x7000abc0 (outside every allocation)\n");
+	strcat(out, "wgemu: launch of 'k' refused: grid (9,1,1), block "
+		    "(2048,1,1): a block has 1 to 1024 threads\n"
+		    "wgemu: launch of 'k' refused: grid (3,1,1), block "
+		    "(1025,1,1): a block has 1 to 1024 threads\n");
 	exercise_with_output(&e, out);
 	digest_output(&e);
-	ck_assert_uint_eq(e.nwarnings, 2);
+	ck_assert_uint_eq(e.nwarnings, 3);
+	ck_assert_uint_eq(e.warnings[2].count, 2);
 	ck_assert_uint_eq(e.warnings[0].count, 12);
 	ck_assert_ptr_nonnull(strstr(e.warnings[0].text, "thread (0,0,0) of "
 				     "block (0,0,0): read of shared"));
