@@ -190,11 +190,11 @@ static int check_item(const char *name, json_t *root, const char *text,
 		char want[256];
 
 		if (line[4] == '@') {
-			size_t n = strcspn(t, " ");
+			size_t k = strcspn(t, " ");
 
-			if (strlen(backend) != n || strncmp(t, backend, n))
+			if (strlen(backend) != k || strncmp(t, backend, k))
 				return 1; /* said on another backend only */
-			t += n + (t[n] == ' ');
+			t += k + (t[k] == ' ');
 		}
 		snprintf(want, sizeof(want), "%.*s", (int)strcspn(t, "\n"), t);
 		ck_assert_msg(strstr(text, want), "%s: the text does not say "
