@@ -159,7 +159,8 @@ static void ensure_scratch(struct verify *v, size_t bytes)
 }
 
 /* The verdict on one guarded output region of shape index: STATUS_OK,
- * or the failure with *f describing it (reason, element, values). */
+ * or the failure with *f describing it (reason, element, values, and
+ * for a wrong value the picture and pattern of diff.h). */
 static enum status judge_region(struct verify *v, size_t index,
 				const unsigned char *region,
 				uint64_t input_hash, struct failure *f)
