@@ -214,6 +214,16 @@ void report_failure_grid(FILE *f, const struct exercise *ex,
 		text_window(f, ex, &ff->win);
 }
 
+/* Does check k read like the next one (same verdict, same detail, no
+ * lines of its own)? */
+static int same_as_next(const struct exercise_result *e, size_t k)
+{
+	const struct check_result *a = &e->checks[k], *b = a + 1;
+
+	return k + 1 < e->nchecks && !a->nlines && a->passed == b->passed &&
+	       !strcmp(a->detail, b->detail);
+}
+
 /* A line a failed check blames: where, its traffic, its text, why. */
 static void text_line(FILE *f, const struct line_finding *l,
 		      const char *bold, const char *off)
@@ -320,7 +330,8 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				fprintf(f, " (%.3g, limit %.3g)", c->value,
 					c->limit);
 			fprintf(f, "\n");
-			if (c->detail[0]) {
+			/* checks that fail for one reason say it once */
+			if (c->detail[0] && !same_as_next(e, k)) {
 				fprintf(f, "        %s", dim);
 				puts_clean(f, c->detail);
 				fprintf(f, "%s\n", off);

@@ -88,6 +88,33 @@ static char *text_of(json_t *root)
 	return text;
 }
 
+/* No line of the program's output ("      | ...") or of the emulator's
+ * messages ("   12 x ...") shows more than three times in a report. */
+static void no_line_repeated(const char *name, const char *text)
+{
+	for (const char *p = text; *p; p += strcspn(p, "\n"),
+	     p += *p == '\n') {
+		size_t n = strcspn(p, "\n"), copies = 0;
+
+		unsigned long k;
+		char x[3];
+
+		/* the program's lines, the emulator's messages */
+		if (strncmp(p, "      | ", 8) &&
+		    sscanf(p, " %lu %2s ", &k, x) != 2)
+			continue;
+		if ((strncmp(p, "      | ", 8) && strcmp(x, "x")) ||
+		    !strncmp(p, "      | ...", 11))
+			continue;
+		for (const char *q = text; (q = strstr(q, p)) != NULL; q++)
+			if ((q == text || q[-1] == '\n') &&
+			    !strncmp(q, p, n) && (q[n] == '\n' || !q[n]))
+				copies++;
+		ck_assert_msg(copies <= 3, "%s: the report repeats '%.*s' %zu "
+			      "times", name, (int)n, p, copies);
+	}
+}
+
 /* Does some failed check, or the first failure's location, name
  * file:line in the JSON? */
 static int json_names_line(json_t *e, const char *file, long line)
@@ -254,6 +281,7 @@ START_TEST(fixture_case)
 	root = grade(path, &rc);
 	ck_assert_msg(rc == 0, "%s: exit status %d", name, rc);
 	text = text_of(root);
+	no_line_repeated(name, text);
 	snprintf(path, sizeof(path), "tests/fixtures/%s/expected", name);
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
