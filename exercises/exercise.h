@@ -74,6 +74,17 @@ struct exercise {
 	 * traffic of many blocks, small enough to interpret twice. */
 	struct exercise_shape measure_lo, measure_hi;
 	unsigned techniques;                 /* EXERCISE_TECH_* */
+
+	/* The output is n x m (the transposes, AoS->SoA) rather than
+	 * m x n: how a report draws it as a matrix. */
+	int out_transposed;
+	/* Feedback in the exercise's terms, one clause each (NULL: none):
+	 * what a strided load or store usually is here and the cure; the
+	 * same for a bank conflict and for static shared memory. */
+	const char *hint_loads;
+	const char *hint_stores;
+	const char *hint_conflicts;
+	const char *hint_dynamic;
 };
 
 /* The table, in report order; exercise_count() entries. */

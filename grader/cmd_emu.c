@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cmd_emu.h"
+#include "lines.h"
 #include "paths.h"
 #include "sandbox.h"
 #include "util.h"
@@ -276,6 +277,19 @@ static const char *base(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* The text of a line of the program's own source under its row (the
+ * source view of -v); nothing when the file cannot be read. */
+static void print_source_line(const char *file, int line)
+{
+	char *text = read_file(file, 4u << 20, NULL);
+	char buf[160];
+
+	lines_source_text(text, line, buf, sizeof(buf));
+	if (buf[0])
+		printf("      | %s\n", buf);
+	free(text);
+}
+
 static void print_table(const struct launch_rec *v, int n, int verbose)
 {
 	int i, j;
@@ -309,6 +323,7 @@ static void print_table(const struct launch_rec *v, int n, int verbose)
 			       where, "",
 			       "", ratio(l->c[1], l->c[0]),
 			       ratio(l->c[3], l->c[2]), l->c[5] + l->c[7]);
+			print_source_line(l->file, l->line);
 		}
 	}
 }

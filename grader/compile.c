@@ -465,7 +465,7 @@ static int check_emulable(const struct compile_job *j, const struct stage *s,
 	spec.limits.wall_s = 60;
 	spec.limits.cpu_s = 60;
 	spec.limits.data_bytes = j->cfg->compile_data_limit_bytes;
-	spec.limits.nproc = 4;
+	spec.limits.nproc = 16; /* zombies of earlier runs count too */
 	spec.limits.fsize_bytes = 1 << 20;
 	spec.limits.nofile = 64;
 	if (sandbox_run_guest(&spec, &res, grant)) {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "grade.h"
 #include "report.h"
 #include "util.h"
@@ -21,6 +22,7 @@ static const char *const kind_names[FORMAT_COUNT] = {
 	[FORMAT_TEXT] = "text", [FORMAT_JSON] = "json",
 	[FORMAT_GRADESCOPE] = "gradescope", [FORMAT_AUTOLAB] = "autolab",
 	[FORMAT_PRAIRIELEARN] = "prairielearn", [FORMAT_JUNIT] = "junit",
+	[FORMAT_HTML] = "html",
 };
 
 static const char *const kind_suffixes[FORMAT_COUNT] = {
@@ -29,6 +31,7 @@ static const char *const kind_suffixes[FORMAT_COUNT] = {
 	[FORMAT_AUTOLAB] = ".autolab.txt",
 	[FORMAT_PRAIRIELEARN] = ".prairielearn.json",
 	[FORMAT_JUNIT] = ".junit.xml",
+	[FORMAT_HTML] = ".html",
 };
 
 int formats_parse(const char *name)
@@ -238,6 +241,48 @@ struct part {
 	char *output;    /* markdown */
 };
 
+/* Pattern, location and cells of a first failure, in markdown. */
+static void md_failure(FILE *f, const struct exercise *ex,
+		       const struct failure *ff)
+{
+	struct sbuf g;
+	char *grid;
+
+	if (ff->pattern[0]) {
+		fputs("\nPattern: **", f);
+		md_text(f, ff->pattern);
+		fputs("**: ", f);
+		md_text(f, ff->pattern_why);
+		fputc('\n', f);
+	}
+	if (ff->loc.file[0]) {
+		fputs("\nAt ", f);
+		md_text(f, ff->loc.file);
+		fprintf(f, " line %d", ff->loc.line);
+		if (ff->loc.thread[0]) {
+			fputs(", thread ", f);
+			md_text(f, ff->loc.thread);
+			fputs(" of block ", f);
+			md_text(f, ff->loc.block);
+		}
+		if (ff->loc.what[0]) {
+			fputs(" (", f);
+			md_text(f, ff->loc.what);
+			fputc(')', f);
+		}
+		fputs(":\n", f);
+		if (ff->loc.source[0])
+			md_code(f, ff->loc.source, sizeof(ff->loc.source));
+	}
+	if (!ff->win.present)
+		return;
+	sb_init(&g);
+	report_failure_grid(g.f, ex, ff);
+	grid = sb_finish(&g);
+	md_code(f, grid, 65536);
+	free(grid);
+}
+
 static void correctness_part(const struct exercise_result *e,
 			     const struct part_max *pm, struct part *p)
 {
@@ -277,6 +322,7 @@ static void correctness_part(const struct exercise_result *e,
 				md_text(b.f, ff->got);
 				fputs(".\n", b.f);
 			}
+			md_failure(b.f, e->ex, ff);
 		}
 	}
 	if (e->compile_log && *e->compile_log) {
@@ -286,6 +332,20 @@ static void correctness_part(const struct exercise_result *e,
 	if (e->runner_output && *e->runner_output) {
 		fputs("\nOutput of your code:\n", b.f);
 		md_code(b.f, e->runner_output, 8192);
+	}
+	if (e->nwarnings) {
+		struct sbuf w;
+		char *t;
+
+		sb_init(&w);
+		for (size_t i = 0; i < e->nwarnings; i++)
+			fprintf(w.f, "%5lu x %s\n", e->warnings[i].count,
+				e->warnings[i].text);
+		t = sb_finish(&w);
+		fputs("\nThe emulator's messages (the first of each kind, at "
+		      "most one per launch):\n", b.f);
+		md_code(b.f, t, 8192);
+		free(t);
 	}
 	p->output = sb_finish(&b);
 	p->message = xstrfmt("%s: %s", status_name(e->status),
@@ -321,6 +381,18 @@ static void check_part(const struct exercise_result *e,
 	if (c->detail[0]) {
 		fputc('\n', b.f);
 		md_text(b.f, c->detail);
+		fputc('\n', b.f);
+	}
+	for (size_t i = 0; i < c->nlines; i++) {
+		const struct line_finding *l = &c->lines[i];
+
+		fputs("\nAt ", b.f);
+		md_text(b.f, l->file);
+		fprintf(b.f, " line %d:\n", l->line);
+		if (l->source[0])
+			md_code(b.f, l->source, sizeof(l->source));
+		fputc('\n', b.f);
+		md_text(b.f, l->why);
 		fputc('\n', b.f);
 	}
 	if (c->passed == 1 && e->score_technique <= 0)
@@ -961,6 +1033,10 @@ char *formats_render(enum format_kind k, const struct grade_result *r,
 		return formats_prairielearn(r, cfg, exit_status);
 	case FORMAT_JUNIT:
 		return formats_junit(r, cfg, exit_status);
+	case FORMAT_HTML:
+		sb_init(&b);
+		report_html(b.f, r);
+		return sb_finish(&b);
 	default:
 		BUG("unknown format %d", (int)k);
 	}
@@ -1080,6 +1156,166 @@ static json_t *rd_obj(struct rd *d, json_t *o, const char *key)
 	return json_is_object(v) ? v : NULL;
 }
 
+/* Rows of diff_cell texts into a window's cells. */
+static void rd_grid(struct rd *d, json_t *rows, const struct exercise *ex,
+		    struct failure_window *w, uint32_t *cells)
+{
+	for (int r = 0; r < w->rows; r++) {
+		json_t *row = json_array_get(rows, (size_t)r);
+
+		for (int c = 0; c < w->cols; c++) {
+			json_t *v = json_array_get(row, (size_t)c);
+
+			if (!ex || !json_is_string(v) ||
+			    json_array_size(row) != (size_t)w->cols ||
+			    diff_parse_cell(ex, json_string_value(v),
+					    &cells[r * w->cols + c])) {
+				rd_fail(d, "bad cell in '%s'", "diff");
+				return;
+			}
+		}
+	}
+}
+
+static void rd_window(struct rd *d, json_t *o, const struct exercise *ex,
+		      struct failure_window *w)
+{
+	w->out_rows = rd_int(d, o, "out_rows");
+	w->out_cols = rd_int(d, o, "out_cols");
+	w->row0 = rd_int(d, o, "row0");
+	w->col0 = rd_int(d, o, "col0");
+	w->rows = (int)rd_int(d, o, "rows");
+	w->cols = (int)rd_int(d, o, "cols");
+	if (w->rows < 1 || w->cols < 1 || w->rows > FAILURE_WINDOW ||
+	    w->cols > FAILURE_WINDOW ||
+	    json_array_size(json_object_get(o, "expected")) !=
+	    (size_t)w->rows ||
+	    json_array_size(json_object_get(o, "got")) != (size_t)w->rows) {
+		rd_fail(d, "bad member '%s'", "diff");
+		return;
+	}
+	rd_grid(d, json_object_get(o, "expected"), ex, w, w->expected);
+	rd_grid(d, json_object_get(o, "got"), ex, w, w->got);
+	w->present = !d->failed;
+}
+
+/* What the first failure looked like: pattern, cells, location. */
+static void rd_failure_picture(struct rd *d, json_t *ff,
+			       const struct exercise *ex, struct failure *f)
+{
+	json_t *diff = rd_obj(d, ff, "diff"), *loc = rd_obj(d, ff,
+							      "location");
+
+	rd_strbuf(d, ff, "pattern", f->pattern, sizeof(f->pattern));
+	rd_strbuf(d, ff, "pattern_why", f->pattern_why,
+		  sizeof(f->pattern_why));
+	if (diff) {
+		rd_window(d, diff, ex, &f->win);
+		f->win.row = rd_int(d, ff, "row");
+		f->win.col = rd_int(d, ff, "col");
+	}
+	if (loc) {
+		rd_strbuf(d, loc, "file", f->loc.file, sizeof(f->loc.file));
+		f->loc.line = (int)rd_int(d, loc, "line");
+		rd_strbuf(d, loc, "source", f->loc.source,
+			  sizeof(f->loc.source));
+		rd_strbuf(d, loc, "thread", f->loc.thread,
+			  sizeof(f->loc.thread));
+		rd_strbuf(d, loc, "block", f->loc.block,
+			  sizeof(f->loc.block));
+		rd_strbuf(d, loc, "what", f->loc.what, sizeof(f->loc.what));
+	}
+}
+
+/* A check's blamed lines (absent in results from before they existed). */
+static void rd_lines(struct rd *d, json_t *arr, struct check_result *c)
+{
+	size_t i;
+	json_t *v;
+
+	if (arr && !json_is_array(arr)) {
+		rd_fail(d, "member '%s' is not an array", "lines");
+		return;
+	}
+	json_array_foreach(arr, i, v) {
+		struct line_finding *l = result_add_line(c);
+
+		if (!l)
+			break;
+		if (!json_is_object(v)) {
+			rd_fail(d, "bad entry in '%s'", "lines");
+			return;
+		}
+		rd_strbuf(d, v, "file", l->file, sizeof(l->file));
+		l->line = (int)rd_int(d, v, "line");
+		rd_strbuf(d, v, "source", l->source, sizeof(l->source));
+		l->requests = rd_num(d, v, "requests");
+		l->sectors = rd_num(d, v, "sectors");
+		l->wavefronts = rd_num(d, v, "wavefronts");
+		l->conflicts = rd_num(d, v, "conflicts");
+		l->ideal = rd_num(d, v, "ideal");
+		rd_strbuf(d, v, "why", l->why, sizeof(l->why));
+	}
+}
+
+static void rd_warnings(struct rd *d, json_t *arr, struct exercise_result *e)
+{
+	size_t i;
+	json_t *v;
+
+	if (arr && !json_is_array(arr)) {
+		rd_fail(d, "member '%s' is not an array", "warnings");
+		return;
+	}
+	json_array_foreach(arr, i, v) {
+		char text[sizeof(e->warnings[0].text)];
+		long long n;
+
+		if (!json_is_object(v)) {
+			rd_fail(d, "bad entry in '%s'", "warnings");
+			return;
+		}
+		n = rd_int(d, v, "count");
+		rd_strbuf(d, v, "message", text, sizeof(text));
+		result_add_warning(e, n > 0 ? (unsigned long)n : 0, text);
+	}
+}
+
+/* A number of a profile row: 0 when absent or not finite. */
+static double rd_count(struct rd *d, json_t *o, const char *key)
+{
+	double v = rd_num(d, o, key);
+
+	return isfinite(v) ? v : 0;
+}
+
+static void rd_profile(struct rd *d, json_t *arr, struct exercise_result *e)
+{
+	size_t i;
+	json_t *v;
+
+	if (arr && !json_is_array(arr)) {
+		rd_fail(d, "member '%s' is not an array", "profile");
+		return;
+	}
+	json_array_foreach(arr, i, v) {
+		struct line_traffic t;
+
+		if (!json_is_object(v) || i >= RESULT_MAX_PROFILE) {
+			rd_fail(d, "bad entry in '%s'", "profile");
+			return;
+		}
+		t.line = (int)rd_int(d, v, "line");
+		t.ld_req = rd_count(d, v, "load_requests");
+		t.ld_sec = rd_count(d, v, "load_sectors");
+		t.st_req = rd_count(d, v, "store_requests");
+		t.st_sec = rd_count(d, v, "store_sectors");
+		t.sh_wf = rd_count(d, v, "shared_wavefronts");
+		t.sh_conf = rd_count(d, v, "shared_conflicts");
+		result_add_profile(e, &t);
+	}
+}
+
 static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 {
 	json_t *corr, *tech, *perf, *pts, *ff, *arr, *v;
@@ -1136,6 +1372,7 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 			rd_strbuf(d, ff, "got", f->got, sizeof(f->got));
 			rd_strbuf(d, ff, "reason", f->reason,
 				  sizeof(f->reason));
+			rd_failure_picture(d, ff, e->ex, f);
 		}
 	}
 	tech = rd_obj(d, o, "technique");
@@ -1160,8 +1397,12 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 			c->limit = rd_num(d, v, "limit");
 			rd_strbuf(d, v, "detail", c->detail,
 				  sizeof(c->detail));
+			rd_lines(d, json_object_get(v, "lines"), c);
 		}
 	}
+	e->source = rd_str(d, o, "source", 0);
+	rd_warnings(d, json_object_get(o, "warnings"), e);
+	rd_profile(d, json_object_get(o, "profile"), e);
 	perf = rd_obj(d, o, "performance");
 	if (perf) {
 		e->speedup = rd_num(d, perf, "speedup");

@@ -34,16 +34,18 @@ enum format_kind {
 	FORMAT_AUTOLAB,
 	FORMAT_PRAIRIELEARN,
 	FORMAT_JUNIT,
+	FORMAT_HTML,
 	FORMAT_COUNT
 };
 
-/* "text", "json", "gradescope", "autolab", "prairielearn", "junit";
+/* "text", "json", "gradescope", "autolab", "prairielearn", "junit",
+ * "html";
  * formats_parse returns -1 for an unknown name. */
 int formats_parse(const char *name);
 const char *formats_name(enum format_kind k);
 /* File name suffix batch grading uses for a format: ".json" for the
  * archive, ".gradescope.json", ".autolab.txt", ".prairielearn.json",
- * ".junit.xml", ".txt". */
+ * ".junit.xml", ".txt", ".html". */
 const char *formats_suffix(enum format_kind k);
 
 /* Any view, as a document ending with a newline.  colour applies to text

@@ -21,6 +21,7 @@
 
 #include "build.h"
 #include "compile.h"
+#include "digest.h"
 #include "intake.h"
 #include "measure.h"
 #include "paths.h"
@@ -30,6 +31,8 @@
 #include "verify.h"
 
 #define WG_VERSION_STR "0.1.0"
+/* the student's file kept for the source view and the blamed lines */
+#define GRADE_SOURCE_MAX (256u << 10)
 
 enum task_state { T_MISSING, T_CE, T_REJECTED, T_XX, T_READY };
 
@@ -753,7 +756,9 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 			e->bandwidth_fraction = NAN;
 			continue;
 		}
+		e->source = read_file(k->src, GRADE_SOURCE_MAX, NULL);
 		run_exercise(o, k, tgt, replay, r->seed, workdir);
+		digest_output(e);
 		e->seconds = now_s() - te;
 	}
 	r->isolation = isolation_line();

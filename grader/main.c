@@ -48,7 +48,7 @@ static const char usage_grade[] =
 	"  --backend B          auto (default), cuda or emu\n"
 	"  --seed N             input seed, for reproducing a run\n"
 	"  --format F           text (default), json, gradescope, autolab,\n"
-	"                       prairielearn or junit\n"
+	"                       prairielearn, junit or html\n"
 	"  --output FILE        write the report to FILE (atomically)\n"
 	"  --config FILE        grading configuration (JSON, see README)\n"
 	"  --jobs N             parallel compilations (default 4)\n"

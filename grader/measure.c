@@ -193,7 +193,10 @@ static void replay_one(struct verify *v, const struct score_config *cfg,
 	spec.limits.wall_s = cfg->counters_timeout_s;
 	spec.limits.cpu_s = cfg->counters_timeout_s * cfg->cpu_factor;
 	spec.limits.data_bytes = cfg->data_limit_bytes;
-	spec.limits.nproc = 4;
+	/* bubblewrap needs three processes, and the zombies of the guest
+	 * run before this one under the same uid count until the host's
+	 * init reaps them */
+	spec.limits.nproc = 16;
 	spec.limits.fsize_bytes = 1 << 20;
 	spec.limits.nofile = 64;
 	if (sandbox_run_guest(&spec, &res, grant)) {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diff.h"
 #include "util.h"
 
 int report_want_colour(FILE *f)
@@ -74,6 +75,21 @@ static void indent_block(FILE *f, const char *text, size_t max_lines)
 		fprintf(f, "      | ...\n");
 }
 
+/* The emulator's messages, one line per distinct one. */
+static void text_warnings(FILE *f, const struct exercise_result *e,
+			  const char *dim, const char *off)
+{
+	if (!e->nwarnings)
+		return;
+	fprintf(f, "      emulator messages (the first of each kind, with "
+		"how many launches printed it):\n");
+	for (size_t i = 0; i < e->nwarnings; i++) {
+		fprintf(f, "      %s%5lu x%s ", dim, e->warnings[i].count, off);
+		puts_clean(f, e->warnings[i].text);
+		fputc('\n', f);
+	}
+}
+
 /* What intake skipped or ignored, one line each. */
 static void text_notes(FILE *f, const struct grade_result *r,
 		       const char *dim, const char *off)
@@ -83,6 +99,157 @@ static void text_notes(FILE *f, const struct grade_result *r,
 		puts_clean(f, r->notes[i]);
 		fprintf(f, "%s\n", off);
 	}
+}
+
+/* One row of a window's grid: cells of vals, wrong ones marked '*'. */
+static void grid_row(FILE *f, const struct exercise *ex,
+		     const struct failure_window *w, int r, int got)
+{
+	const uint32_t *vals = got ? w->got : w->expected;
+
+	for (int c = 0; c < w->cols; c++) {
+		uint32_t v = vals[r * w->cols + c];
+		int wrong = w->got[r * w->cols + c] !=
+			    w->expected[r * w->cols + c];
+		char cell[32];
+
+		diff_cell(ex, v, 0, cell, sizeof(cell));
+		fprintf(f, " %c%10s", got && wrong ? '*' : ' ', cell);
+	}
+}
+
+static void grid_header(FILE *f, const struct failure_window *w, int side)
+{
+	fputs("             ", f);
+	for (int k = 0; k < (side ? 2 : 1); k++) {
+		if (k)
+			fputs("   |", f);
+		for (int c = 0; c < w->cols; c++) {
+			char col[24];
+
+			snprintf(col, sizeof(col), "c%lld",
+				 (long long)(w->col0 + c));
+			fprintf(f, " %11s", col);
+		}
+	}
+	fputc('\n', f);
+}
+
+/* The expected and the produced output, side by side when they fit in
+ * a terminal, else one above the other. */
+static void text_window(FILE *f, const struct exercise *ex,
+			const struct failure_window *w)
+{
+	int side = w->cols <= 5;
+
+	fprintf(f, "        %s of the %lldx%lld output (row r, column c), "
+		"%s; * marks a wrong cell:\n",
+		w->rows == w->out_rows && w->cols == w->out_cols ? "all" :
+		"around the first wrong cell", (long long)w->out_rows,
+		(long long)w->out_cols, side ? "expected | got" :
+		"expected, then got");
+	for (int g = 0; g < (side ? 1 : 2); g++) {
+		if (!side)
+			fprintf(f, "        %s:\n", g ? "got" : "expected");
+		grid_header(f, w, side);
+		for (int r = 0; r < w->rows; r++) {
+			fprintf(f, "        r%-4lld", (long long)(w->row0 + r));
+			grid_row(f, ex, w, r, side ? 0 : g);
+			if (side) {
+				fputs("   |", f);
+				grid_row(f, ex, w, r, 1);
+			}
+			fputc('\n', f);
+		}
+	}
+}
+
+/* A first failure's picture: where, the pattern, the cells, the line. */
+static void text_failure(FILE *f, const struct exercise *ex,
+			 const struct failure *ff, const char *bold,
+			 const char *off)
+{
+	(void)ex;
+	const struct failure_location *l = &ff->loc;
+
+	if (ff->win.present)
+		fprintf(f, "        at row %lld, column %lld of the %lldx%lld "
+			"output\n", (long long)ff->win.row,
+			(long long)ff->win.col, (long long)ff->win.out_rows,
+			(long long)ff->win.out_cols);
+	if (ff->pattern[0]) {
+		fprintf(f, "        %spattern: ", bold);
+		puts_clean(f, ff->pattern);
+		fprintf(f, "%s: ", off);
+		puts_clean(f, ff->pattern_why);
+		fputc('\n', f);
+	}
+	if (l->file[0]) {
+		fprintf(f, "        at %s", bold);
+		puts_clean(f, l->file);
+		fprintf(f, ":%d%s", l->line, off);
+		if (l->thread[0]) {
+			fputs(", thread ", f);
+			puts_clean(f, l->thread);
+			fputs(" of block ", f);
+			puts_clean(f, l->block);
+		}
+		if (l->what[0]) {
+			fputs(": ", f);
+			puts_clean(f, l->what);
+		}
+		fputc('\n', f);
+		if (l->source[0]) {
+			fputs("          | ", f);
+			puts_clean(f, l->source);
+			fputc('\n', f);
+		}
+	}
+}
+
+void report_failure_grid(FILE *f, const struct exercise *ex,
+			 const struct failure *ff)
+{
+	if (ff->win.present)
+		text_window(f, ex, &ff->win);
+}
+
+/* Does check k read like the next one (same verdict, same detail, no
+ * lines of its own)? */
+static int same_as_next(const struct exercise_result *e, size_t k)
+{
+	const struct check_result *a = &e->checks[k], *b = a + 1;
+
+	return k + 1 < e->nchecks && !a->nlines && a->passed == b->passed &&
+	       !strcmp(a->detail, b->detail);
+}
+
+/* A line a failed check blames: where, its traffic, its text, why. */
+static void text_line(FILE *f, const struct line_finding *l,
+		      const char *bold, const char *off)
+{
+	fprintf(f, "        at %s", bold);
+	puts_clean(f, l->file);
+	fprintf(f, ":%d%s: ", l->line, off);
+	if (!isnan(l->sectors))
+		fprintf(f, "%.0f sectors in %.0f requests (%.2f per request, "
+			"ideal %.0f)", l->sectors, l->requests,
+			l->requests > 0 ? l->sectors / l->requests : 0,
+			l->requests > 0 ? l->ideal / l->requests : 0);
+	else if (!isnan(l->wavefronts))
+		fprintf(f, "%.0f bank conflicts in %.0f wavefronts (ideal "
+			"%.0f)", l->conflicts, l->wavefronts, l->ideal);
+	else
+		fputs("static shared memory", f);
+	fputc('\n', f);
+	if (l->source[0]) {
+		fputs("          | ", f);
+		puts_clean(f, l->source);
+		fputc('\n', f);
+	}
+	fputs("          ", f);
+	puts_clean(f, l->why);
+	fputc('\n', f);
 }
 
 void report_text(FILE *f, const struct grade_result *r, int colour)
@@ -129,6 +296,7 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				"stderr):\n");
 			indent_block(f, e->runner_output, 12);
 		}
+		text_warnings(f, e, dim, off);
 		if (e->status == STATUS_CE || e->status == STATUS_MISSING ||
 		    e->status == STATUS_REJECTED || e->status == STATUS_XX)
 			continue;
@@ -147,6 +315,9 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				fprintf(f, "        element %lld: expected %s,"
 					" got %s\n", ff->index, ff->expected,
 					ff->got);
+			text_failure(f, e->ex, ff, bold, off);
+			if (ff->win.present)
+				text_window(f, e->ex, &ff->win);
 		}
 		for (size_t k = 0; k < e->nchecks; k++) {
 			const struct check_result *c = &e->checks[k];
@@ -159,11 +330,14 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				fprintf(f, " (%.3g, limit %.3g)", c->value,
 					c->limit);
 			fprintf(f, "\n");
-			if (c->detail[0]) {
+			/* checks that fail for one reason say it once */
+			if (c->detail[0] && !same_as_next(e, k)) {
 				fprintf(f, "        %s", dim);
 				puts_clean(f, c->detail);
 				fprintf(f, "%s\n", off);
 			}
+			for (size_t j = 0; j < c->nlines; j++)
+				text_line(f, &c->lines[j], bold, off);
 		}
 		fprintf(f, "      technique %.2f pts", e->score_technique);
 		if (e->sweep_passed < e->sweep_total)
@@ -233,14 +407,116 @@ static json_t *num_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* Set key to v when v is a number (the line's kind decides which). */
+static void set_num(json_t *o, const char *key, double v)
+{
+	if (!isnan(v))
+		json_object_set_new(o, key, json_real(v));
+}
+
+static json_t *line_json(const struct line_finding *l)
+{
+	json_t *o = json_pack("{s:o, s:i, s:o}",
+			      "file", report_json_text(l->file),
+			      "line", l->line,
+			      "source", report_json_text(l->source));
+
+	set_num(o, "requests", l->requests);
+	set_num(o, "sectors", l->sectors);
+	set_num(o, "wavefronts", l->wavefronts);
+	set_num(o, "conflicts", l->conflicts);
+	set_num(o, "ideal", l->ideal);
+	json_object_set_new(o, "why", report_json_text(l->why));
+	return o;
+}
+
 static json_t *check_json(const struct check_result *c)
 {
-	return json_pack("{s:s, s:o, s:o, s:o, s:s}", "name", c->name,
+	json_t *lines = json_array();
+
+	for (size_t i = 0; i < c->nlines; i++)
+		json_array_append_new(lines, line_json(&c->lines[i]));
+	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:o}", "name", c->name,
 			 "passed", c->passed < 0 ? json_null() :
 				   json_boolean(c->passed),
 			 "value", num_or_null(c->value),
 			 "limit", num_or_null(c->limit),
-			 "detail", c->detail);
+			 "detail", c->detail, "lines", lines);
+}
+
+/* The per-line traffic of the student's file (the source view). */
+static json_t *profile_json(const struct exercise_result *e)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < e->nprofile; i++) {
+		const struct line_traffic *t = &e->profile[i];
+
+		json_array_append_new(a, json_pack(
+			"{s:i, s:f, s:f, s:f, s:f, s:f, s:f}",
+			"line", t->line, "load_requests", t->ld_req,
+			"load_sectors", t->ld_sec, "store_requests",
+			t->st_req, "store_sectors", t->st_sec,
+			"shared_wavefronts", t->sh_wf,
+			"shared_conflicts", t->sh_conf));
+	}
+	return a;
+}
+
+/* Rows of cells, each as diff_cell's exact text. */
+static json_t *grid_json(const struct exercise *ex,
+			 const struct failure_window *w, const uint32_t *v)
+{
+	json_t *rows = json_array();
+
+	for (int r = 0; r < w->rows; r++) {
+		json_t *row = json_array();
+
+		for (int c = 0; c < w->cols; c++) {
+			char cell[32];
+
+			diff_cell(ex, v[r * w->cols + c], 1, cell,
+				  sizeof(cell));
+			json_array_append_new(row, json_string(cell));
+		}
+		json_array_append_new(rows, row);
+	}
+	return rows;
+}
+
+/* The picture of a first failure: where, the pattern, the cells. */
+static void failure_json(const struct exercise *ex, const struct failure *f,
+			 json_t *ff)
+{
+	const struct failure_window *w = &f->win;
+	const struct failure_location *l = &f->loc;
+
+	if (f->pattern[0]) {
+		json_object_set_new(ff, "pattern", json_string(f->pattern));
+		json_object_set_new(ff, "pattern_why",
+				    report_json_text(f->pattern_why));
+	}
+	if (w->present) {
+		json_object_set_new(ff, "row", json_integer(w->row));
+		json_object_set_new(ff, "col", json_integer(w->col));
+		json_object_set_new(ff, "diff", json_pack(
+			"{s:I, s:I, s:I, s:I, s:i, s:i, s:o, s:o}",
+			"out_rows", (json_int_t)w->out_rows,
+			"out_cols", (json_int_t)w->out_cols,
+			"row0", (json_int_t)w->row0,
+			"col0", (json_int_t)w->col0,
+			"rows", w->rows, "cols", w->cols,
+			"expected", grid_json(ex, w, w->expected),
+			"got", grid_json(ex, w, w->got)));
+	}
+	if (l->file[0])
+		json_object_set_new(ff, "location", json_pack(
+			"{s:o, s:i, s:o, s:o, s:o, s:o}",
+			"file", report_json_text(l->file), "line", l->line,
+			"source", report_json_text(l->source),
+			"thread", report_json_text(l->thread),
+			"block", report_json_text(l->block),
+			"what", report_json_text(l->what)));
 }
 
 static json_t *exercise_json(const struct exercise_result *e)
@@ -265,6 +541,7 @@ static json_t *exercise_json(const struct exercise_result *e)
 		if (f->index >= 0)
 			json_object_set_new(ff, "element",
 					    json_integer(f->index));
+		failure_json(e->ex, f, ff);
 	}
 	corr = json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:I}",
 			 "passed", (json_int_t)e->passed,
@@ -313,6 +590,20 @@ static json_t *exercise_json(const struct exercise_result *e)
 	if (e->runner_output && *e->runner_output)
 		json_object_set_new(o, "output",
 				    report_json_text(e->runner_output));
+	if (e->nwarnings) {
+		json_t *w = json_array();
+
+		for (size_t i = 0; i < e->nwarnings; i++)
+			json_array_append_new(w, json_pack("{s:I, s:o}",
+				"count", (json_int_t)e->warnings[i].count,
+				"message",
+				report_json_text(e->warnings[i].text)));
+		json_object_set_new(o, "warnings", w);
+	}
+	if (e->source)
+		json_object_set_new(o, "source", report_json_text(e->source));
+	if (e->nprofile)
+		json_object_set_new(o, "profile", profile_json(e));
 	return o;
 }
 

@@ -17,6 +17,16 @@
 /* Human text; colour when `colour` is set. */
 void report_text(FILE *f, const struct grade_result *r, int colour);
 
+/* The cells of a first failure (expected and got, wrong ones marked) as
+ * the text view draws them; nothing when it has none. */
+void report_failure_grid(FILE *f, const struct exercise *ex,
+			 const struct failure *ff);
+
+/* One self-contained HTML page (report_html.c): the summary, and per
+ * exercise the first failure as matrices, the checks with the lines
+ * they blame, hints, and the source with its measured traffic. */
+void report_html(FILE *f, const struct grade_result *r);
+
 /* The JSON document (owned string, ends with a newline). */
 char *report_json(const struct grade_result *r);
 

@@ -71,6 +71,9 @@ void result_release(struct grade_result *r)
 		free(r->ex[i].message);
 		free(r->ex[i].compile_log);
 		free(r->ex[i].runner_output);
+		free(r->ex[i].source);
+		free(r->ex[i].profile);
+		free(r->ex[i].warnings);
 	}
 	free(r->ex);
 	free(r->submission);
@@ -125,4 +128,42 @@ void result_set_message(struct exercise_result *e, const char *fmt, ...)
 	va_end(ap);
 	free(e->message);
 	e->message = s ? s : xstrdup("");
+}
+
+struct line_finding *result_add_line(struct check_result *c)
+{
+	struct line_finding *l;
+
+	if (c->nlines >= RESULT_MAX_LINES)
+		return NULL;
+	l = &c->lines[c->nlines++];
+	memset(l, 0, sizeof(*l));
+	l->requests = l->sectors = NAN;
+	l->wavefronts = l->conflicts = NAN;
+	l->ideal = NAN;
+	return l;
+}
+
+void result_add_profile(struct exercise_result *e,
+			const struct line_traffic *t)
+{
+	if (e->nprofile >= RESULT_MAX_PROFILE)
+		return;
+	e->profile = xrealloc(e->profile,
+			      (e->nprofile + 1) * sizeof(*e->profile));
+	e->profile[e->nprofile++] = *t;
+}
+
+void result_add_warning(struct exercise_result *e, unsigned long count,
+			const char *text)
+{
+	struct output_warning *w;
+
+	if (e->nwarnings >= RESULT_MAX_WARNINGS)
+		return;
+	e->warnings = xrealloc(e->warnings,
+			       (e->nwarnings + 1) * sizeof(*e->warnings));
+	w = &e->warnings[e->nwarnings++];
+	w->count = count;
+	snprintf(w->text, sizeof(w->text), "%s", text);
 }

@@ -45,6 +45,23 @@ enum status status_worse(enum status a, enum status b);
 
 #define RESULT_MAX_CHECKS 8
 #define RESULT_MAX_FLAGS 8
+#define RESULT_MAX_LINES 3 /* source lines named per failed check */
+#define RESULT_MAX_PROFILE 4096 /* lines of traffic in a source view */
+#define RESULT_MAX_WARNINGS 32  /* distinct emulator warnings kept */
+
+/* A source line a failed technique check blames, with the traffic of the
+ * measured calls on it.  Global checks fill requests and sectors, the
+ * bank-conflict check wavefronts and conflicts; the others are NAN.
+ * ideal is what the line's accesses need at best (sectors, wavefronts). */
+struct line_finding {
+	char file[96];
+	int line;
+	char source[160];  /* the text of that line, trimmed */
+	double requests, sectors;
+	double wavefronts, conflicts;
+	double ideal;
+	char why[400];     /* one sentence, in the exercise's terms */
+};
 
 struct check_result {
 	char name[64];
@@ -52,6 +69,50 @@ struct check_result {
 	double value; /* NAN when not measured */
 	double limit;
 	char detail[400];
+	struct line_finding lines[RESULT_MAX_LINES]; /* worst first */
+	size_t nlines;
+};
+
+/* One distinct message of the emulator in the program's output: how
+ * often it came (one per launch at most) and its first occurrence. */
+struct output_warning {
+	unsigned long count;
+	char text[480];
+};
+
+/* The measured traffic on one line of the student's file, summed over
+ * the measured calls: the gutter of the source view. */
+struct line_traffic {
+	int line;
+	double ld_req, ld_sec;   /* global loads (atomics included) */
+	double st_req, st_sec;   /* global stores (atomics included) */
+	double sh_wf, sh_conf;   /* shared wavefronts and bank conflicts */
+};
+
+/* A wrong output drawn as a matrix: the whole output when it is at most
+ * FAILURE_WINDOW x FAILURE_WINDOW, else the neighbourhood of the first
+ * wrong element.  Cells are the raw 4-byte elements (float or int bits,
+ * as the exercise says). */
+#define FAILURE_WINDOW 16
+struct failure_window {
+	int present;
+	int64_t out_rows, out_cols;  /* the output as a matrix */
+	int64_t row, col;            /* the first wrong element */
+	int64_t row0, col0;          /* the window's top-left cell */
+	int rows, cols;              /* the window's size */
+	uint32_t expected[FAILURE_WINDOW * FAILURE_WINDOW];
+	uint32_t got[FAILURE_WINDOW * FAILURE_WINDOW];
+};
+
+/* Where in the student's code a failure happened, when the emulator
+ * could tell (file empty when unknown). */
+struct failure_location {
+	char file[96];
+	int line;
+	char source[160];
+	char thread[48];   /* "(x,y,z)" */
+	char block[48];
+	char what[160];    /* what it did there, as the emulator said */
 };
 
 struct failure {
@@ -62,6 +123,13 @@ struct failure {
 	char got[48];
 	char reason[640];
 	size_t shape_index;
+	/* what the wrong output looks like: a name ("transposed",
+	 * "tile_edge", "untouched", "input_echoed"; "" when none is clear)
+	 * and one sentence */
+	char pattern[24];
+	char pattern_why[320];
+	struct failure_window win;
+	struct failure_location loc;
 };
 
 struct exercise_result {
@@ -91,8 +159,18 @@ struct exercise_result {
 	size_t nflags;
 	char perf_model[16]; /* "time" (GPU) or "traffic" (emulator) */
 
+	/* the student's file (capped) and its per-line traffic, in line
+	 * order; NULL / 0 when not available */
+	char *source;
+	struct line_traffic *profile;
+	size_t nprofile;
+
 	char *compile_log;   /* CE only */
-	char *runner_output; /* the submission's stdout/stderr, capped */
+	char *runner_output; /* the submission's stdout/stderr, capped; its
+			      * own lines only, none repeated more than
+			      * three times (digest.h) */
+	struct output_warning *warnings; /* the emulator's, one each */
+	size_t nwarnings;
 	double seconds;      /* wall time spent on this exercise */
 };
 
@@ -120,6 +198,16 @@ void result_release(struct grade_result *r);
 struct check_result *result_add_check(struct exercise_result *e,
 				      const char *name);
 void result_add_flag(struct exercise_result *e, const char *flag);
+/* Add a line to a check (ignored past RESULT_MAX_LINES); its numbers
+ * start NAN. */
+struct line_finding *result_add_line(struct check_result *c);
+/* Append a distinct emulator warning (ignored past RESULT_MAX_WARNINGS). */
+void result_add_warning(struct exercise_result *e, unsigned long count,
+			const char *text);
+/* Append one line's traffic to e->profile (ignored past
+ * RESULT_MAX_PROFILE). */
+void result_add_profile(struct exercise_result *e,
+			const struct line_traffic *t);
 void result_set_message(struct exercise_result *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lines.h"
+
 /* The measured calls' traffic, summed, and what the data needs. */
 struct sums {
 	uint64_t stu[PC_COUNT], ref[PC_COUNT];
@@ -104,10 +106,13 @@ static int sum_calls(const struct verify *v, struct sums *t, char *why,
 /* Sectors moved against the least the data needs; a device-side copy
  * adds its own least (copy_min), so a whole-sector copy is neutral and
  * one of scraps is not. */
-static void coalescing(struct verify *v, const char *name, double sectors,
-		       double requests, double copy_min, const struct sums *t)
+static void coalescing(struct verify *v, enum lines_check which,
+		       double sectors, double requests, double copy_min,
+		       const struct sums *t)
 {
-	struct check_result *k = result_add_check(v->res, name);
+	struct check_result *k = result_add_check(v->res,
+		which == LINES_STORES ? "coalesced global stores" :
+		"coalesced global loads");
 	double min = t->min_sectors + copy_min;
 
 	k->limit = v->cfg->coalescing_limit;
@@ -117,6 +122,8 @@ static void coalescing(struct verify *v, const char *name, double sectors,
 		 "requests (%.2f per request) for %.0f sectors of data%s",
 		 sectors, requests, requests ? sectors / requests : 0, min,
 		 copy_min ? " (data and device-side copies)" : "");
+	if (!k->passed)
+		lines_blame(v, k, which);
 }
 
 static void conflicts(struct verify *v, const struct sums *t)
@@ -142,6 +149,8 @@ static void conflicts(struct verify *v, const struct sums *t)
 		 (unsigned long long)t->stu[PC_SLD_CONF],
 		 (unsigned long long)t->stu[PC_SST_CONF],
 		 (unsigned long long)(t->stu[PC_SLD_WF] + t->stu[PC_SST_WF]));
+	if (!k->passed)
+		lines_blame(v, k, LINES_CONFLICTS);
 }
 
 static void dynamic_shared(struct verify *v, const struct sums *t)
@@ -162,6 +171,8 @@ static void dynamic_shared(struct verify *v, const struct sums *t)
 			 "and %.0f loaded from extern __shared__ memory for "
 			 "%.0f bytes of data%s", st, ld, t->data_bytes,
 			 k->passed ? "" : ": the data must pass through it");
+	if (!k->passed)
+		lines_blame(v, k, LINES_DYNAMIC);
 }
 
 /* Every check of the exercise, failed (0) or not measured (-1) with
@@ -226,6 +237,7 @@ void technique_evaluate(struct verify *v)
 		all_checks(v, -1, "not measured: %s", v->unmeasured_why);
 		return;
 	}
+	lines_profile(v);
 	rc = sum_calls(v, &t, why, sizeof(why));
 	if (rc < 0) {
 		/* the replay is ours: its failure is no verdict */
@@ -242,11 +254,11 @@ void technique_evaluate(struct verify *v)
 		return;
 	}
 	if (v->ex->techniques & EXERCISE_TECH_COALESCED) {
-		coalescing(v, "coalesced global loads",
+		coalescing(v, LINES_LOADS,
 			   (double)(t.stu[PC_GLD_SEC] + t.stu[PC_GATOM_SEC]),
 			   (double)(t.stu[PC_GLD_REQ] + t.stu[PC_GATOM_REQ]),
 			   (double)t.stu[PC_CPY_LD_MIN], &t);
-		coalescing(v, "coalesced global stores",
+		coalescing(v, LINES_STORES,
 			   (double)(t.stu[PC_GST_SEC] + t.stu[PC_GATOM_SEC]),
 			   (double)(t.stu[PC_GST_REQ] + t.stu[PC_GATOM_REQ]),
 			   (double)t.stu[PC_CPY_ST_MIN], &t);

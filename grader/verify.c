@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "emu/wgemu.h"
 #include "technique.h"
 #include "util.h"
@@ -158,7 +159,8 @@ static void ensure_scratch(struct verify *v, size_t bytes)
 }
 
 /* The verdict on one guarded output region of shape index: STATUS_OK,
- * or the failure with *f describing it (reason, element, values). */
+ * or the failure with *f describing it (reason, element, values, and
+ * for a wrong value the picture and pattern of diff.h). */
 static enum status judge_region(struct verify *v, size_t index,
 				const unsigned char *region,
 				uint64_t input_hash, struct failure *f)
@@ -212,6 +214,7 @@ static enum status judge_region(struct verify *v, size_t index,
 		verify_format_value(ex, out + i * es, f->got, sizeof(f->got));
 		snprintf(f->reason, sizeof(f->reason), "wrong value at element "
 			 "%zu", i);
+		diff_describe(ex, s, v->in_buf, v->exp_buf, out, f);
 		return STATUS_WA;
 	}
 	return STATUS_OK;
@@ -232,10 +235,11 @@ static void check_region(struct verify *v, size_t index)
 	}
 	f = fail_shape(v, index, st);
 	if (f) {
-		f->index = got.index;
-		memcpy(f->expected, got.expected, sizeof(f->expected));
-		memcpy(f->got, got.got, sizeof(f->got));
-		memcpy(f->reason, got.reason, sizeof(f->reason));
+		got.present = 1;
+		got.shape_index = f->shape_index;
+		got.m = f->m;
+		got.n = f->n;
+		*f = got;
 	}
 }
 

@@ -39,6 +39,7 @@
 #pragma weak wgemu_record_begin
 #pragma weak wgemu_record_end
 #pragma weak wgemu_dry
+#pragma weak wgemu_watch_output
 
 /* Present only when the runner kernels are linked (GPU build). */
 #pragma weak wgrun_fill
@@ -387,6 +388,9 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 				"poisoning the output");
 		return 1;
 	}
+	if (wgemu_watch_output)
+		wgemu_watch_output(d_region + GUARD_ELEMS * es, elems * es,
+				   GUARD_ELEMS * es, es);
 	if (measured)
 		wgemu_record_begin(d_in, elems * es, d_region, region);
 	call_launcher(r, r->student, d_region + GUARD_ELEMS * es, d_in, s,

@@ -4,7 +4,11 @@
  * "<exercise> <STATUS>" and "score <exercise> <min> <max>").  Each case
  * is graded by bin/warpgrade in a child process (the test never calls
  * CUDA) on the emulator, or on the GPU when WARPGRADE_TEST_BACKEND=cuda.
- * The student template's stubs must fail honestly.
+ * The student template's stubs must fail honestly.  Each case's text
+ * report is rendered from its JSON read back, and the lines naming a
+ * source line, a first failure or a pattern are checked in both.
+ * WARPGRADE_TEST_CASES (names separated by spaces or commas) runs only
+ * those cases.
  */
 #include <check.h>
 #include <dirent.h>
@@ -16,6 +20,9 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "formats.h"
+#include "result.h"
+#include "score.h"
 
 #define MAX_CASES 64
 
@@ -64,51 +71,225 @@ static json_t *find_exercise(json_t *root, const char *name)
 	return NULL;
 }
 
+/* The text view of a result, rendered from its JSON as batch does. */
+static char *text_of(json_t *root)
+{
+	struct grade_result r;
+	struct score_config cfg;
+	char *json = json_dumps(root, 0), *text, err[256];
+
+	score_config_default(&cfg);
+	result_init(&r);
+	ck_assert_msg(!results_parse(json, &r, NULL, err, sizeof(err)),
+		      "the result does not read back: %s", err);
+	text = formats_render(FORMAT_TEXT, &r, &cfg, 0, 0);
+	result_release(&r);
+	free(json);
+	return text;
+}
+
+/* No line of the program's output ("      | ...") or of the emulator's
+ * messages ("   12 x ...") shows more than three times in a report. */
+static void no_line_repeated(const char *name, const char *text)
+{
+	for (const char *p = text; *p; p += strcspn(p, "\n"),
+	     p += *p == '\n') {
+		size_t n = strcspn(p, "\n"), copies = 0;
+
+		unsigned long k;
+		char x[3];
+
+		/* the program's lines, the emulator's messages */
+		if (strncmp(p, "      | ", 8) &&
+		    sscanf(p, " %lu %2s ", &k, x) != 2)
+			continue;
+		if ((strncmp(p, "      | ", 8) && strcmp(x, "x")) ||
+		    !strncmp(p, "      | ...", 11))
+			continue;
+		for (const char *q = text; (q = strstr(q, p)) != NULL; q++)
+			if ((q == text || q[-1] == '\n') &&
+			    !strncmp(q, p, n) && (q[n] == '\n' || !q[n]))
+				copies++;
+		ck_assert_msg(copies <= 3, "%s: the report repeats '%.*s' %zu "
+			      "times", name, (int)n, p, copies);
+	}
+}
+
+/* Does some failed check, or the first failure's location, name
+ * file:line in the JSON? */
+static int json_names_line(json_t *e, const char *file, long line)
+{
+	json_t *checks = json_object_get(json_object_get(e, "technique"),
+					 "checks"), *c, *l, *loc;
+	size_t i, j;
+
+	json_array_foreach(checks, i, c)
+		json_array_foreach(json_object_get(c, "lines"), j, l)
+			if (!strcmp(json_string_value(json_object_get(l,
+				    "file")), file) &&
+			    json_integer_value(json_object_get(l, "line")) ==
+			    line)
+				return 1;
+	loc = json_object_get(json_object_get(json_object_get(e,
+		"correctness"), "first_failure"), "location");
+	return loc && json_string_value(json_object_get(loc, "file")) &&
+	       !strcmp(json_string_value(json_object_get(loc, "file")),
+		       file) &&
+	       json_integer_value(json_object_get(loc, "line")) == line;
+}
+
+/* One line of `expected` against the result; 1 when it was an item. */
+static int check_item(const char *name, json_t *root, const char *text,
+		      const char *line)
+{
+	char a[64], b[64], c[64];
+	double lo, hi;
+	long n;
+	json_t *e, *ff;
+
+	if (sscanf(line, "score %63s %lf %lf", a, &lo, &hi) == 3) {
+		double s;
+
+		e = find_exercise(root, a);
+		ck_assert_msg(e != NULL, "%s: no %s", name, a);
+		s = json_number_value(json_object_get(e, "score"));
+		ck_assert_msg(s >= lo && s <= hi, "%s: %s scored %.2f, "
+			      "expected %g..%g", name, a, s, lo, hi);
+		return 1;
+	}
+	if (sscanf(line, "line %63s %ld", a, &n) == 2) {
+		char file[80], where[96];
+
+		e = find_exercise(root, a);
+		ck_assert_msg(e != NULL, "%s: no %s", name, a);
+		snprintf(file, sizeof(file), "%s.cu", a);
+		snprintf(where, sizeof(where), "%s:%ld", file, n);
+		ck_assert_msg(json_names_line(e, file, n), "%s: the JSON of "
+			      "%s does not name %s", name, a, where);
+		ck_assert_msg(strstr(text, where), "%s: the text does not "
+			      "name %s:\n%s", name, where, text);
+		return 1;
+	}
+	if (sscanf(line, "failure %63s %63s %63s", a, b, c) == 3) {
+		char want[96];
+
+		e = find_exercise(root, a);
+		ck_assert_msg(e != NULL, "%s: no %s", name, a);
+		ff = json_object_get(json_object_get(e, "correctness"),
+				     "first_failure");
+		ck_assert_msg(json_is_object(ff), "%s: %s has no first "
+			      "failure", name, a);
+		ck_assert_msg(!strcmp(json_string_value(json_object_get(ff,
+			      "shape")), b), "%s: %s first fails at %s, "
+			      "expected %s", name, a, json_string_value(
+			      json_object_get(ff, "shape")), b);
+		if (strcmp(c, "-")) {
+			ck_assert_msg(json_integer_value(json_object_get(ff,
+				      "element")) == atoll(c), "%s: %s first "
+				      "fails at element %lld, expected %s",
+				      name, a, (long long)json_integer_value(
+				      json_object_get(ff, "element")), c);
+			snprintf(want, sizeof(want), "element %s", c);
+			ck_assert_msg(strstr(text, want), "%s: the text does "
+				      "not name %s:\n%s", name, want, text);
+		}
+		return 1;
+	}
+	if (sscanf(line, "pattern %63s %63s", a, b) == 2) {
+		char want[96];
+		const char *got;
+
+		e = find_exercise(root, a);
+		ck_assert_msg(e != NULL, "%s: no %s", name, a);
+		ff = json_object_get(json_object_get(e, "correctness"),
+				     "first_failure");
+		got = json_string_value(json_object_get(ff, "pattern"));
+		ck_assert_msg(got && !strcmp(got, b), "%s: %s's pattern is "
+			      "%s, expected %s", name, a, got ? got : "none",
+			      b);
+		snprintf(want, sizeof(want), "pattern: %s", b);
+		ck_assert_msg(strstr(text, want), "%s: the text does not say "
+			      "%s:\n%s", name, want, text);
+		return 1;
+	}
+	if (!strncmp(line, "says", 4) && (line[4] == ' ' || line[4] == '@')) {
+		const char *t = line + 5;
+		char want[256];
+
+		if (line[4] == '@') {
+			size_t k = strcspn(t, " ");
+
+			if (strlen(backend) != k || strncmp(t, backend, k))
+				return 1; /* said on another backend only */
+			t += k + (t[k] == ' ');
+		}
+		snprintf(want, sizeof(want), "%.*s", (int)strcspn(t, "\n"), t);
+		ck_assert_msg(strstr(text, want), "%s: the text does not say "
+			      "'%s':\n%s", name, want, text);
+		return 1;
+	}
+	if (sscanf(line, "backend %63s", a) == 1)
+		return 1; /* fixture_case read it before grading */
+	if (sscanf(line, "%63s %63s", a, b) == 2 && a[0] != '#') {
+		const char *got;
+
+		e = find_exercise(root, a);
+		ck_assert_msg(e != NULL, "%s: no %s", name, a);
+		got = json_string_value(json_object_get(e, "status"));
+		ck_assert_msg(!strcmp(got, b), "%s: %s is %s (%s), expected "
+			      "%s", name, a, got, json_string_value(
+			      json_object_get(e, "message")), b);
+		return 1;
+	}
+	return 0;
+}
+
+/* A case whose `expected` says "backend emu" holds on that backend only
+ * (a missing barrier goes unnoticed on a GPU when the warps happen to
+ * run in order). */
+static int for_backend(const char *name)
+{
+	char path[512], line[256], want[64];
+	FILE *f;
+	int ok = 1;
+
+	snprintf(path, sizeof(path), "tests/fixtures/%s/expected", name);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "backend %63s", want) == 1)
+			ok = !strcmp(want, backend);
+	fclose(f);
+	if (!ok)
+		printf("SKIP %s: expected on the %s backend only\n", name,
+		       want);
+	return ok;
+}
+
 START_TEST(fixture_case)
 {
 	const char *name = cases[_i];
 	char path[512], line[256];
 	FILE *f;
 	json_t *root;
+	char *text;
 	int rc, lines = 0;
 
+	if (!for_backend(name))
+		return;
 	snprintf(path, sizeof(path), "tests/fixtures/%s/submission", name);
 	root = grade(path, &rc);
 	ck_assert_msg(rc == 0, "%s: exit status %d", name, rc);
+	text = text_of(root);
+	no_line_repeated(name, text);
 	snprintf(path, sizeof(path), "tests/fixtures/%s/expected", name);
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f)) {
-		char a[64], b[64];
-		double lo, hi;
-		json_t *e;
-
-		if (sscanf(line, "score %63s %lf %lf", a, &lo, &hi) == 3) {
-			double s;
-
-			e = find_exercise(root, a);
-			ck_assert_msg(e != NULL, "%s: no %s", name, a);
-			s = json_number_value(json_object_get(e, "score"));
-			ck_assert_msg(s >= lo && s <= hi,
-				      "%s: %s scored %.2f, expected %g..%g",
-				      name, a, s, lo, hi);
-			lines++;
-		} else if (sscanf(line, "%63s %63s", a, b) == 2 &&
-			   a[0] != '#') {
-			const char *got;
-
-			e = find_exercise(root, a);
-			ck_assert_msg(e != NULL, "%s: no %s", name, a);
-			got = json_string_value(json_object_get(e, "status"));
-			ck_assert_msg(!strcmp(got, b), "%s: %s is %s (%s), "
-				      "expected %s", name, a, got,
-				      json_string_value(json_object_get(e,
-					"message")), b);
-			lines++;
-		}
-	}
+	while (fgets(line, sizeof(line), f))
+		lines += check_item(name, root, text, line);
 	fclose(f);
 	ck_assert_int_gt(lines, 0);
+	free(text);
 	json_decref(root);
 }
 END_TEST
@@ -150,6 +331,21 @@ START_TEST(unusable_submissions)
 }
 END_TEST
 
+/* WARPGRADE_TEST_CASES="a b": only those fixtures (all when unset). */
+static int wanted(const char *name)
+{
+	const char *only = getenv("WARPGRADE_TEST_CASES");
+	size_t n = strlen(name);
+
+	for (const char *p = only; p && *p; p += strcspn(p, " ,")) {
+		p += strspn(p, " ,");
+		if (!strncmp(p, name, n) && (p[n] == '\0' || p[n] == ' ' ||
+					     p[n] == ','))
+			return 1;
+	}
+	return !only || !*only;
+}
+
 static int cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -186,7 +382,8 @@ int main(void)
 
 		snprintf(p, sizeof(p), "tests/fixtures/%s/expected",
 			 e->d_name);
-		if (e->d_name[0] != '.' && !access(p, R_OK))
+		if (e->d_name[0] != '.' && !access(p, R_OK) &&
+		    wanted(e->d_name))
 			cases[ncases++] = strdup(e->d_name);
 	}
 	if (d)

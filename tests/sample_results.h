@@ -69,6 +69,33 @@ static void sample_exercise(struct exercise_result *e,
 		snprintf(f->got, sizeof(f->got), "-0");
 		snprintf(f->reason, sizeof(f->reason), "wrong value %s",
 			 SAMPLE_HOSTILE);
+		snprintf(f->pattern, sizeof(f->pattern), "transposed");
+		snprintf(f->pattern_why, sizeof(f->pattern_why), "swapped");
+		f->win.present = 1;
+		f->win.out_rows = 33;
+		f->win.out_cols = 17;
+		f->win.row = 2;
+		f->win.col = 6;
+		f->win.rows = 2;
+		f->win.cols = 3;
+		for (int k = 0; k < 6; k++) {
+			float x = 1.5f * (float)k - 2;
+
+			memcpy(&f->win.expected[k], &x, 4);
+			f->win.got[k] = k == 4 ? 0xA5A5A5A5u :
+					k == 5 ? 0x7fc00000u : f->win.expected[k];
+		}
+		snprintf(f->loc.file, sizeof(f->loc.file), "%s.cu", ex->name);
+		f->loc.line = 12;
+		snprintf(f->loc.source, sizeof(f->loc.source), "x = %s",
+			 SAMPLE_HOSTILE);
+		snprintf(f->loc.thread, sizeof(f->loc.thread), "(1,0,0)");
+		snprintf(f->loc.block, sizeof(f->loc.block), "(0,2,0)");
+		snprintf(f->loc.what, sizeof(f->loc.what), "store outside "
+			 "the output: element 3 past its end");
+		result_add_warning(e, 12, "kernel 'k' at x.cu:3, thread "
+				   "(1,0,0) of block (0,0,0): read of shared "
+				   "memory " SAMPLE_HOSTILE);
 		e->runner_output = xstrdup("debug print " SAMPLE_HOSTILE);
 		result_set_message(e, "wrong answer at 17x33");
 	} else {
@@ -84,9 +111,26 @@ static void sample_exercise(struct exercise_result *e,
 	c->passed = st == STATUS_TECH ? 0 : 1;
 	c->value = st == STATUS_TECH ? 4.0 : 1.0;
 	c->limit = 1.25;
-	if (st == STATUS_TECH)
+	if (st == STATUS_TECH) {
+		struct line_finding *l = result_add_line(c);
+		struct line_traffic t = { 17, 100, 400, 100, 3200, 0, 0 };
+
 		snprintf(c->detail, sizeof(c->detail),
 			 "4.0 sectors per request where 1.0 would do");
+		snprintf(l->file, sizeof(l->file), "%s.cu", ex->name);
+		l->line = 17;
+		snprintf(l->source, sizeof(l->source), "out[c * rows + r] = "
+			 "in[r * cols + c]; // %s", SAMPLE_HOSTILE);
+		l->requests = 100;
+		l->sectors = 3200;
+		l->ideal = 400;
+		snprintf(l->why, sizeof(l->why), "consecutive threads store "
+			 "32 or more bytes apart");
+		e->source = xstrdup("#include <x.h>\n<script>" SAMPLE_HOSTILE
+				    "\n\tout[c * rows + r] = in[r * cols + c];"
+				    "\n");
+		result_add_profile(e, &t);
+	}
 	if (ex->techniques & EXERCISE_TECH_NO_CONFLICTS) {
 		c = result_add_check(e, "no shared bank conflicts");
 		c->passed = -1; /* not measured */

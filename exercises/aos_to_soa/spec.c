@@ -33,4 +33,14 @@ const struct exercise exercise_aos_to_soa = {
 	.measure_lo = { 6000, 2 },
 	.measure_hi = { 24000, 8 },
 	.techniques = EXERCISE_TECH_COALESCED,
+	.out_transposed = 1,
+	.hint_loads =
+		"a thread per record reading field f of `aos[i * fields + "
+		"f]` steps 4·fields bytes from its neighbour: read whole "
+		"runs of records into shared memory with consecutive "
+		"threads on consecutive floats",
+	.hint_stores =
+		"consecutive threads should write consecutive records of "
+		"one field, `soa[f * count + i]` with threadIdx.x running "
+		"over i",
 };

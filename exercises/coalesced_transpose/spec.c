@@ -20,4 +20,15 @@ const struct exercise exercise_coalesced_transpose = {
 	.measure_lo = { 160, 160 },
 	.measure_hi = { 520, 520 },
 	.techniques = EXERCISE_TECH_COALESCED,
+	.out_transposed = 1,
+	.hint_loads =
+		"a thread per element reading `in[r * cols + c]` with "
+		"threadIdx.x running over r steps down a column of `in`, "
+		"4·cols bytes from its neighbour: let threadIdx.x run over "
+		"the column index c",
+	.hint_stores =
+		"a thread per element writing `out[c * rows + r]` steps "
+		"down a column of `out`, 4·rows bytes from its neighbour: "
+		"stage a 32x32 tile in shared memory and write it out with "
+		"threadIdx.x along a row of `out`",
 };

@@ -32,4 +32,15 @@ const struct exercise exercise_dynamic_reverse = {
 	.measure_lo = { 48, 256 },
 	.measure_hi = { 300, 3000 },
 	.techniques = EXERCISE_TECH_COALESCED | EXERCISE_TECH_DYNAMIC_SHARED,
+	.hint_loads =
+		"consecutive threads should read consecutive elements of a "
+		"row of `in`",
+	.hint_stores =
+		"consecutive threads should write consecutive elements of a "
+		"row of `out`: reverse the order inside shared memory, not "
+		"in global memory",
+	.hint_dynamic =
+		"declare the buffer `extern __shared__ int buf[];` and give "
+		"its size in bytes as the launch's third parameter, "
+		"`<<<grid, block, bytes, stream>>>`",
 };

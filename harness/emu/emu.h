@@ -241,5 +241,12 @@ int emu_module_check(const struct emu_module *m, char *why, size_t len);
 /* Demangle a kernel name to "tile<1>" form (no return type, no
  * parameters) into buf. */
 void emu_demangle(const char *mangled, char *buf, size_t len);
+/* The guarded output the interpreter watches (wgemu_watch_output):
+ * stores in [lo, out) or [end, hi) are reported; lo == hi: none. */
+struct emu_watch {
+	uint64_t lo, out, end, hi;
+	uint64_t elem;
+};
+extern struct emu_watch emu_watch;
 
 #endif

@@ -85,6 +85,7 @@ struct xctx {
 	uint64_t clock;
 	int checks;
 	int warned_uninit;            /* one warning per launch */
+	int warned_guard;             /* the same for the guard bands */
 	size_t printf_bytes;          /* device printf output this launch */
 };
 
@@ -240,6 +241,34 @@ static void warn_uninit(struct xctx *x, const struct emu_insn *in,
 		"shared memory at offset %u that no thread of the block "
 		"wrote (its value is undefined on a GPU)\n", x->kname, loc,
 		t[0], t[1], t[2], x->bid[0], x->bid[1], x->bid[2], off);
+}
+
+struct emu_watch emu_watch;
+
+/* A store into the guard bands around the watched output: reported once
+ * per launch, like warn_uninit; execution goes on. */
+static void warn_guard(struct xctx *x, const struct emu_insn *in, int warp,
+		       int lane, uint64_t a)
+{
+	const struct emu_watch *g = &emu_watch;
+	char loc[256];
+	unsigned t[3];
+	int after = a >= g->end;
+	uint64_t k = after ? (a - g->end) / g->elem :
+			     (g->out - a + g->elem - 1) / g->elem;
+
+	if (x->warned_guard)
+		return;
+	x->warned_guard = 1;
+	if (getenv("WGEMU_QUIET"))
+		return;
+	where(x, in, loc, sizeof(loc));
+	thread_of(x, warp, lane, t);
+	fprintf(stderr, "warpgrade emulator: warning: kernel '%.120s' at "
+		"%.80s, thread (%u,%u,%u) of block (%u,%u,%u): store outside "
+		"the output: element %llu %s\n", x->kname, loc, t[0], t[1],
+		t[2], x->bid[0], x->bid[1], x->bid[2], (unsigned long long)k,
+		after ? "past its end" : "before its start");
 }
 
 /* ---- per-warp storage ---- */
@@ -1266,6 +1295,11 @@ static int resolve(struct xctx *x, struct warp *w, const struct emu_insn *in,
 			hp[l] = al->host + (a - al->dev);
 			if (!al->is_const)
 				*gmask |= 1u << l;
+			if (is_store && a + (uint64_t)bytes > emu_watch.lo &&
+			    a < emu_watch.hi && (a < emu_watch.out ||
+			    a + (uint64_t)bytes > emu_watch.end))
+				warn_guard(x, in, w->id, l, a < emu_watch.out ?
+					   a : a + (uint64_t)bytes - 1);
 			break;
 		}
 		case MK_SHARED:

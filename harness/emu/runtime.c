@@ -769,12 +769,31 @@ static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
 	nthreads = (uint64_t)block.x * block.y * block.z;
 	if (!grid.x || !grid.y || !grid.z || !nthreads || nthreads > 1024 ||
 	    block.x > 1024 || block.y > 1024 || block.z > 64 ||
-	    grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535)
-		/* what CUDA 13 returns on an H200 (tests/gpu/emu-ncu.sh) */
+	    grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) {
+		/* what CUDA 13 returns on an H200 (tests/gpu/emu-ncu.sh);
+		 * the note says why, which CUDA does not */
+		char d[256];
+
+		emu_demangle(k->name, d, sizeof(d));
+		note("launch of '%.120s' refused: grid (%u,%u,%u), block "
+		     "(%u,%u,%u): a block has 1 to 1024 threads (x and y at "
+		     "most 1024, z at most 64), a grid at most 65535 blocks in "
+		     "y and z", d, grid.x, grid.y, grid.z, block.x,
+		     block.y, block.z);
 		return fail(cudaErrorInvalidValue);
+	}
 	st = emu_static_smem(m, k->fi);
-	if (st > SMEM_DEFAULT || smem > SMEM_OPTIN - st || smem > k->max_dyn)
+	if (st > SMEM_DEFAULT || smem > SMEM_OPTIN - st || smem > k->max_dyn) {
+		char d[256];
+
+		emu_demangle(k->name, d, sizeof(d));
+		note("launch of '%.120s' refused: %zu bytes of static and %zu "
+		     "of dynamic shared memory; a block may have %u static and "
+		     "%zu dynamic bytes (more dynamic bytes, up to %u in all, "
+		     "after cudaFuncSetAttribute)", d, st, smem,
+		     SMEM_DEFAULT, k->max_dyn, SMEM_OPTIN);
 		return fail(cudaErrorInvalidValue);
+	}
 	params = calloc(1, f->kparam_bytes + 8);
 	if (!params)
 		return fail(cudaErrorMemoryAllocation);
@@ -1917,6 +1936,21 @@ void wgemu_record_begin(const void *in, size_t in_bytes, const void *out,
 				     g_allocs[i]->size);
 	for (i = 0; i < g_nmods; i++)
 		trace_module_vars(i);
+}
+
+void wgemu_watch_output(const void *out, size_t out_bytes,
+			size_t guard_bytes, size_t elem_bytes)
+{
+	uint64_t o = (uint64_t)(uintptr_t)out;
+
+	memset(&emu_watch, 0, sizeof(emu_watch));
+	if (!out || !elem_bytes)
+		return;
+	emu_watch.lo = o - guard_bytes;
+	emu_watch.out = o;
+	emu_watch.end = o + out_bytes;
+	emu_watch.hi = o + out_bytes + guard_bytes;
+	emu_watch.elem = elem_bytes;
 }
 
 int wgemu_record_end(unsigned char **buf, size_t *len)

@@ -116,6 +116,18 @@ int wgemu_record_end(unsigned char **buf, size_t *len);
 void wgemu_dry(int on);
 
 /*
+ * The output of a call and the guard bands around it: until the next
+ * call (out NULL: none), the first store of each launch that lands in
+ * the guard bytes before or after [out, out + out_bytes) is reported on
+ * stderr, as a warning that names the kernel, the source line, the
+ * thread, the block and how many elements of elem_bytes outside the
+ * output it landed ("element 3 past its end").  Execution goes on: the
+ * grader judges the guard bands itself; this only names the writer.
+ */
+void wgemu_watch_output(const void *out, size_t out_bytes,
+			size_t guard_bytes, size_t elem_bytes);
+
+/*
  * For the replay, which re-creates a record's device state in a fresh
  * process: wgemu_replay_mode() (before anything else) moves the
  * process's own allocations far above any recorded address;
