@@ -910,6 +910,35 @@ START_TEST(test_api_device)
 				cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
 			 cudaSuccess);
 	ck_assert_int_eq(v, 227 * 1024);
+	/* what helper_cuda.h asks before anything else */
+	ck_assert_int_eq(cudaDeviceGetAttribute(&v, cudaDevAttrComputeMode,
+						0), cudaSuccess);
+	ck_assert_int_eq(v, cudaComputeModeDefault);
+	ck_assert_int_eq(cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, 0),
+			 cudaSuccess);
+	ck_assert_int_eq(v, 1980000);
+	ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+	/* every attribute the enum names answers, and agrees with the
+	 * properties where both have it */
+	for (int i = 1; i <= cudaDevAttrOnlyPartialHostNativeAtomicSupported;
+	     i++) {
+		if (i == 44 || (i >= 102 && i <= 105) || i == 107 ||
+		    i == 110 || i == 136 || i == 137 || i == 146)
+			continue;   /* numbers the enum skips */
+		ck_assert_msg(cudaDeviceGetAttribute(&v, (enum cudaDeviceAttr)i,
+						     0) == cudaSuccess,
+			      "attribute %d", i);
+	}
+	ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceGetAttribute(&v, (enum cudaDeviceAttr)44,
+						0), cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidValue);
+	cudaDeviceGetAttribute(&v, cudaDevAttrMaxTexture2DHeight, 0);
+	ck_assert_int_eq(p.maxTexture2D[1], v);
+	cudaDeviceGetAttribute(&v, cudaDevAttrAsyncEngineCount, 0);
+	ck_assert_int_eq(p.asyncEngineCount, v);
+	cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, 0);
+	ck_assert_int_eq(p.l2CacheSize, v);
 	ck_assert_int_eq(cudaEventCreate(&a), cudaSuccess);
 	ck_assert_int_eq(cudaEventCreate(&b), cudaSuccess);
 	cudaEventRecord(a, NULL);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
+#include "emu/device.h"
 #include "emu/emu.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
@@ -54,8 +55,8 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
 
 #define FATBIN_WRAP_MAGIC 0x466243b1u
 #define FATBIN_MAGIC 0xba55ed50u
-#define SMEM_DEFAULT 49152u
-#define SMEM_OPTIN 232448u
+#define SMEM_DEFAULT DEV_SMEM_DEFAULT
+#define SMEM_OPTIN DEV_SMEM_OPTIN
 
 struct module {
 	const void *fatbin;
@@ -119,7 +120,7 @@ struct callcfg {
 static struct callcfg g_cfg[16];
 static int g_ncfg;
 
-#define TOTAL_MEM (80ull << 30)
+#define TOTAL_MEM DEV_TOTAL_MEM
 
 static void dump_records(void);
 
@@ -1280,39 +1281,9 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
 {
 	if (device != 0)
 		return fail(cudaErrorInvalidDevice);
-	memset(p, 0, sizeof(*p));
-	snprintf(p->name, sizeof(p->name), "warpgrade emulator (sm_90)");
-	p->totalGlobalMem = (size_t)TOTAL_MEM;
-	p->sharedMemPerBlock = SMEM_DEFAULT;
-	p->regsPerBlock = 65536;
-	p->warpSize = 32;
-	p->memPitch = 2147483647;
-	p->maxThreadsPerBlock = 1024;
-	p->maxThreadsDim[0] = 1024;
-	p->maxThreadsDim[1] = 1024;
-	p->maxThreadsDim[2] = 64;
-	p->maxGridSize[0] = 2147483647;
-	p->maxGridSize[1] = 65535;
-	p->maxGridSize[2] = 65535;
-	p->totalConstMem = 65536;
-	p->major = 9;
-	p->minor = 0;
-	p->textureAlignment = 512;
-	p->texturePitchAlignment = 32;
-	p->multiProcessorCount = 132;
-	p->concurrentKernels = 1;
-	p->asyncEngineCount = 2;
-	p->unifiedAddressing = 1;
-	p->memoryBusWidth = 5120;
-	p->l2CacheSize = 50 * 1024 * 1024;
-	p->maxThreadsPerMultiProcessor = 2048;
-	p->globalL1CacheSupported = 1;
-	p->localL1CacheSupported = 1;
-	p->sharedMemPerMultiprocessor = 233472;
-	p->regsPerMultiprocessor = 65536;
-	p->sharedMemPerBlockOptin = SMEM_OPTIN;
-	p->maxBlocksPerMultiProcessor = 32;
-	p->reservedSharedMemPerBlock = 1024;
+	if (!p)
+		return fail(cudaErrorInvalidValue);
+	emu_device_props(p);
 	return cudaSuccess;
 }
 
@@ -1321,36 +1292,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
 {
 	if (device != 0)
 		return fail(cudaErrorInvalidDevice);
-	switch (attr) {
-	case cudaDevAttrMaxThreadsPerBlock: *value = 1024; break;
-	case cudaDevAttrMaxBlockDimX: *value = 1024; break;
-	case cudaDevAttrMaxBlockDimY: *value = 1024; break;
-	case cudaDevAttrMaxBlockDimZ: *value = 64; break;
-	case cudaDevAttrMaxGridDimX: *value = 2147483647; break;
-	case cudaDevAttrMaxGridDimY: *value = 65535; break;
-	case cudaDevAttrMaxGridDimZ: *value = 65535; break;
-	case cudaDevAttrMaxSharedMemoryPerBlock: *value = SMEM_DEFAULT; break;
-	case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = SMEM_OPTIN;
-		break;
-	case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = 233472;
-		break;
-	case cudaDevAttrTotalConstantMemory: *value = 65536; break;
-	case cudaDevAttrWarpSize: *value = 32; break;
-	case cudaDevAttrMaxRegistersPerBlock: *value = 65536; break;
-	case cudaDevAttrMultiProcessorCount: *value = 132; break;
-	case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
-	case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
-	case cudaDevAttrMaxThreadsPerMultiProcessor: *value = 2048; break;
-	case cudaDevAttrL2CacheSize: *value = 50 * 1024 * 1024; break;
-	case cudaDevAttrGlobalMemoryBusWidth: *value = 5120; break;
-	case cudaDevAttrMaxBlocksPerMultiprocessor: *value = 32; break;
-	case cudaDevAttrUnifiedAddressing: *value = 1; break;
-	case cudaDevAttrConcurrentKernels: *value = 1; break;
-	default:
-		note("cudaDeviceGetAttribute: attribute %d is not known to "
-		     "the emulator", (int)attr);
+	if (!value || emu_device_attr((int)attr, value))
 		return fail(cudaErrorInvalidValue);
-	}
 	return cudaSuccess;
 }
 
@@ -1448,7 +1391,7 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
 		return fail(cudaErrorInvalidValue);
 	st = emu_static_smem(g_mods[k->mod].m, k->fi);
 	/* 228 KB per SM, 1 KB of it reserved per block */
-	per = (233472u / (unsigned)numBlocks);
+	per = (DEV_SMEM_PER_SM / (unsigned)numBlocks);
 	per = per > 1024 ? per - 1024 : 0;
 	per = per > st ? per - st : 0;
 	if (per > k->max_dyn)
