@@ -574,6 +574,32 @@ START_TEST(test_fault_race)
 }
 END_TEST
 
+/* Race tracking is per byte: warps writing different bytes or halves
+ * of one word are correct code; two warps on one byte are a race. */
+START_TEST(test_race_bytes)
+{
+	int h[128], *d = dalloc(128 * 4);
+	void *args[1] = { &d };
+	char msg[800];
+
+	load("tests/emu/faults.ptx");
+	ck_assert_int_eq(launch("_Z13bytes_no_racePi", 1, 1, 128, 1, 0,
+				args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
+			 WGEMU_FAULT_NONE);
+	cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
+	/* byte t holds thread (t % 4) * 32 + t / 4; half t of the first 64
+	 * holds thread (t % 2) * 32 + t / 2 */
+	for (int t = 0; t < 128; t++)
+		ck_assert_int_eq(h[t], (t % 4) * 32 + t / 4 +
+				 (t < 64 ? (t % 2) * 32 + t / 2 : 0));
+	expect_fault("_Z9byte_racePi", 64, 0, args, WGEMU_FAULT_RACE,
+		     cudaErrorLaunchFailure, "shared-memory race at offset 0: "
+		     "written by warp 1");
+}
+END_TEST
+
 START_TEST(test_fault_divergent_barrier)
 {
 	int *d = dalloc(64 * 4);
@@ -1093,6 +1119,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_fault_oob_shared);
 	tcase_add_test(tc, test_uninit_is_a_warning);
 	tcase_add_test(tc, test_fault_race);
+	tcase_add_test(tc, test_race_bytes);
 	tcase_add_test(tc, test_fault_divergent_barrier);
 	tcase_add_test(tc, test_early_exit_before_barrier);
 	tcase_add_test(tc, test_barrier_ok);

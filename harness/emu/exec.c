@@ -70,7 +70,7 @@ struct xctx {
 	uint64_t *symaddr;
 	uint8_t *smem;
 	uint32_t smem_size, dyn_base;
-	uint32_t *sh_wep, *sh_rep;    /* shadow: epochs of write / read */
+	uint32_t *sh_wep, *sh_rep;    /* shadow per byte: epochs of write / read */
 	uint16_t *sh_ww, *sh_rw;      /* shadow: warp of write / reader */
 	int32_t *sh_wpc;              /* line of the last write */
 	uint32_t epoch, block_epoch;
@@ -1143,59 +1143,63 @@ static struct emu_alloc *global_lookup(struct xctx *x, uint64_t a,
 	return c;
 }
 
-/* shadow checks of a shared access of lane l */
+/* A race on shared byte b: the access of this warp conflicts with the
+ * last write (is_write_side) or the last reads of another warp. */
+static int race(struct xctx *x, const struct emu_insn *in, int warp,
+		int lane, uint32_t b, int is_store, int with_write)
+{
+	char loc[128];
+	struct emu_insn tmp;
+
+	if (!with_write)
+		return fault(x, WGEMU_FAULT_RACE, in, warp, lane,
+			     "shared-memory race at offset %u: written by "
+			     "warp %d after %s read it with no barrier "
+			     "between", b, warp, x->sh_rw[b] == 0xffff ?
+			     "other warps" : "another warp");
+	tmp.line = x->sh_wpc[b];
+	where(x, &tmp, loc, sizeof(loc));
+	return fault(x, WGEMU_FAULT_RACE, in, warp, lane,
+		     "shared-memory race at offset %u: %s by warp %d, "
+		     "written at %s by warp %d with no barrier between", b,
+		     is_store ? "written" : "read", warp, loc, x->sh_ww[b]);
+}
+
+/* Shadow checks of a shared access of lane l, byte by byte: warps that
+ * write disjoint bytes of one word (a char histogram, halves of a
+ * word) do not race, as on the hardware, where shared memory is byte
+ * addressed. */
 static int shadow(struct xctx *x, const struct emu_insn *in, int warp,
 		  int lane, uint32_t off, int bytes, int is_store, int atomic)
 {
-	uint32_t w0 = off >> 2, w1 = (off + (uint32_t)bytes - 1) >> 2, w;
+	uint32_t end = off + (uint32_t)bytes, b;
 
-	for (w = w0; w <= w1; w++) {
-		if (!is_store || atomic) {
+	for (b = off; b < end; b++) {
+		if ((!is_store || atomic) && x->sh_wep[b] < x->block_epoch) {
 			/* common and harmless in correct kernels (a padded
 			 * tile element read, then discarded by a bounds
 			 * check): a warning, not a fault */
-			if (x->sh_wep[w] < x->block_epoch)
-				warn_uninit(x, in, warp, lane, w * 4);
+			warn_uninit(x, in, warp, lane, b);
 		}
 		if (atomic) {
-			x->sh_wep[w] = x->epoch;
-			x->sh_ww[w] = (uint16_t)warp;
-			x->sh_wpc[w] = in->line;
+			x->sh_wep[b] = x->epoch;
+			x->sh_ww[b] = (uint16_t)warp;
+			x->sh_wpc[b] = in->line;
 			continue;
 		}
-		if (x->sh_wep[w] == x->epoch && x->sh_ww[w] != warp) {
-			char loc[128];
-			struct emu_insn tmp;
-
-			tmp.line = x->sh_wpc[w];
-			where(x, &tmp, loc, sizeof(loc));
-			return fault(x, WGEMU_FAULT_RACE, in, warp, lane,
-				     "shared-memory race at offset %u: %s "
-				     "by warp %d, written at %s by warp %d "
-				     "with no barrier between", w * 4,
-				     is_store ? "written" : "read", warp, loc,
-				     x->sh_ww[w]);
-		}
+		if (x->sh_wep[b] == x->epoch && x->sh_ww[b] != warp)
+			return race(x, in, warp, lane, b, is_store, 1);
 		if (is_store) {
-			if (x->sh_rep[w] == x->epoch &&
-			    (x->sh_rw[w] != warp))
-				return fault(x, WGEMU_FAULT_RACE, in, warp,
-					     lane, "shared-memory race at "
-					     "offset %u: written by warp %d "
-					     "after %s read it with no barrier "
-					     "between", w * 4, warp,
-					     x->sh_rw[w] == 0xffff ?
-					     "other warps" : "another warp");
-			x->sh_wep[w] = x->epoch;
-			x->sh_ww[w] = (uint16_t)warp;
-			x->sh_wpc[w] = in->line;
-		} else {
-			if (x->sh_rep[w] != x->epoch) {
-				x->sh_rep[w] = x->epoch;
-				x->sh_rw[w] = (uint16_t)warp;
-			} else if (x->sh_rw[w] != warp) {
-				x->sh_rw[w] = 0xffff;
-			}
+			if (x->sh_rep[b] == x->epoch && x->sh_rw[b] != warp)
+				return race(x, in, warp, lane, b, 1, 0);
+			x->sh_wep[b] = x->epoch;
+			x->sh_ww[b] = (uint16_t)warp;
+			x->sh_wpc[b] = in->line;
+		} else if (x->sh_rep[b] != x->epoch) {
+			x->sh_rep[b] = x->epoch;
+			x->sh_rw[b] = (uint16_t)warp;
+		} else if (x->sh_rw[b] != warp) {
+			x->sh_rw[b] = 0xffff;
 		}
 	}
 	return 0;
@@ -2820,7 +2824,7 @@ int emu_run(const struct emu_module *m, int k,
 	x.smem_size = cfg->dyn_smem ? x.dyn_base + (uint32_t)cfg->dyn_smem
 				    : (uint32_t)off;
 	if (x.smem_size + 64 > g_smem_cap) {
-		size_t n = x.smem_size + 64, w = n / 4 + 1;
+		size_t n = x.smem_size + 64, w = n;  /* shadow: per byte */
 		void *a = realloc(g_smem, n), *b, *c, *d, *e, *g;
 
 		if (a)
