@@ -852,6 +852,65 @@ START_TEST(test_counters_wide_shared)
 }
 END_TEST
 
+/* Adjacent scalar accesses ptxas merges (harness/emu/merge.c) count as
+ * the one vector access the hardware executes. */
+START_TEST(test_counters_merged)
+{
+	static const char ptx[] = HDR
+		".visible .entry merged(.param .u64 p)\n{\n"
+		"\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<5>;\n"
+		"\t.shared .align 4 .b8 sm[4096];\n"
+		"\tld.param.u64 %rd1, [p];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tshl.b32 %r2, %r1, 3;\n"
+		"\tmov.u32 %r3, sm;\n"
+		"\tadd.s32 %r4, %r3, %r2;\n"
+		"\tmov.f32 %f1, 0f3F800000;\n"
+		"\tst.shared.f32 [%r4], %f1;\n"
+		"\tmov.b32 %r5, 0;\n"
+		"\tst.shared.u32 [%r4+4], %r5;\n"
+		"\tbar.sync 0;\n"
+		"\tst.shared.f32 [%r4+4], %f1;\n"
+		"\tst.shared.f32 [%r4+8], %f1;\n"
+		"\tshl.b32 %r6, %r1, 2;\n"
+		"\tand.b32 %r6, %r6, 48;\n"
+		"\tadd.s32 %r7, %r3, %r6;\n"
+		"\tbar.sync 0;\n"
+		"\tld.shared.f32 %f1, [%r7];\n"
+		"\tld.shared.f32 %f2, [%r7+4];\n"
+		"\tadd.f32 %f1, %f1, %f2;\n"
+		"\tld.shared.f32 %f3, [%r7+8];\n"
+		"\tld.shared.f32 %f4, [%r7+12];\n"
+		"\tcvt.u64.u32 %rd2, %r2;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.f32 [%rd3], %f1;\n"
+		"\tst.global.f32 [%rd3+4], %f2;\n"
+		"\tret;\n}\n";
+	char err[256];
+	void *d = dalloc(32 * 8);
+	void *args[1] = { &d };
+	struct wgemu_counters c;
+
+	ck_assert_int_ge(wgemu_load_ptx(ptx, strlen(ptx), err, sizeof(err)),
+			 0);
+	launch("merged", 1, 1, 32, 1, 0, args);
+	c = last_counters();
+	/* sm + 8t: one 8-byte store, 2 wavefronts; sm + 8t + 4 is not
+	 * 8-byte aligned: two 4-byte stores at stride 8, 2 wavefronts and
+	 * 1 conflict each */
+	ck_assert_uint_eq(c.shared_store_wavefronts, 2 + 4);
+	ck_assert_uint_eq(c.shared_store_bank_conflicts, 2);
+	/* sm + (4t & 48): one 16-byte load of 4 distinct addresses, each
+	 * broadcast to 8 lanes: one wavefront per quarter-warp */
+	ck_assert_uint_eq(c.shared_load_wavefronts, 4);
+	ck_assert_uint_eq(c.shared_load_bank_conflicts, 0);
+	/* a parameter's alignment is unknown: two 4-byte global stores */
+	ck_assert_uint_eq(c.global_store_requests, 2);
+	ck_assert_uint_eq(c.global_store_sectors, 16);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+END_TEST
+
 /* ---- runtime API ---- */
 START_TEST(test_api_launch_config)
 {
@@ -1135,6 +1194,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_counters_set_b);
 	tcase_add_test(tc, test_counters_per_line);
 	tcase_add_test(tc, test_counters_wide_shared);
+	tcase_add_test(tc, test_counters_merged);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("runtime_api");

@@ -100,7 +100,9 @@ struct emu_insn {
 	uint8_t type, type2;     /* type2: source type of cvt, etc */
 	uint8_t cmp, rnd, space, vec;
 	uint8_t ndst, nsrc, sub, boolop;
-	uint8_t guard_neg, ak, uncond, pad;
+	uint8_t guard_neg, ak, uncond;
+	uint8_t merge;           /* merge.c: bytes of the merged access it
+				  * leads, MERGE_FOLLOW, or 0 */
 	uint16_t flags;
 	int32_t guard;           /* predicate index, -1 when none */
 	struct emu_opnd d[4];
@@ -112,6 +114,9 @@ struct emu_insn {
 	int32_t call;            /* index into func->calls */
 	int32_t line;            /* index into module->lines, -1 unknown */
 };
+
+/* a member of a merged access other than its first (merge.c) */
+#define MERGE_FOLLOW 0xff
 
 struct emu_call {
 	int nret, narg;
@@ -180,6 +185,9 @@ struct emu_module *emu_ptx_parse(const char *text, size_t len, char *err,
 				 size_t errlen);
 void emu_module_free(struct emu_module *m);
 int emu_module_find(const struct emu_module *m, const char *name);
+/* Mark the loads and stores of f that ptxas merges into one vector
+ * access (merge.c); 0, or -1 when out of memory. */
+int emu_merge_mark(const struct emu_module *m, struct emu_func *f);
 /* Immediate post-dominators of the blocks of f, for tests: ipdom[i] is the
  * pc where a warp diverging at pc i reconverges (f->ninsns: the exit). */
 int emu_func_rpc(const struct emu_func *f, int pc);

@@ -1447,8 +1447,9 @@ static int do_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 				D[l] = k == 's' ? (uint64_t)sx(v, esz) : v;
 			});
 	}
-	if (gm | sm)
-		count_access(x, in, addr, gm, sm, bytes, ACC_LOAD);
+	if ((gm | sm) && in->merge != MERGE_FOLLOW)
+		count_access(x, in, addr, gm, sm, in->merge ? in->merge : bytes,
+			     ACC_LOAD);
 	return 0;
 }
 
@@ -1516,8 +1517,9 @@ static int do_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 
 		LANES(memcpy(hp[l] + o, &A[l], (size_t)esz));
 	}
-	if (gm | sm)
-		count_access(x, in, addr, gm, sm, bytes, ACC_STORE);
+	if ((gm | sm) && in->merge != MERGE_FOLLOW)
+		count_access(x, in, addr, gm, sm, in->merge ? in->merge : bytes,
+			     ACC_STORE);
 	return 0;
 }
 

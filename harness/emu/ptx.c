@@ -2578,6 +2578,11 @@ struct emu_module *emu_ptx_parse(const char *text, size_t len, char *err,
 		}
 	if (link_shared(&p))
 		goto fail;
+	for (i = 0; i < m->nfuncs; i++)
+		if (!m->funcs[i].is_decl && emu_merge_mark(m, &m->funcs[i])) {
+			perr(&p, 0, "out of memory");
+			goto fail;
+		}
 	free(p.t);
 	return m;
 fail:
