@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "emu/emu.h"
+#include "emu/half.h"
 #include "emu/wgemu.h"
 #include "cmd_emu.h"
 
@@ -153,6 +154,9 @@ static const struct {
 	  "unterminated comment" },
 };
 
+/* A body the parser cannot read fails its function alone: the module
+ * loads, and the check (like a launch) names the error; what is wrong
+ * outside a body fails the module. */
 START_TEST(test_parse_malformed)
 {
 	char err[256];
@@ -160,10 +164,46 @@ START_TEST(test_parse_malformed)
 
 	m = emu_ptx_parse(bad_ptx[_i].ptx, strlen(bad_ptx[_i].ptx), err,
 			  sizeof(err));
-	ck_assert_msg(m == NULL, "case %d parsed", _i);
+	if (m) {
+		ck_assert_msg(emu_module_check(m, err, sizeof(err)) == 1,
+			      "case %d passed the check", _i);
+		ck_assert_msg(strstr(err, "PTX it cannot parse") != NULL,
+			      "case %d: got '%s'", _i, err);
+		emu_module_free(m);
+	}
 	ck_assert_msg(strstr(err, bad_ptx[_i].msg) != NULL,
 		      "case %d: got '%s', want '%s'", _i, err,
 		      bad_ptx[_i].msg);
+}
+END_TEST
+
+/* One kernel the parser cannot read does not take the others down. */
+START_TEST(test_parse_one_bad_kernel)
+{
+	static const char ptx[] = HDR
+		".visible .entry bad()\n{\n\t.bogus 3;\n\tret;\n}\n"
+		".visible .entry good(.param .u64 p)\n{\n"
+		"\t.reg .b64 %rd<2>;\n\t.reg .b32 %r<2>;\n"
+		"\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, WARP_SZ;\n"
+		"\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+	char err[512];
+	int *d = dalloc(4), h = 0;
+	void *args[1] = { &d };
+
+	ck_assert_int_ge(wgemu_load_ptx(ptx, strlen(ptx), err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(launch("good", 1, 1, 1, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(&h, d, 4, cudaMemcpyDeviceToHost);
+	ck_assert_int_eq(h, 32);
+	ck_assert_int_eq(launch("bad", 1, 1, 1, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorNotSupported);
+	ck_assert_int_eq(wgemu_last_fault(err, sizeof(err)),
+			 WGEMU_FAULT_UNSUPPORTED);
+	ck_assert_msg(strstr(err, "PTX of 'bad' that the emulator cannot "
+			     "parse: line 6: unknown directive '.bogus'"),
+		      "%s", err);
+	cudaDeviceReset();
 }
 END_TEST
 
@@ -911,6 +951,59 @@ START_TEST(test_counters_merged)
 }
 END_TEST
 
+/* warpSize, __nanosleep, __match_any_sync, half and bfloat16 arithmetic
+ * (kernels.cu, breadth) */
+START_TEST(test_breadth)
+{
+	int o[64];
+	uint16_t h[32], h2[64], b[32], b2[64];
+	void *dO = dalloc(sizeof(o)), *dh = dalloc(sizeof(h)),
+	     *dh2 = dalloc(sizeof(h2)), *db = dalloc(sizeof(b)),
+	     *db2 = dalloc(sizeof(b2));
+	void *args[5] = { &dO, &dh, &dh2, &db, &db2 };
+
+	for (int t = 0; t < 32; t++) {
+		h[t] = emu_f32_to_f16(t * 0.5f);
+		h2[2 * t] = emu_f32_to_f16(t * 0.25f);
+		h2[2 * t + 1] = emu_f32_to_f16(-t * 1.0f);
+		b[t] = emu_f32_to_bf16(t * 2.0f);
+		b2[2 * t] = emu_f32_to_bf16(t - 16.0f);
+		b2[2 * t + 1] = emu_f32_to_bf16(t - 16.0f);
+	}
+	cudaMemcpy(dh, h, sizeof(h), cudaMemcpyHostToDevice);
+	cudaMemcpy(dh2, h2, sizeof(h2), cudaMemcpyHostToDevice);
+	cudaMemcpy(db, b, sizeof(b), cudaMemcpyHostToDevice);
+	cudaMemcpy(db2, b2, sizeof(b2), cudaMemcpyHostToDevice);
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(launch("breadth", 1, 1, 32, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, dO, sizeof(o), cudaMemcpyDeviceToHost);
+	cudaMemcpy(h, dh, sizeof(h), cudaMemcpyDeviceToHost);
+	cudaMemcpy(h2, dh2, sizeof(h2), cudaMemcpyDeviceToHost);
+	cudaMemcpy(b, db, sizeof(b), cudaMemcpyDeviceToHost);
+	cudaMemcpy(b2, db2, sizeof(b2), cudaMemcpyDeviceToHost);
+	for (int t = 0; t < 32; t++) {
+		float x = t * 0.5f, y = x * x + 0.5f, q = t * 0.25f;
+		float r = -t * 1.0f, bb = t * 2.0f, c = t - 16.0f;
+
+		ck_assert_int_eq(o[t], (int)(0x11111111u << (t & 3)));
+		ck_assert_int_eq(o[32 + t], 32);
+		ck_assert_msg(emu_f16_to_f32(h[t]) == (y < 2 ? -y : y),
+			      "h[%d] = %g", t, emu_f16_to_f32(h[t]));
+		ck_assert(emu_f16_to_f32(h2[2 * t]) ==
+			  emu_f16_to_f32(emu_f32_to_f16(q * q + q)));
+		ck_assert(emu_f16_to_f32(h2[2 * t + 1]) == r * r + r);
+		ck_assert(emu_bf16_to_f32(b[t]) ==
+			  emu_bf16_to_f32(emu_f32_to_bf16(
+				  emu_bf16_to_f32(emu_f32_to_bf16(bb * bb)) +
+				  bb)));
+		/* __floats2bfloat162_rn(3, -1): 3 in the low half (.x) */
+		ck_assert(emu_bf16_to_f32(b2[2 * t]) == (c > 3 ? c : 3));
+		ck_assert(emu_bf16_to_f32(b2[2 * t + 1]) == (c > -1 ? c : -1));
+	}
+}
+END_TEST
+
 /* ---- runtime API ---- */
 START_TEST(test_api_launch_config)
 {
@@ -1156,6 +1249,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_parse_forms);
 	tcase_add_loop_test(tc, test_parse_malformed, 0,
 			    (int)(sizeof(bad_ptx) / sizeof(bad_ptx[0])));
+	tcase_add_test(tc, test_parse_one_bad_kernel);
 	tcase_add_test(tc, test_parse_long_names);
 	tcase_add_test(tc, test_parse_unsupported);
 	tcase_add_test(tc, test_parse_real_ptx);
@@ -1195,6 +1289,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_counters_per_line);
 	tcase_add_test(tc, test_counters_wide_shared);
 	tcase_add_test(tc, test_counters_merged);
+	tcase_add_test(tc, test_breadth);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("runtime_api");

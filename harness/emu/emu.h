@@ -21,6 +21,7 @@
 enum emu_type {
 	T_NONE, T_B8, T_B16, T_B32, T_B64, T_U8, T_U16, T_U32, T_U64,
 	T_S8, T_S16, T_S32, T_S64, T_F16, T_F32, T_F64, T_PRED, T_B128,
+	T_BF16, T_F16X2, T_BF16X2,    /* arithmetic only (half.c) */
 	T_COUNT
 };
 extern const uint8_t emu_type_size[T_COUNT];
@@ -42,7 +43,7 @@ enum emu_op {
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_MEMBAR, OP_MUL24,
 	OP_MAD24, OP_SAD, OP_COPYSIGN, OP_TESTP, OP_ACTIVEMASK, OP_SLCT,
 	OP_SET, OP_MOVPACK, OP_MOVUNPACK, OP_DP4A, OP_CLOCK, OP_BFIND,
-	OP_REDUX, OP_TANH, OP_BARRED, OP_CPASYNC, OP_UNSUP,
+	OP_REDUX, OP_TANH, OP_BARRED, OP_CPASYNC, OP_MATCH, OP_HALF, OP_UNSUP,
 	OP_COUNT
 };
 extern const char *const emu_op_name[OP_COUNT];
@@ -64,7 +65,10 @@ enum {
 /* sub-operations: shfl modes, vote modes, atomic ops, setp bool ops */
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { VO_BALLOT, VO_ANY, VO_ALL, VO_UNI };
+enum { MA_ANY, MA_ALL };           /* match.sync modes */
 enum { BR_POPC, BR_AND, BR_OR };   /* bar.red operations */
+/* OP_UNSUP forms: an instruction it does not know, a body it cannot parse */
+enum { UNSUP_INSN, UNSUP_PARSE };
 /* cp.async forms: the copy, commit_group, wait_group, wait_all */
 enum { CA_COPY, CA_COMMIT, CA_WAIT, CA_WAIT_ALL };
 enum {
@@ -104,6 +108,7 @@ struct emu_insn {
 	uint8_t merge;           /* merge.c: bytes of the merged access it
 				  * leads, MERGE_FOLLOW, or 0 */
 	uint16_t flags;
+	uint16_t hop;             /* OP_HALF: the operation (OP_ADD ...) */
 	int32_t guard;           /* predicate index, -1 when none */
 	struct emu_opnd d[4];
 	struct emu_opnd s[4];

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emu/emu.h"
+#include "emu/half.h"
 
 #define FULL 0xffffffffu
 #define MAXFRAMES 64
@@ -552,51 +553,16 @@ static int float_op(struct xctx *x, const struct emu_insn *in, uint32_t m,
 	return 0;
 }
 
-/* IEEE half <-> single, round to nearest even */
+/* IEEE half to single (half.c) */
 static float h2f(uint16_t h)
 {
-	uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31,
-		 f = h & 0x3ff, u;
-
-	if (e == 31)
-		u = s | 0x7f800000u | (f << 13);
-	else if (e)
-		u = s | ((e + 112) << 23) | (f << 13);
-	else if (!f)
-		u = s;
-	else {
-		float v = ldexpf((float)f, -24);
-
-		return s ? -v : v;
-	}
-	return u2f(u);
+	return emu_f16_to_f32(h);
 }
 
-static uint16_t f2h(float v)
+/* a float to the half type t (T_F16 or T_BF16) */
+static uint64_t to_half(int t, float v)
 {
-	uint32_t u = (uint32_t)f2u(v), s = (u >> 16) & 0x8000;
-	float a = fabsf(v);
-
-	if (isnan(v))
-		return (uint16_t)(s | 0x7e00);
-	if (a >= 65520.0f)
-		return (uint16_t)(s | 0x7c00);
-	if (a < 6.103515625e-05f) {
-		/* subnormal: scale to units of 2^-24 and round */
-		return (uint16_t)(s | (uint32_t)nearbyintf(a * 16777216.0f));
-	}
-	{
-		int e;
-		float fr = frexpf(a, &e);                  /* [0.5,1) */
-		float mant = nearbyintf(fr * 2048.0f);     /* 11 bits */
-
-		if (mant >= 2048.0f) {
-			mant /= 2;
-			e++;
-		}
-		return (uint16_t)(s | (uint32_t)((e + 14) << 10) |
-				  ((uint32_t)mant & 0x3ff));
-	}
+	return t == T_BF16 ? emu_f32_to_bf16(v) : emu_f32_to_f16(v);
 }
 
 /* cvt of one value; returns the destination bits */
@@ -632,6 +598,7 @@ static uint64_t cvt_one(const struct emu_insn *in, uint64_t a)
 	if (sk == 'f') {
 		double v = st == T_F64 ? u2d(a) : st == T_F32 ?
 			   (double)(ftz ? ftz32(u2f(a)) : u2f(a)) :
+			   st == T_BF16 ? (double)emu_bf16_to_f32((uint16_t)a) :
 			   (double)h2f((uint16_t)a);
 
 		if (dk != 'f') {
@@ -682,7 +649,7 @@ static uint64_t cvt_one(const struct emu_insn *in, uint64_t a)
 				r = isnan(r) ? 0 : r < 0 ? 0 : r > 1 ? 1 : r;
 			return f2u(r);
 		}
-		return f2h((float)v);
+		return to_half(dt, (float)v);
 	}
 	/* integer to float */
 	{
@@ -698,7 +665,7 @@ static uint64_t cvt_one(const struct emu_insn *in, uint64_t a)
 		} else {
 			volatile float f = sk == 's' ? (float)sx(a, ssz) :
 					   (float)trunc_sz(a, ssz);
-			r = dt == T_F32 ? f2u(f) : f2h(f);
+			r = dt == T_F32 ? f2u(f) : to_half(dt, f);
 		}
 		if (mode != FE_TONEAREST)
 			fesetround(old);
@@ -2017,6 +1984,87 @@ static int diverge(struct warp *w, const struct emu_insn *in, int pc,
 	return 0;
 }
 
+/* match.any.sync: each lane gets the lanes of m (and the member mask)
+ * holding its value; match.all: all of them when every one holds the
+ * same value, else 0, and the predicate says which */
+static void do_match(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		     uint32_t m, uint64_t *R, uint32_t *P,
+		     const struct emu_func *f, uint64_t *tmp)
+{
+	const uint64_t *A = src(x, w, R, f, &in->s[0], tmp);
+	uint64_t vm = emu_type_size[in->type] == 8 ? ~0ull : 0xffffffffull;
+	uint64_t *D = dst(x, R, &in->d[0]);
+	uint32_t pv = 0;
+
+	LANES({
+		uint32_t same = 0;
+
+		for (uint32_t mm = m; mm; mm &= mm - 1) {
+			int k = __builtin_ctz(mm);
+
+			if (((A[k] ^ A[l]) & vm) == 0)
+				same |= 1u << k;
+		}
+		if (in->sub == MA_ALL) {
+			D[l] = same == m ? m : 0;
+			pv |= (uint32_t)(same == m) << l;
+		} else {
+			D[l] = same;
+		}
+	});
+	if (in->ndst == 2)
+		pred_set(P, &in->d[1], m, pv);
+}
+
+/* arithmetic on .f16, .bf16 and their pairs, lane by lane (half.c) */
+static void do_half(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		    uint32_t m, uint64_t *R, uint32_t *P,
+		    const struct emu_func *f)
+{
+	uint64_t t0[32], t1[32], t2[32];
+	const uint64_t *A = src(x, w, R, f, &in->s[0], t0);
+	const uint64_t *B = in->nsrc > 1 ? src(x, w, R, f, &in->s[1], t1) : A;
+	const uint64_t *C = in->nsrc > 2 ? src(x, w, R, f, &in->s[2], t2) : A;
+	int ftz = (in->flags & F_FTZ) != 0;
+	uint64_t *D;
+	uint32_t pv = 0;
+
+	if (in->hop == OP_SETP) {
+		LANES(pv |= (uint32_t)emu_half_cmp(in->cmp, in->type,
+						   (uint32_t)A[l],
+						   (uint32_t)B[l]) << l);
+		pred_set(P, &in->d[0], m, pv);
+		return;
+	}
+	D = dst(x, R, &in->d[0]);
+	if (in->hop == OP_CVT) {
+		LANES(D[l] = to_half(in->type == T_BF16X2 ? T_BF16 : T_F16,
+				     u2f(B[l])) |
+			     to_half(in->type == T_BF16X2 ? T_BF16 : T_F16,
+				     u2f(A[l])) << 16);
+		return;
+	}
+	LANES(D[l] = emu_half_alu(in->hop, in->type, ftz, (uint32_t)A[l],
+				  (uint32_t)B[l], (uint32_t)C[l]));
+}
+
+/* an OP_UNSUP reached: an unknown instruction, or a function body the
+ * parser could not read (ptx.c, keep_broken) */
+static int unsupported(struct xctx *x, struct warp *w,
+		       const struct emu_func *f, const struct emu_insn *in,
+		       uint32_t m)
+{
+	const char *s = in->target >= 0 && in->target < x->m->nstrs ?
+			x->m->strs[in->target] : "?";
+
+	if (in->sub == UNSUP_PARSE)
+		return fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
+			     __builtin_ctz(m), "PTX of '%s' that the "
+			     "emulator cannot parse: %s", f->name, s);
+	return fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id, __builtin_ctz(m),
+		     "unsupported PTX instruction '%s'", s);
+}
+
 static int run_warp(struct xctx *x, struct warp *w)
 {
 	uint64_t t0[32], t1[32], t2[32], t3[32];
@@ -2358,6 +2406,12 @@ static int run_warp(struct xctx *x, struct warp *w)
 					pred_set(P, &in->d[1], m, pv);
 				break;
 			}
+			case OP_MATCH:
+				do_match(x, w, in, m, R, P, f, t0);
+				break;
+			case OP_HALF:
+				do_half(x, w, in, m, R, P, f);
+				break;
 			case OP_REDUX: {
 				/* redux.sync.op: every lane of m gets the
 				 * reduction over m (32-bit) */
@@ -2479,12 +2533,7 @@ static int run_warp(struct xctx *x, struct warp *w)
 					     __builtin_ctz(m), "trap "
 					     "(assertion or __trap())");
 			case OP_UNSUP:
-				return fault(x, WGEMU_FAULT_UNSUPPORTED, in,
-					     w->id, __builtin_ctz(m),
-					     "unsupported PTX instruction "
-					     "'%s'", in->target >= 0 &&
-					     in->target < x->m->nstrs ?
-					     x->m->strs[in->target] : "?");
+				return unsupported(x, w, f, in, m);
 			default:
 				return fault(x, WGEMU_FAULT_UNSUPPORTED, in,
 					     w->id, __builtin_ctz(m),
@@ -2690,7 +2739,8 @@ static int insn_unsupported(const struct emu_module *m,
 	int esz = emu_type_size[in->type];
 
 	if (in->op == OP_UNSUP) {
-		snprintf(why, len, "the instruction '%s'",
+		snprintf(why, len, in->sub == UNSUP_PARSE ?
+			 "PTX it cannot parse (%s)" : "the instruction '%s'",
 			 in->target >= 0 && in->target < m->nstrs ?
 			 m->strs[in->target] : "?");
 		return 1;

@@ -148,3 +148,25 @@ __global__ void async_copy(int4 *out, const int4 *in)
 	__syncthreads();
 	out[threadIdx.x] = s[31 - threadIdx.x];
 }
+
+// PTX breadth: warpSize (WARP_SZ), __nanosleep, __match_any_sync and
+// half / bfloat16 arithmetic, scalar and in pairs
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+__global__ void breadth(int *o, __half *h, __half2 *h2, __nv_bfloat16 *b,
+			__nv_bfloat162 *b2)
+{
+	int t = threadIdx.x;
+
+	__nanosleep(10);
+	__nanosleep(o[t] & 1);
+	o[t] = __match_any_sync(0xffffffff, t & 3);
+	o[32 + t] = warpSize;
+	h[t] = __hfma(h[t], h[t], __float2half(1.0f)) - __float2half(0.5f);
+	h2[t] = __hadd2(__hmul2(h2[t], h2[t]), h2[t]);
+	b[t] = __hmul(b[t], b[t]) + b[t];
+	b2[t] = __hmax2(b2[t], __floats2bfloat162_rn(3.0f, -1.0f));
+	if (__hlt(h[t], __float2half(2.0f)))
+		h[t] = __hneg(h[t]);
+}
