@@ -1129,6 +1129,70 @@ START_TEST(test_api_device)
 }
 END_TEST
 
+/* Host memory the device sees at its own address (registered, pinned,
+ * managed), and host work queued on a stream. */
+static void CUDART_CB host_fn(void *p)
+{
+	(*(int *)p)++;
+}
+
+static void CUDART_CB stream_cb(cudaStream_t s, cudaError_t e, void *p)
+{
+	(void)s;
+	*(int *)p += e == cudaSuccess ? 10 : 1000;
+}
+
+START_TEST(test_api_host_memory)
+{
+	static int h[64];
+	int *dp = NULL, *pinned = NULL, *man = NULL, n = 64, calls = 0;
+	void *args[2] = { &dp, &n };
+	struct cudaPointerAttributes pa;
+
+	for (int i = 0; i < 64; i++)
+		h[i] = i;
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(cudaHostRegister(h, sizeof(h), 0), cudaSuccess);
+	ck_assert_int_eq(cudaHostRegister(h + 8, 8, 0),
+			 cudaErrorHostMemoryAlreadyRegistered);
+	ck_assert_int_eq(cudaHostGetDevicePointer((void **)&dp, h, 0),
+			 cudaSuccess);
+	ck_assert_ptr_eq(dp, h);
+	ck_assert_int_eq(launch("reverse", 1, 1, 64, 1, 256, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(h[0], 63);
+	ck_assert_int_eq(cudaPointerGetAttributes(&pa, h), cudaSuccess);
+	ck_assert_int_eq(pa.type, cudaMemoryTypeHost);
+	ck_assert_int_eq(cudaHostUnregister(h), cudaSuccess);
+	ck_assert_int_eq(cudaHostUnregister(h),
+			 cudaErrorHostMemoryNotRegistered);
+	cudaGetLastError();
+	ck_assert_int_eq(cudaMallocHost((void **)&pinned, 256), cudaSuccess);
+	ck_assert_int_eq(cudaMallocManaged((void **)&man, 256,
+					   cudaMemAttachGlobal), cudaSuccess);
+	ck_assert_int_eq(man[5], 0);
+	for (int i = 0; i < 64; i++)
+		man[i] = 2 * i;
+	dp = man;
+	ck_assert_int_eq(launch("reverse", 1, 1, 64, 1, 256, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(man[0], 126);
+	ck_assert_int_eq(cudaPointerGetAttributes(&pa, man), cudaSuccess);
+	ck_assert_int_eq(pa.type, cudaMemoryTypeManaged);
+	ck_assert_int_eq(cudaFree(pinned), cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaFreeHost(pinned), cudaSuccess);
+	ck_assert_int_eq(cudaFree(man), cudaSuccess);
+	ck_assert_int_eq(cudaLaunchHostFunc(NULL, host_fn, &calls),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaStreamAddCallback(NULL, stream_cb, &calls, 0),
+			 cudaSuccess);
+	ck_assert_int_eq(calls, 11);
+	cudaGetLastError();
+}
+END_TEST
+
 /* The rest of the runtime students reach for: pitched copies, limits,
  * occupancy with flags, stream-ordered allocation, priorities. */
 START_TEST(test_api_more)
@@ -1297,6 +1361,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_api_memory);
 	tcase_add_test(tc, test_api_device);
 	tcase_add_test(tc, test_api_more);
+	tcase_add_test(tc, test_api_host_memory);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cmd_emu");

@@ -209,10 +209,18 @@ struct emu_alloc {
 	uint8_t *host;
 	int is_const;
 	int is_var;   /* a module variable (not cudaMalloc'd) */
+	int is_host;  /* host memory the device sees at its own address
+		       * (pinned, registered or managed): dev == host */
+	int owned;    /* is_host: 0 registered by the program, 1 pinned,
+		       * 2 managed (the runtime frees those) */
 };
 /* The allocation holding [addr, addr+len), or NULL. */
 struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len);
 struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const);
+/* Host memory [p, p+size) made visible to kernels at its own address,
+ * as unified addressing does; owned as in struct emu_alloc (nonzero:
+ * freed with the allocation).  NULL when it overlaps another. */
+struct emu_alloc *emu_mem_map_host(void *p, uint64_t size, int owned);
 /* An allocation at a given address (a replay re-creating a record's
  * allocations), inside the global window and overlapping none; NULL
  * otherwise. */

@@ -124,17 +124,47 @@ static int g_ncfg;
 
 static void dump_records(void);
 
+/* Messages said so far: a program that repeats a failing launch (or
+ * call) gets each message once, and the count of repeats at exit. */
+struct said {
+	char *text;
+	unsigned long repeats;
+};
+static struct said g_said[64];
+static int g_nsaid;
+
+static void report_repeats(void)
+{
+	for (int i = 0; i < g_nsaid; i++)
+		if (g_said[i].repeats)
+			fprintf(stderr, "wgemu: (%lu more time%s) %s\n",
+				g_said[i].repeats,
+				g_said[i].repeats == 1 ? "" : "s",
+				g_said[i].text);
+}
+
 static void note(const char *fmt, ...)
 {
+	char buf[1024];
 	va_list ap;
+	int i;
 
 	if (getenv("WGEMU_QUIET"))
 		return;
 	va_start(ap, fmt);
-	fputs("wgemu: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	for (i = 0; i < g_nsaid; i++)
+		if (!strcmp(g_said[i].text, buf)) {
+			g_said[i].repeats++;
+			return;
+		}
+	if (g_nsaid < 64) {
+		g_said[g_nsaid].text = strdup(buf);
+		if (g_said[g_nsaid].text && !g_nsaid++)
+			atexit(report_repeats);
+	}
+	fprintf(stderr, "wgemu: %s\n", buf);
 }
 
 static cudaError_t fail(cudaError_t e)
@@ -142,6 +172,26 @@ static cudaError_t fail(cudaError_t e)
 	if (e != cudaSuccess)
 		g_last = e;
 	return e;
+}
+
+/* A runtime function the emulator does not implement was called
+ * (harness/emu/stubs): say which, once per function, and fail the call. */
+int emu_rt_unsupported(const char *name);
+int emu_rt_unsupported(const char *name)
+{
+	static const char *said[64];
+	static int nsaid;
+	int i;
+
+	for (i = 0; i < nsaid && said[i] != name; i++)
+		;
+	if (i == nsaid) {
+		if (nsaid < 64)
+			said[nsaid++] = name;
+		note("%s: not implemented by the emulator "
+		     "(cudaErrorNotSupported)", name);
+	}
+	return fail(cudaErrorNotSupported);
 }
 
 static void ensure_atexit(void)
@@ -249,6 +299,55 @@ struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size)
 	return a;
 }
 
+/* index where an allocation at addr goes, or -1 if [addr, addr+size)
+ * overlaps one */
+static int insert_index(uint64_t addr, uint64_t size)
+{
+	int i;
+
+	if (emu_mem_find(addr, 1) || (size && emu_mem_find(addr + size - 1, 1)))
+		return -1;
+	for (i = 0; i < g_nallocs; i++)
+		if (g_allocs[i]->dev >= addr)
+			break;
+	if (i < g_nallocs && g_allocs[i]->dev < addr + (size ? size : 1))
+		return -1;
+	return i;
+}
+
+struct emu_alloc *emu_mem_map_host(void *p, uint64_t size, int owned)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)p;
+	struct emu_alloc *a;
+	int i = insert_index(addr, size);
+
+	if (i < 0 || !p)
+		return NULL;
+	if (g_nallocs == g_capallocs) {
+		int cap = g_capallocs ? g_capallocs * 2 : 64;
+		struct emu_alloc **v = realloc(g_allocs, (size_t)cap *
+					       sizeof(*g_allocs));
+
+		if (!v)
+			return NULL;
+		g_allocs = v;
+		g_capallocs = cap;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->host = p;
+	a->dev = addr;
+	a->size = size;
+	a->is_host = 1;
+	a->owned = owned;
+	memmove(&g_allocs[i + 1], &g_allocs[i],
+		(size_t)(g_nallocs - i) * sizeof(*g_allocs));
+	g_allocs[i] = a;
+	g_nallocs++;
+	return a;
+}
+
 static int alloc_index(uint64_t dev)
 {
 	int lo = 0, hi = g_nallocs - 1;
@@ -270,8 +369,10 @@ static void free_alloc(int i)
 {
 	struct emu_alloc *a = g_allocs[i];
 
-	g_used -= a->size;
-	free(a->host);
+	if (!a->is_host)
+		g_used -= a->size;
+	if (!a->is_host || a->owned)
+		free(a->host);
 	free(a);
 	memmove(&g_allocs[i], &g_allocs[i + 1],
 		(size_t)(g_nallocs - i - 1) * sizeof(*g_allocs));
@@ -853,6 +954,67 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
 	return launch(find_kernel(func), gridDim, blockDim, args, sharedMem);
 }
 
+/* A cooperative launch is an ordinary one here: blocks run one after
+ * another, so a kernel that waits in grid.sync() for all blocks at once
+ * faults (cooperative groups find no grid workspace). */
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
+					dim3 blockDim, void **args,
+					size_t sharedMem, cudaStream_t stream)
+{
+	return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem,
+				stream);
+}
+
+/* Host work queued on a stream: every stream is synchronous, so it runs
+ * at once, after everything queued before it, as the stream orders. */
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
+			       void *userData)
+{
+	(void)stream;
+	if (g_sticky)
+		return g_sticky;
+	if (!fn)
+		return fail(cudaErrorInvalidValue);
+	fn(userData);
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream,
+				  cudaStreamCallback_t callback,
+				  void *userData, unsigned int flags)
+{
+	if (!callback || flags)
+		return fail(cudaErrorInvalidValue);
+	callback(stream, g_sticky, userData);
+	return g_sticky;
+}
+
+/* Stream attributes (access policy windows, priorities) tune caches and
+ * scheduling, which the emulator does not model: kept, not acted on. */
+cudaError_t cudaStreamSetAttribute(cudaStream_t hStream,
+				   cudaLaunchAttributeID attr,
+				   const cudaLaunchAttributeValue *value)
+{
+	(void)hStream, (void)attr;
+	return value ? g_sticky : fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t hStream,
+				   cudaLaunchAttributeID attr,
+				   cudaLaunchAttributeValue *value_out)
+{
+	(void)hStream, (void)attr;
+	if (!value_out)
+		return fail(cudaErrorInvalidValue);
+	memset(value_out, 0, sizeof(*value_out));
+	return g_sticky;
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void)
+{
+	return g_sticky;
+}
+
 /* ---- memory API ---- */
 /* cudaLaunchKernelEx (the header's template, which thrust and cub use):
  * the configuration's attributes (clusters, priorities, programmatic
@@ -891,19 +1053,34 @@ cudaError_t cudaFree(void *devPtr)
 	if (!devPtr)
 		return cudaSuccess;
 	i = alloc_index((uint64_t)(uintptr_t)devPtr);
-	if (i < 0 || g_allocs[i]->is_var)
+	if (i < 0 || g_allocs[i]->is_var ||
+	    (g_allocs[i]->is_host && g_allocs[i]->owned != 2))
 		return fail(cudaErrorInvalidValue);
-	trace_simple(TR_FREE, g_allocs[i]->dev, 0);
+	if (!g_allocs[i]->is_host)
+		trace_simple(TR_FREE, g_allocs[i]->dev, 0);
 	free_alloc(i);
 	return cudaSuccess;
 }
 
+/* Pinned host memory: with unified addressing a kernel may use it at
+ * its own address, so it is mapped as well as allocated. */
 cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
+	void *p;
+
 	if (g_sticky)
 		return g_sticky;
-	*ptr = malloc(size ? size : 1);
-	return *ptr ? cudaSuccess : fail(cudaErrorMemoryAllocation);
+	if (!ptr)
+		return fail(cudaErrorInvalidValue);
+	p = malloc(size ? size : 1);
+	if (!p)
+		return fail(cudaErrorMemoryAllocation);
+	if (!emu_mem_map_host(p, size ? size : 1, 1)) {
+		free(p);
+		return fail(cudaErrorMemoryAllocation);
+	}
+	*ptr = p;
+	return cudaSuccess;
 }
 
 cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
@@ -914,7 +1091,110 @@ cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 
 cudaError_t cudaFreeHost(void *ptr)
 {
-	free(ptr);
+	int i;
+
+	if (!ptr)
+		return g_sticky;
+	i = alloc_index((uint64_t)(uintptr_t)ptr);
+	if (i < 0 || !g_allocs[i]->is_host || g_allocs[i]->owned != 1)
+		return fail(cudaErrorInvalidValue);
+	free_alloc(i);
+	return g_sticky;
+}
+
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+	(void)flags;
+	if (g_sticky)
+		return g_sticky;
+	if (!ptr || !size)
+		return fail(cudaErrorInvalidValue);
+	if (!emu_mem_map_host(ptr, size, 0))
+		return fail(cudaErrorHostMemoryAlreadyRegistered);
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void *ptr)
+{
+	int i = alloc_index((uint64_t)(uintptr_t)ptr);
+
+	if (g_sticky)
+		return g_sticky;
+	if (i < 0 || !g_allocs[i]->is_host || g_allocs[i]->owned)
+		return fail(cudaErrorHostMemoryNotRegistered);
+	free_alloc(i);
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+				     unsigned int flags)
+{
+	struct emu_alloc *a = emu_mem_find((uint64_t)(uintptr_t)pHost, 1);
+
+	(void)flags;
+	if (g_sticky)
+		return g_sticky;
+	if (!pDevice || !a || !a->is_host)
+		return fail(cudaErrorInvalidValue);
+	*pDevice = pHost;
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
+{
+	struct emu_alloc *a = emu_mem_find((uint64_t)(uintptr_t)pHost, 1);
+
+	if (!pFlags || !a || !a->is_host)
+		return fail(cudaErrorInvalidValue);
+	*pFlags = cudaHostAllocMapped | cudaHostAllocPortable;
+	return cudaSuccess;
+}
+
+/* Managed memory: one address for host and device, which here are the
+ * same memory; zero-filled, as fresh pages are. */
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+	void *p;
+
+	(void)flags;
+	if (g_sticky)
+		return g_sticky;
+	if (!devPtr || !size)
+		return fail(cudaErrorInvalidValue);
+	if (size > TOTAL_MEM - g_used)
+		return fail(cudaErrorMemoryAllocation);
+	p = aligned_alloc(256, (size + 255) / 256 * 256);
+	if (!p)
+		return fail(cudaErrorMemoryAllocation);
+	memset(p, 0, size);
+	if (!emu_mem_map_host(p, size, 2)) {
+		free(p);
+		return fail(cudaErrorMemoryAllocation);
+	}
+	*devPtr = p;
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
+				 struct cudaMemLocation location,
+				 unsigned int flags, cudaStream_t stream)
+{
+	(void)devPtr, (void)count, (void)location, (void)flags, (void)stream;
+	return g_sticky;
+}
+
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
+			  enum cudaMemoryAdvise advice,
+			  struct cudaMemLocation location)
+{
+	(void)devPtr, (void)count, (void)advice, (void)location;
+	return g_sticky;
+}
+
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
+				     size_t length, unsigned int flags)
+{
+	(void)stream, (void)devPtr, (void)length, (void)flags;
 	return g_sticky;
 }
 
@@ -1618,8 +1898,15 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
 		return g_sticky;
 	memset(attributes, 0, sizeof(*attributes));
 	if (is_dev(ptr)) {
-		attributes->type = cudaMemoryTypeDevice;
+		const struct emu_alloc *a = emu_mem_find(
+			(uint64_t)(uintptr_t)ptr, 1);
+
+		attributes->type = !a->is_host ? cudaMemoryTypeDevice :
+				   a->owned == 2 ? cudaMemoryTypeManaged :
+				   cudaMemoryTypeHost;
 		attributes->devicePointer = (void *)ptr;
+		if (a->is_host)
+			attributes->hostPointer = (void *)ptr;
 	} else {
 		attributes->type = cudaMemoryTypeUnregistered;
 		attributes->hostPointer = (void *)ptr;
