@@ -221,20 +221,56 @@ static int fault(struct xctx *x, enum wgemu_fault_kind kind,
 	return -1;
 }
 
+/* The uninitialised reads warned about: per instruction, once per
+ * process, with the count of later launches that did it again. */
+static struct {
+	const struct emu_insn *in;
+	char where[200];
+	unsigned long again;
+} g_warned[32];
+static int g_nwarned;
+
+static void report_warned(void)
+{
+	for (int i = 0; i < g_nwarned; i++)
+		if (g_warned[i].again)
+			fprintf(stderr, "warpgrade emulator: warning: the read "
+				"of unwritten shared memory at %s happened "
+				"in %lu more launch%s\n", g_warned[i].where,
+				g_warned[i].again,
+				g_warned[i].again == 1 ? "" : "es");
+}
+
 /* A finding that is not an error on a GPU (the value read is garbage
- * there, poison here): printed once per launch, execution goes on. */
+ * there, poison here): printed once per instruction (counted again once
+ * per launch), execution goes on. */
 static void warn_uninit(struct xctx *x, const struct emu_insn *in,
 			int warp, int lane, uint32_t off)
 {
 	char loc[256];
 	unsigned t[3];
+	int i;
 
 	if (x->warned_uninit)
 		return;
 	x->warned_uninit = 1;
 	if (getenv("WGEMU_QUIET"))
 		return;
+	for (i = 0; i < g_nwarned && g_warned[i].in != in; i++)
+		;
+	if (i < g_nwarned) {
+		g_warned[i].again++;
+		return;
+	}
 	where(x, in, loc, sizeof(loc));
+	if (g_nwarned < 32) {
+		g_warned[g_nwarned].in = in;
+		snprintf(g_warned[g_nwarned].where,
+			 sizeof(g_warned[g_nwarned].where), "%.80s in '%.100s'",
+			 loc, x->kname);
+		if (!g_nwarned++)
+			atexit(report_warned);
+	}
 	thread_of(x, warp, lane, t);
 	fprintf(stderr, "warpgrade emulator: warning: kernel '%.120s' at "
 		"%.80s, thread (%u,%u,%u) of block (%u,%u,%u): read of "
