@@ -1168,6 +1168,14 @@ START_TEST(test_api_host_memory)
 	ck_assert_int_eq(cudaHostUnregister(h),
 			 cudaErrorHostMemoryNotRegistered);
 	cudaGetLastError();
+	/* pinned memory above the device's addresses (mmap'd) leaves later
+	 * device allocations findable */
+	ck_assert_int_eq(cudaMallocHost((void **)&pinned, 1 << 22),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMalloc((void **)&dp, 64), cudaSuccess);
+	ck_assert_int_eq(cudaMemset(dp, 0, 64), cudaSuccess);
+	ck_assert_int_eq(cudaFree(dp), cudaSuccess);
+	ck_assert_int_eq(cudaFreeHost(pinned), cudaSuccess);
 	ck_assert_int_eq(cudaMallocHost((void **)&pinned, 256), cudaSuccess);
 	ck_assert_int_eq(cudaMallocManaged((void **)&man, 256,
 					   cudaMemAttachGlobal), cudaSuccess);

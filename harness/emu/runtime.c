@@ -224,6 +224,21 @@ struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len)
 	return NULL;
 }
 
+/* Insert a into g_allocs (which has room) by address: device addresses
+ * grow, but host memory mapped at its own address (emu_mem_map_host)
+ * may lie above them. */
+static void sorted_insert(struct emu_alloc *a)
+{
+	int i = g_nallocs;
+
+	while (i > 0 && g_allocs[i - 1]->dev > a->dev)
+		i--;
+	memmove(&g_allocs[i + 1], &g_allocs[i],
+		(size_t)(g_nallocs - i) * sizeof(*g_allocs));
+	g_allocs[i] = a;
+	g_nallocs++;
+}
+
 struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
 {
 	struct emu_alloc *a;
@@ -251,7 +266,7 @@ struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
 	/* a gap after each allocation so overruns hit no allocation;
 	 * addresses are never reused, so use after free is caught too */
 	g_next_dev += (size + 255) / 256 * 256 + 65536;
-	g_allocs[g_nallocs++] = a;  /* addresses grow: stays sorted */
+	sorted_insert(a);
 	g_used += size;
 	return a;
 }

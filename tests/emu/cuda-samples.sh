@@ -142,7 +142,7 @@ run_one() {
 	t=$(($(date +%s) - t0))
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		res=TIME
-	elif grep -q '^warpgrade: cannot \(compile\|link\)' "$out"; then
+	elif grep -q '^warpgrade: error: cannot \(compile\|link\)' "$out"; then
 		res=BUILD
 	elif [ $rc -ne 0 ] || grep -q 'FAIL' "$out"; then
 		res=FAIL
