@@ -1004,6 +1004,25 @@ START_TEST(test_breadth)
 }
 END_TEST
 
+/* malloc and free, new and delete in a kernel (kernels.cu, heap) */
+START_TEST(test_device_heap)
+{
+	int o[64], *d = dalloc(sizeof(o));
+	void *args[1] = { &d };
+	size_t before, after, total;
+
+	load("tests/emu/kernels.ptx");
+	cudaMemGetInfo(&before, &total);
+	ck_assert_int_eq(launch("heap", 1, 1, 64, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	for (int t = 0; t < 64; t++)
+		ck_assert_int_eq(o[t], t + 101);
+	cudaMemGetInfo(&after, &total);
+	ck_assert_uint_eq(before, after);   /* all freed */
+}
+END_TEST
+
 /* ---- runtime API ---- */
 START_TEST(test_api_launch_config)
 {
@@ -1362,6 +1381,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_counters_wide_shared);
 	tcase_add_test(tc, test_counters_merged);
 	tcase_add_test(tc, test_breadth);
+	tcase_add_test(tc, test_device_heap);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("runtime_api");

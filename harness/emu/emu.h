@@ -213,10 +213,17 @@ struct emu_alloc {
 		       * (pinned, registered or managed): dev == host */
 	int owned;    /* is_host: 0 registered by the program, 1 pinned,
 		       * 2 managed (the runtime frees those) */
+	int is_heap;  /* device-side malloc */
 };
 /* The allocation holding [addr, addr+len), or NULL. */
 struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len);
 struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const);
+/* Device-side malloc and free (the kernel's heap, which
+ * cudaLimitMallocHeapSize bounds): the device address, or 0 when the heap
+ * is full; free of 0 or of an address malloc did not return does
+ * nothing. */
+uint64_t emu_heap_alloc(uint64_t size);
+void emu_heap_free(uint64_t dev);
 /* Host memory [p, p+size) made visible to kernels at its own address,
  * as unified addressing does; owned as in struct emu_alloc (nonzero:
  * freed with the allocation).  NULL when it overlaps another. */

@@ -1702,13 +1702,14 @@ static uint64_t call_arg(const struct xctx *x, const struct warp *w,
 			 const struct emu_call *c, int i, int l)
 {
 	const struct frame *fr = &w->fr[w->nf - 1];
-	const struct emu_sym *s = &x->m->syms[c->arg[i]];
+	const struct emu_sym *s;
 	uint64_t v = 0;
 
-	if (i < c->narg)
-		memcpy(&v, w->params + fr->paoff +
-		       (size_t)l * fr->f->param_bytes + s->off,
-		       s->size < 8 ? s->size : 8);
+	if (i >= c->narg)
+		return 0;
+	s = &x->m->syms[c->arg[i]];
+	memcpy(&v, w->params + fr->paoff + (size_t)l * fr->f->param_bytes +
+	       s->off, s->size < 8 ? s->size : 8);
 	return v;
 }
 
@@ -1944,6 +1945,40 @@ static int builtin_assertfail(struct xctx *x, struct warp *w,
 		     base_name(file), (unsigned)call_arg(x, w, c, 2, l), func);
 }
 
+/* malloc(size) and free(ptr) on the device heap, lane by lane in lane
+ * order (runtime.c keeps the heap) */
+static int builtin_heap(struct xctx *x, struct warp *w,
+			const struct emu_call *c, uint32_t m, int is_free)
+{
+	const struct frame *fr = &w->fr[w->nf - 1];
+
+	for (uint32_t mm = m; mm; mm &= mm - 1) {
+		int l = __builtin_ctz(mm);
+		uint64_t a = call_arg(x, w, c, 0, l);
+
+		if (is_free) {
+			emu_heap_free(a);
+			continue;
+		}
+		a = emu_heap_alloc(a);
+		if (c->nret > 0) {
+			const struct emu_sym *s = &x->m->syms[c->ret[0]];
+
+			memcpy(w->params + fr->paoff +
+			       (size_t)l * fr->f->param_bytes + s->off, &a,
+			       s->size < 8 ? s->size : 8);
+		}
+	}
+	return 0;
+}
+
+/* the external functions the interpreter provides */
+static int is_builtin(const char *name)
+{
+	return !strcmp(name, "vprintf") || !strcmp(name, "__assertfail") ||
+	       !strcmp(name, "malloc") || !strcmp(name, "free");
+}
+
 static int do_call(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		   uint32_t m, int pc)
 {
@@ -1959,6 +1994,11 @@ static int do_call(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	}
 	if (g->is_decl && !strcmp(g->name, "__assertfail"))
 		return builtin_assertfail(x, w, in, c, m);
+	if (g->is_decl && (!strcmp(g->name, "malloc") ||
+			   !strcmp(g->name, "free"))) {
+		w->stack[w->sp - 1].pc = pc + 1;
+		return builtin_heap(x, w, c, m, g->name[0] == 'f');
+	}
 	if (g->is_decl || g->is_entry)
 		return fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
 			     __builtin_ctz(m), "call to %s function '%s'",
@@ -2815,8 +2855,7 @@ static int insn_unsupported(const struct emu_module *m,
 	if (in->op == OP_CALL && in->target >= 0 && in->target < m->nfuncs) {
 		const struct emu_func *g = &m->funcs[in->target];
 
-		if ((g->is_decl && strcmp(g->name, "vprintf") &&
-		     strcmp(g->name, "__assertfail")) || g->is_entry) {
+		if ((g->is_decl && !is_builtin(g->name)) || g->is_entry) {
 			snprintf(why, len, "a call to the %s function '%s'",
 				 g->is_entry ? "kernel" : "external", g->name);
 			return 1;

@@ -394,6 +394,34 @@ static void free_alloc(int i)
 	g_nallocs--;
 }
 
+static uint64_t g_heap_used;
+
+uint64_t emu_heap_alloc(uint64_t size)
+{
+	struct emu_alloc *a;
+	size_t limit = 0;
+
+	cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize);
+	if (!size || size > limit - g_heap_used)
+		return 0;
+	a = emu_mem_alloc(size, 0);
+	if (!a)
+		return 0;
+	a->is_heap = 1;
+	g_heap_used += size;
+	return a->dev;
+}
+
+void emu_heap_free(uint64_t dev)
+{
+	int i = dev ? alloc_index(dev) : -1;
+
+	if (i < 0 || !g_allocs[i]->is_heap)
+		return;
+	g_heap_used -= g_allocs[i]->size;
+	free_alloc(i);
+}
+
 /* ---- fatbinary ---- */
 struct fatbin_wrapper {
 	uint32_t magic;
@@ -1068,7 +1096,7 @@ cudaError_t cudaFree(void *devPtr)
 	if (!devPtr)
 		return cudaSuccess;
 	i = alloc_index((uint64_t)(uintptr_t)devPtr);
-	if (i < 0 || g_allocs[i]->is_var ||
+	if (i < 0 || g_allocs[i]->is_var || g_allocs[i]->is_heap ||
 	    (g_allocs[i]->is_host && g_allocs[i]->owned != 2))
 		return fail(cudaErrorInvalidValue);
 	if (!g_allocs[i]->is_host)
@@ -1558,6 +1586,7 @@ cudaError_t cudaDeviceReset(void)
 {
 	while (g_nallocs)
 		free_alloc(g_nallocs - 1);
+	g_heap_used = 0;
 	for (int i = 0; i < g_nmods; i++) {
 		/* launch records still point at the module: keep it */
 		g_mods[i].m = NULL;

@@ -74,7 +74,7 @@ samples() {
 2_Concepts_and_Techniques/convolutionSeparable||
 2_Concepts_and_Techniques/convolutionTexture||
 2_Concepts_and_Techniques/dct8x8||
-2_Concepts_and_Techniques/eigenvalues||
+2_Concepts_and_Techniques/eigenvalues|-matrix-size=512 -iters-timing=1|
 2_Concepts_and_Techniques/histogram||
 2_Concepts_and_Techniques/inlinePTX||
 2_Concepts_and_Techniques/interval||
@@ -90,7 +90,7 @@ samples() {
 2_Concepts_and_Techniques/threadFenceReduction|-n=1048576|
 3_CUDA_Features/StreamPriorities||
 3_CUDA_Features/binaryPartitionCG||
-3_CUDA_Features/globalToShmemAsyncCopy||
+3_CUDA_Features/globalToShmemAsyncCopy|-wA=128 -hA=128 -wB=128 -hB=128|
 3_CUDA_Features/graphMemoryFootprint||
 3_CUDA_Features/graphMemoryNodes||
 3_CUDA_Features/jacobiCudaGraphs||
@@ -105,7 +105,7 @@ samples() {
 5_Domain_Specific/BlackScholes||
 5_Domain_Specific/HSOpticalFlow||
 5_Domain_Specific/MonteCarloMultiGPU||
-5_Domain_Specific/SobolQRNG||
+5_Domain_Specific/SobolQRNG|-vectors=10000 -dimensions=10|
 5_Domain_Specific/binomialOptions||
 5_Domain_Specific/convolutionFFT2D||
 5_Domain_Specific/dxtc||
@@ -114,7 +114,7 @@ samples() {
 5_Domain_Specific/stereoDisparity||
 6_Performance/LargeKernelParameter||
 6_Performance/alignedTypes||
-6_Performance/transpose||
+6_Performance/transpose|-dimX=512 -dimY=512|
 EOF
 }
 

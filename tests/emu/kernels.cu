@@ -170,3 +170,16 @@ __global__ void breadth(int *o, __half *h, __half2 *h2, __nv_bfloat16 *b,
 	if (__hlt(h[t], __float2half(2.0f)))
 		h[t] = __hneg(h[t]);
 }
+
+// device-side malloc and free, and new and delete
+__global__ void heap(int *o)
+{
+	int *p = (int *)malloc(4 * sizeof(int));
+	int *q = new int[2];
+
+	p[3] = threadIdx.x;
+	q[1] = 100;
+	o[threadIdx.x] = p[3] + q[1] + (p != q);
+	free(p);
+	delete[] q;
+}
