@@ -1023,6 +1023,25 @@ START_TEST(test_device_heap)
 }
 END_TEST
 
+/* virtual functions and function pointers, divergent across lanes
+ * (kernels.cu, indirect) */
+START_TEST(test_indirect_calls)
+{
+	int o[64], *d = dalloc(sizeof(o));
+	void *args[1] = { &d };
+
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(launch("indirect", 1, 1, 32, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	for (int t = 0; t < 32; t++) {
+		ck_assert_int_eq(o[t], t & 1 ? 2 * t : t + 1);
+		ck_assert_int_eq(o[32 + t], t % 2 ? -t : t * t);
+	}
+}
+END_TEST
+
 /* ---- runtime API ---- */
 START_TEST(test_api_launch_config)
 {
@@ -1382,6 +1401,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_counters_merged);
 	tcase_add_test(tc, test_breadth);
 	tcase_add_test(tc, test_device_heap);
+	tcase_add_test(tc, test_indirect_calls);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("runtime_api");

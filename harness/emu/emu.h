@@ -114,7 +114,8 @@ struct emu_insn {
 	struct emu_opnd s[4];
 	int32_t areg, asym;      /* address base */
 	int64_t aoff;
-	int32_t target;          /* branch pc, callee function, barrier id */
+	int32_t target;          /* branch pc, callee function (-1: through
+				  * the register areg), barrier id */
 	int32_t rpc;             /* reconvergence pc of a branch */
 	int32_t call;            /* index into func->calls */
 	int32_t line;            /* index into module->lines, -1 unknown */
@@ -202,6 +203,9 @@ int emu_func_rpc(const struct emu_func *f, int pc);
 #define EMU_LOCAL_WIN  0x0000200000000000ull  /* generic local window */
 #define EMU_WIN_SIZE   0x0000000100000000ull
 #define EMU_GLOBAL_BASE 0x0000700000000000ull
+/* the address of function i (a function pointer, a vtable entry) */
+#define EMU_FUNC_BASE  0x0000300000000000ull
+#define EMU_FUNC_ADDR(i) (EMU_FUNC_BASE + (uint64_t)(i) * 16)
 
 struct emu_alloc {
 	uint64_t dev;

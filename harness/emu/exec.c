@@ -1979,14 +1979,58 @@ static int is_builtin(const char *name)
 	       !strcmp(name, "malloc") || !strcmp(name, "free");
 }
 
+/*
+ * The callee of a call through a register (a function pointer, a
+ * virtual function): its index, or -1 after splitting the warp when the
+ * active lanes point at different functions.  Lanes holding the first
+ * lane's pointer call now; the others are pushed to run the same call
+ * after them, and all reconverge after it, as for a divergent branch.
+ * -2 with a fault for a pointer to no function.
+ */
+static int indirect_callee(struct xctx *x, struct warp *w,
+			   const struct emu_insn *in, uint32_t m, int pc)
+{
+	const uint64_t *A = w->regs + w->fr[w->nf - 1].roff +
+			    (size_t)in->areg * 32;
+	int l0 = __builtin_ctz(m);
+	uint64_t v = A[l0], k = (v - EMU_FUNC_BASE) / 16;
+	uint32_t same = 0;
+
+	if (v < EMU_FUNC_BASE || (v - EMU_FUNC_BASE) % 16 ||
+	    k >= (uint64_t)x->m->nfuncs || x->m->funcs[k].is_entry) {
+		fault(x, WGEMU_FAULT_OUT_OF_BOUNDS, in, w->id, l0, "call "
+		      "through 0x%llx, which is no function's address",
+		      (unsigned long long)v);
+		return -2;
+	}
+	LANES(same |= (uint32_t)(A[l] == v) << l);
+	if (same == m)
+		return (int)k;
+	w->stack[w->sp - 1].pc = pc + 1;
+	if (push_entry(w, pc, pc + 1, m & ~same) ||
+	    push_entry(w, pc, pc + 1, same)) {
+		fault(x, WGEMU_FAULT_RESOURCES, in, -1, -1,
+		      "out of host memory");
+		return -2;
+	}
+	return -1;
+}
+
 static int do_call(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		   uint32_t m, int pc)
 {
-	const struct emu_func *g = &x->m->funcs[in->target];
+	const struct emu_func *g;
 	const struct emu_func *f = w->fr[w->nf - 1].f;
 	const struct emu_call *c = &f->calls[in->call];
 	struct frame *cf, *pf;
-	int i;
+	int i = in->target;
+
+	if (i < 0) {
+		i = indirect_callee(x, w, in, m, pc);
+		if (i < 0)
+			return i == -1 ? 0 : -1;
+	}
+	g = &x->m->funcs[i];
 
 	if (g->is_decl && !strcmp(g->name, "vprintf")) {
 		w->stack[w->sp - 1].pc = pc + 1;

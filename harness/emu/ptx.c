@@ -590,8 +590,14 @@ static int parse_init(struct parser *p, struct emu_sym *s, int type)
 			t = next(p);
 		}
 		if (t->k == K_ID) {
-			/* address of another symbol: not supported, 0 */
-			v = 0;
+			char nm[NAME_MAX_LEN];
+			int fi;
+
+			/* a function's address (a vtable); that of another
+			 * variable is not supported: 0 */
+			tok_str(t, nm, sizeof(nm));
+			fi = emu_module_find(p->m, nm);
+			v = fi >= 0 ? EMU_FUNC_ADDR(fi) : 0;
 		} else if (t->k != K_NUM) {
 			return perr(p, t->line, "bad initialiser");
 		} else if (t->len > 2 && (t->s[1] == 'f' || t->s[1] == 'F' ||
@@ -1056,6 +1062,16 @@ static int resolve_val(struct parser *p, struct fbuild *fb,
 		idx = find_sym(p, fb, r->name);
 		if (idx >= 0) {
 			o->kind = OK_SYM;
+			o->idx = idx;
+			return 0;
+		}
+		k = emu_module_find(p->m, r->name);
+		if (k >= 0) {
+			/* a function's address */
+			idx = add_const(p, fb, EMU_FUNC_ADDR(k), line);
+			if (idx < 0)
+				return -1;
+			o->kind = OK_CONST;
 			o->idx = idx;
 			return 0;
 		}
@@ -1830,11 +1846,19 @@ static int parse_call(struct parser *p, struct fbuild *fb,
 	fn = &ops[i++];
 	if (i < n && ops[i].kind == RO_LIST)
 		args = &ops[i++];
+	if (find_reg(fb, fn->name, &fi) == 1) {
+		/* through a register, with the prototype's name last */
+		in->areg = fi;
+		fi = -1;
+		if (i < n && ops[i].kind == RO_NAME)
+			i++;
+	} else {
+		fi = find_or_add_func(p, fn->name);
+		if (fi < 0)
+			return perr(p, line, "out of memory");
+	}
 	if (i != n)
 		return perr(p, line, "bad call operands");
-	fi = find_or_add_func(p, fn->name);
-	if (fi < 0)
-		return perr(p, line, "out of memory");
 	/* find_or_add_func may move the function array */
 	f = fb->f = &p->m->funcs[fb->fi];
 	cap = f->ncalls;
@@ -1909,15 +1933,6 @@ static int decode_cvt_pair(struct parser *p, struct fbuild *fb,
 	    want_val(p, fb, &ops[1], T_F32, &in->s[0], line))
 		return -1;
 	return want_val(p, fb, &ops[2], T_F32, &in->s[1], line);
-}
-
-/* call (ret), %rd, (args), prototype: through a register */
-static int indirect_call(struct fbuild *fb, const struct rop *ops, int n)
-{
-	int i = n >= 1 && ops[0].kind == RO_LIST, idx;
-
-	return i < n && ops[i].kind == RO_NAME &&
-	       find_reg(fb, ops[i].name, &idx) == 1;
 }
 
 static int parse_insn(struct parser *p, struct fbuild *fb)
@@ -2007,11 +2022,6 @@ static int parse_insn(struct parser *p, struct fbuild *fb)
 	}
 	if (!unsup && in->op == OP_CVT && in->type2 == T_NONE)
 		unsup = 1;
-	if (!unsup && in->op == OP_CALL && indirect_call(fb, ops, nops)) {
-		unsup = 1;
-		snprintf(mcopy, sizeof(mcopy), "call through a function "
-			 "pointer (a virtual function)");
-	}
 	if (unsup) {
 		in->op = OP_UNSUP;
 		in->target = add_str(p, mcopy);
@@ -2271,7 +2281,7 @@ static int parse_body(struct parser *p, struct fbuild *fb)
 			} else if (!strcmp(buf, ".pragma") ||
 				   !strcmp(buf, ".callprototype")) {
 				/* a prototype only names the signature of an
-				 * indirect call (which is refused at run) */
+				 * indirect call */
 				while (peek(p)->k != K_EOF &&
 				       !is_p(peek(p), ';'))
 					next(p);
@@ -2656,7 +2666,15 @@ static int link_shared(struct parser *p)
 				struct emu_insn *in = &g->insns[i];
 				int j;
 
-				if (in->op == OP_CALL && !reach[in->target]) {
+				if (in->op == OP_CALL && in->target < 0) {
+					/* through a pointer: any function */
+					for (j = 0; j < m->nfuncs; j++)
+						if (!reach[j]) {
+							reach[j] = 1;
+							stack[sp++] = j;
+						}
+				} else if (in->op == OP_CALL &&
+					   !reach[in->target]) {
 					reach[in->target] = 1;
 					stack[sp++] = in->target;
 				}

@@ -183,3 +183,24 @@ __global__ void heap(int *o)
 	free(p);
 	delete[] q;
 }
+
+// calls through pointers: virtual functions and a table of functions,
+// different in neighbouring lanes
+struct shape {
+	__device__ virtual int f(int x) { return x + 1; }
+};
+struct square : shape {
+	__device__ int f(int x) override { return x * 2; }
+};
+__device__ int sq(int x) { return x * x; }
+__device__ int neg(int x) { return -x; }
+__device__ int (*fn_table[2])(int) = { sq, neg };
+
+__global__ void indirect(int *o)
+{
+	shape *b = threadIdx.x & 1 ? new square() : new shape();
+
+	o[threadIdx.x] = b->f(threadIdx.x);
+	delete b;
+	o[32 + threadIdx.x] = fn_table[threadIdx.x % 2](threadIdx.x);
+}
