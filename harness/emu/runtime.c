@@ -14,6 +14,7 @@
  * when $WGEMU_RECORD names a file, written there at exit for 'warpgrade
  * emu'.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,7 +107,9 @@ static uint64_t g_next_dev = EMU_GLOBAL_BASE;
 static uint64_t g_used;
 static struct record *g_recs;
 static size_t g_nrecs, g_caprecs;
-static cudaError_t g_last = cudaSuccess, g_sticky = cudaSuccess;
+/* the last error is per host thread, as CUDA's is */
+static __thread cudaError_t g_last = cudaSuccess;
+static cudaError_t g_sticky = cudaSuccess;
 static enum wgemu_fault_kind g_fault_kind = WGEMU_FAULT_NONE;
 static char g_fault_msg[800];
 static double g_clock_ms;
@@ -117,10 +120,23 @@ struct callcfg {
 	size_t smem;
 	cudaStream_t stream;
 };
-static struct callcfg g_cfg[16];
-static int g_ncfg;
+/* <<<...>>> pushes, the launch pops: per host thread */
+static __thread struct callcfg g_cfg[16];
+static __thread int g_ncfg;
 
 #define TOTAL_MEM DEV_TOTAL_MEM
+
+/* Host threads may call the runtime at once (CUDA's is thread-safe): the
+ * calls that touch device memory, the allocation table or the
+ * interpreter run one at a time. */
+static pthread_mutex_t g_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+#define LOCKED(call) do { \
+	cudaError_t r_; \
+	pthread_mutex_lock(&g_lock); \
+	r_ = (call); \
+	pthread_mutex_unlock(&g_lock); \
+	return r_; \
+} while (0)
 
 static void dump_records(void);
 
@@ -888,7 +904,7 @@ static int compact_lines(struct emu_line_counters *l, int n)
 	return k;
 }
 
-static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
+static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 			  void **args, size_t smem)
 {
 	struct emu_launch_cfg cfg;
@@ -972,6 +988,12 @@ static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
 	return cudaSuccess;
 }
 
+static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
+			  void **args, size_t smem)
+{
+	LOCKED(launch_locked(k, grid, block, args, smem));
+}
+
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
 			       dim3 blockDim, void **args, size_t sharedMem,
 			       cudaStream_t stream)
@@ -1053,6 +1075,17 @@ cudaError_t cudaStreamGetAttribute(cudaStream_t hStream,
 	return g_sticky;
 }
 
+/* A texel format, for the array and texture API (whose other functions
+ * are stubs: textures are not emulated). */
+struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z,
+						   int w,
+						   enum cudaChannelFormatKind f)
+{
+	struct cudaChannelFormatDesc d = { x, y, z, w, f };
+
+	return d;
+}
+
 cudaError_t cudaCtxResetPersistingL2Cache(void)
 {
 	return g_sticky;
@@ -1071,7 +1104,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 		      args, config->dynamicSmemBytes);
 }
 
-cudaError_t cudaMalloc(void **devPtr, size_t size)
+static cudaError_t cudaMalloc_locked(void **devPtr, size_t size)
 {
 	struct emu_alloc *a;
 
@@ -1087,7 +1120,12 @@ cudaError_t cudaMalloc(void **devPtr, size_t size)
 	return cudaSuccess;
 }
 
-cudaError_t cudaFree(void *devPtr)
+cudaError_t cudaMalloc(void **devPtr, size_t size)
+{
+	LOCKED(cudaMalloc_locked(devPtr, size));
+}
+
+static cudaError_t cudaFree_locked(void *devPtr)
 {
 	int i;
 
@@ -1105,9 +1143,14 @@ cudaError_t cudaFree(void *devPtr)
 	return cudaSuccess;
 }
 
+cudaError_t cudaFree(void *devPtr)
+{
+	LOCKED(cudaFree_locked(devPtr));
+}
+
 /* Pinned host memory: with unified addressing a kernel may use it at
  * its own address, so it is mapped as well as allocated. */
-cudaError_t cudaMallocHost(void **ptr, size_t size)
+static cudaError_t cudaMallocHost_locked(void **ptr, size_t size)
 {
 	void *p;
 
@@ -1126,13 +1169,18 @@ cudaError_t cudaMallocHost(void **ptr, size_t size)
 	return cudaSuccess;
 }
 
+cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+	LOCKED(cudaMallocHost_locked(ptr, size));
+}
+
 cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
 	(void)flags;
 	return cudaMallocHost(pHost, size);
 }
 
-cudaError_t cudaFreeHost(void *ptr)
+static cudaError_t cudaFreeHost_locked(void *ptr)
 {
 	int i;
 
@@ -1145,7 +1193,12 @@ cudaError_t cudaFreeHost(void *ptr)
 	return g_sticky;
 }
 
-cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+cudaError_t cudaFreeHost(void *ptr)
+{
+	LOCKED(cudaFreeHost_locked(ptr));
+}
+
+static cudaError_t cudaHostRegister_locked(void *ptr, size_t size, unsigned int flags)
 {
 	(void)flags;
 	if (g_sticky)
@@ -1157,7 +1210,12 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 	return cudaSuccess;
 }
 
-cudaError_t cudaHostUnregister(void *ptr)
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+	LOCKED(cudaHostRegister_locked(ptr, size, flags));
+}
+
+static cudaError_t cudaHostUnregister_locked(void *ptr)
 {
 	int i = alloc_index((uint64_t)(uintptr_t)ptr);
 
@@ -1169,7 +1227,12 @@ cudaError_t cudaHostUnregister(void *ptr)
 	return cudaSuccess;
 }
 
-cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+cudaError_t cudaHostUnregister(void *ptr)
+{
+	LOCKED(cudaHostUnregister_locked(ptr));
+}
+
+static cudaError_t cudaHostGetDevicePointer_locked(void **pDevice, void *pHost,
 				     unsigned int flags)
 {
 	struct emu_alloc *a = emu_mem_find((uint64_t)(uintptr_t)pHost, 1);
@@ -1181,6 +1244,12 @@ cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
 		return fail(cudaErrorInvalidValue);
 	*pDevice = pHost;
 	return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+				     unsigned int flags)
+{
+	LOCKED(cudaHostGetDevicePointer_locked(pDevice, pHost, flags));
 }
 
 cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
@@ -1195,7 +1264,7 @@ cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 
 /* Managed memory: one address for host and device, which here are the
  * same memory; zero-filled, as fresh pages are. */
-cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+static cudaError_t cudaMallocManaged_locked(void **devPtr, size_t size, unsigned int flags)
 {
 	void *p;
 
@@ -1216,6 +1285,11 @@ cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 	}
 	*devPtr = p;
 	return cudaSuccess;
+}
+
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+	LOCKED(cudaMallocManaged_locked(devPtr, size, flags));
 }
 
 cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
@@ -1255,7 +1329,7 @@ static int is_dev(const void *p)
 	return emu_mem_find((uint64_t)(uintptr_t)p, 1) != NULL;
 }
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 		       enum cudaMemcpyKind kind)
 {
 	uint8_t *d = dst;
@@ -1287,6 +1361,12 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 	return cudaSuccess;
 }
 
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+		       enum cudaMemcpyKind kind)
+{
+	LOCKED(cudaMemcpy_locked(dst, src, count, kind));
+}
+
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 			    enum cudaMemcpyKind kind, cudaStream_t stream)
 {
@@ -1294,7 +1374,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 	return cudaMemcpy(dst, src, count, kind);
 }
 
-cudaError_t cudaMemset(void *devPtr, int value, size_t count)
+static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 {
 	uint8_t *d;
 
@@ -1320,6 +1400,11 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 	return cudaSuccess;
 }
 
+cudaError_t cudaMemset(void *devPtr, int value, size_t count)
+{
+	LOCKED(cudaMemset_locked(devPtr, value, count));
+}
+
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
 			    cudaStream_t stream)
 {
@@ -1327,13 +1412,18 @@ cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
 	return cudaMemset(devPtr, value, count);
 }
 
-cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
+static cudaError_t cudaMemGetInfo_locked(size_t *free_b, size_t *total)
 {
 	if (g_sticky)
 		return g_sticky;
 	*free_b = (size_t)(TOTAL_MEM - g_used);
 	*total = (size_t)TOTAL_MEM;
 	return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
+{
+	LOCKED(cudaMemGetInfo_locked(free_b, total));
 }
 
 /* The module symbol behind a host shadow of a __device__ or
@@ -1370,7 +1460,7 @@ static uint8_t *symbol_ptr(const void *symbol, size_t off, size_t count)
 	return dev_ptr((void *)(uintptr_t)(s->dev + off), count);
 }
 
-cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
+static cudaError_t cudaMemcpyToSymbol_locked(const void *symbol, const void *src,
 			       size_t count, size_t offset,
 			       enum cudaMemcpyKind kind)
 {
@@ -1393,7 +1483,14 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
 	return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol,
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
+			       size_t count, size_t offset,
+			       enum cudaMemcpyKind kind)
+{
+	LOCKED(cudaMemcpyToSymbol_locked(symbol, src, count, offset, kind));
+}
+
+static cudaError_t cudaMemcpyFromSymbol_locked(void *dst, const void *symbol,
 				 size_t count, size_t offset,
 				 enum cudaMemcpyKind kind)
 {
@@ -1414,6 +1511,13 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol,
 		   NULL, count);
 	memmove(d, s, count);
 	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol,
+				 size_t count, size_t offset,
+				 enum cudaMemcpyKind kind)
+{
+	LOCKED(cudaMemcpyFromSymbol_locked(dst, symbol, count, offset, kind));
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
@@ -1582,7 +1686,7 @@ cudaError_t cudaSetDevice(int device)
 	return device == 0 ? g_sticky : fail(cudaErrorInvalidDevice);
 }
 
-cudaError_t cudaDeviceReset(void)
+static cudaError_t cudaDeviceReset_locked(void)
 {
 	while (g_nallocs)
 		free_alloc(g_nallocs - 1);
@@ -1599,6 +1703,11 @@ cudaError_t cudaDeviceReset(void)
 	g_sticky = cudaSuccess;
 	g_last = cudaSuccess;
 	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceReset(void)
+{
+	LOCKED(cudaDeviceReset_locked());
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
@@ -1755,18 +1864,23 @@ cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 	return cudaSuccess;
 }
 
+/* cudaDeviceSetLimit / GetLimit, H100 defaults; a limit 0 is valid for
+ * the persisting L2 size only */
 static size_t g_limits[] = {
 	[cudaLimitStackSize] = 1024,
 	[cudaLimitPrintfFifoSize] = 1u << 20,
 	[cudaLimitMallocHeapSize] = 8u << 20,
+	[cudaLimitDevRuntimeSyncDepth] = 2,
+	[cudaLimitDevRuntimePendingLaunchCount] = 2048,
+	[cudaLimitMaxL2FetchGranularity] = 64,
+	[cudaLimitPersistingL2CacheSize] = 0,
 };
 
 cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
 	if (g_sticky)
 		return g_sticky;
-	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]) ||
-	    !g_limits[limit])
+	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]))
 		return fail(cudaErrorUnsupportedLimit);
 	g_limits[limit] = value;
 	return cudaSuccess;
@@ -1776,8 +1890,7 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
 	if (g_sticky)
 		return g_sticky;
-	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]) ||
-	    !g_limits[limit])
+	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]))
 		return fail(cudaErrorUnsupportedLimit);
 	*pValue = g_limits[limit];
 	return cudaSuccess;
@@ -1828,21 +1941,31 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags)
 }
 
 /* Stream-ordered allocation: everything is in order here. */
-cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+static cudaError_t cudaMallocAsync_locked(void **devPtr, size_t size, cudaStream_t hStream)
 {
 	(void)hStream;
 	return cudaMalloc(devPtr, size);
 }
 
-cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+	LOCKED(cudaMallocAsync_locked(devPtr, size, hStream));
+}
+
+static cudaError_t cudaFreeAsync_locked(void *devPtr, cudaStream_t hStream)
 {
 	(void)hStream;
 	return cudaFree(devPtr);
 }
 
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+	LOCKED(cudaFreeAsync_locked(devPtr, hStream));
+}
+
 /* Pitched memory: rows padded to 512 bytes, as the GPU's
  * texturePitchAlignment. */
-cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+static cudaError_t cudaMallocPitch_locked(void **devPtr, size_t *pitch, size_t width,
 			    size_t height)
 {
 	size_t p = (width + 511) & ~(size_t)511;
@@ -1857,7 +1980,13 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
 	return cudaMalloc(devPtr, p * height);
 }
 
-cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+			    size_t height)
+{
+	LOCKED(cudaMallocPitch_locked(devPtr, pitch, width, height));
+}
+
+static cudaError_t cudaMemcpy2D_locked(void *dst, size_t dpitch, const void *src,
 			 size_t spitch, size_t width, size_t height,
 			 enum cudaMemcpyKind kind)
 {
@@ -1876,6 +2005,13 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
 	return cudaSuccess;
 }
 
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
+			 size_t spitch, size_t width, size_t height,
+			 enum cudaMemcpyKind kind)
+{
+	LOCKED(cudaMemcpy2D_locked(dst, dpitch, src, spitch, width, height, kind));
+}
+
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 			      size_t spitch, size_t width, size_t height,
 			      enum cudaMemcpyKind kind, cudaStream_t stream)
@@ -1884,7 +2020,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 	return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 
-cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+static cudaError_t cudaMemset2D_locked(void *devPtr, size_t pitch, int value, size_t width,
 			 size_t height)
 {
 	cudaError_t e;
@@ -1899,6 +2035,12 @@ cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
 			return e;
 	}
 	return cudaSuccess;
+}
+
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+			 size_t height)
+{
+	LOCKED(cudaMemset2D_locked(devPtr, pitch, value, width, height));
 }
 
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
@@ -1935,7 +2077,7 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 	return cudaSuccess;
 }
 
-cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+static cudaError_t cudaPointerGetAttributes_locked(struct cudaPointerAttributes *attributes,
 				     const void *ptr)
 {
 	if (g_sticky)
@@ -1957,6 +2099,12 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
 	}
 	attributes->device = 0;
 	return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+				     const void *ptr)
+{
+	LOCKED(cudaPointerGetAttributes_locked(attributes, ptr));
 }
 
 /* cuda_profiler_api.h: nothing to profile. */
