@@ -1042,6 +1042,63 @@ START_TEST(test_indirect_calls)
 }
 END_TEST
 
+/* texture objects on a CUDA array (linear filtering, clamped) and a
+ * surface object written by the kernel (kernels.cu, texsurf) */
+START_TEST(test_texture_surface)
+{
+	float h[16], o[32], back[16], *d = dalloc(sizeof(o));
+	struct cudaChannelFormatDesc fd = cudaCreateChannelDesc(32, 0, 0, 0,
+		cudaChannelFormatKindFloat);
+	cudaArray_t in, out;
+	struct cudaResourceDesc rd;
+	struct cudaTextureDesc td;
+	cudaTextureObject_t t;
+	cudaSurfaceObject_t su;
+	void *args[3] = { &d, &t, &su };
+
+	for (int i = 0; i < 16; i++)
+		h[i] = (float)i;
+	ck_assert_int_eq(cudaMallocArray(&in, &fd, 4, 4, 0), cudaSuccess);
+	ck_assert_int_eq(cudaMallocArray(&out, &fd, 4, 4,
+					 cudaArraySurfaceLoadStore),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy2DToArray(in, 0, 0, h, 16, 16, 4,
+					     cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	memset(&rd, 0, sizeof(rd));
+	rd.resType = cudaResourceTypeArray;
+	rd.res.array.array = in;
+	memset(&td, 0, sizeof(td));
+	td.filterMode = cudaFilterModeLinear;
+	td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+	td.readMode = cudaReadModeElementType;
+	ck_assert_int_eq(cudaCreateTextureObject(&t, &rd, &td, NULL),
+			 cudaSuccess);
+	rd.res.array.array = out;
+	ck_assert_int_eq(cudaCreateSurfaceObject(&su, &rd), cudaSuccess);
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(launch("texsurf", 1, 1, 4, 4, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	ck_assert_int_eq(cudaMemcpy2DFromArray(back, 16, out, 0, 0, 16, 4,
+					       cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (int y = 0; y < 4; y++)
+		for (int x = 0; x < 4; x++) {
+			float v = (float)(y * 4 + x);
+
+			ck_assert(o[y * 4 + x] == v);
+			/* halfway to the next texel; the edge clamps */
+			ck_assert(o[16 + y * 4 + x] == (x < 3 ? v + 0.5f : v));
+			ck_assert(back[y * 4 + x] == 2 * v);
+		}
+	cudaDestroyTextureObject(t);
+	cudaDestroySurfaceObject(su);
+	cudaFreeArray(in);
+	cudaFreeArray(out);
+}
+END_TEST
+
 /* ---- runtime API ---- */
 START_TEST(test_api_launch_config)
 {
@@ -1402,6 +1459,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_breadth);
 	tcase_add_test(tc, test_device_heap);
 	tcase_add_test(tc, test_indirect_calls);
+	tcase_add_test(tc, test_texture_surface);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("runtime_api");

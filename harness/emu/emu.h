@@ -43,7 +43,7 @@ enum emu_op {
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_MEMBAR, OP_MUL24,
 	OP_MAD24, OP_SAD, OP_COPYSIGN, OP_TESTP, OP_ACTIVEMASK, OP_SLCT,
 	OP_SET, OP_MOVPACK, OP_MOVUNPACK, OP_DP4A, OP_CLOCK, OP_BFIND,
-	OP_REDUX, OP_TANH, OP_BARRED, OP_CPASYNC, OP_MATCH, OP_HALF, OP_UNSUP,
+	OP_REDUX, OP_TANH, OP_BARRED, OP_CPASYNC, OP_MATCH, OP_HALF, OP_TEX, OP_SULD, OP_SUST, OP_UNSUP,
 	OP_COUNT
 };
 extern const char *const emu_op_name[OP_COUNT];
@@ -66,6 +66,8 @@ enum {
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { VO_BALLOT, VO_ANY, VO_ALL, VO_UNI };
 enum { MA_ANY, MA_ALL };           /* match.sync modes */
+/* surface access out of range (in->cmp of OP_SULD, OP_SUST) */
+enum { SU_TRAP, SU_CLAMP, SU_ZERO };
 enum { BR_POPC, BR_AND, BR_OR };   /* bar.red operations */
 /* OP_UNSUP forms: an instruction it does not know, a body it cannot parse */
 enum { UNSUP_INSN, UNSUP_PARSE };
@@ -222,6 +224,9 @@ struct emu_alloc {
 /* The allocation holding [addr, addr+len), or NULL. */
 struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len);
 struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const);
+/* Record e as the calling thread's last error (runtime.c) and return
+ * it, for the runtime functions of other files. */
+int emu_rt_fail(int e);
 /* Device-side malloc and free (the kernel's heap, which
  * cudaLimitMallocHeapSize bounds): the device address, or 0 when the heap
  * is full; free of 0 or of an address malloc did not return does

@@ -21,6 +21,7 @@
 #include <string.h>
 #include "emu/emu.h"
 #include "emu/half.h"
+#include "emu/texture.h"
 
 #define FULL 0xffffffffu
 #define MAXFRAMES 64
@@ -2168,6 +2169,88 @@ static void do_half(struct xctx *x, struct warp *w, const struct emu_insn *in,
 				  (uint32_t)B[l], (uint32_t)C[l]));
 }
 
+/* tex: each lane samples its texture object (texture.c) */
+static int do_tex(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		  uint32_t m, uint64_t *R, const struct emu_func *f)
+{
+	uint64_t tmp[4][32];
+	const uint64_t *C[4] = { NULL, NULL, NULL, NULL };
+	const uint64_t *H = R + (size_t)in->areg * 32;
+	uint64_t *D[4];
+	int cf = emu_type_kind[in->type2] == 'f';
+	int rf = emu_type_kind[in->type] == 'f';
+
+	for (int i = 0; i < in->nsrc; i++)
+		C[i] = src(x, w, R, f, &in->s[i], tmp[i]);
+	for (int i = 0; i < 4; i++)
+		D[i] = dst(x, R, &in->d[i]);
+	LANES({
+		uint64_t c[4] = { 0, 0, 0, 0 };
+		uint32_t out[4];
+
+		for (int i = 0; i < in->nsrc; i++)
+			c[i] = C[i][l];
+		if (emu_tex_sample(H[l], in->sub, cf, c, rf, out))
+			return fault(x, WGEMU_FAULT_OUT_OF_BOUNDS, in, w->id,
+				     l, "tex on %llu, which is no texture "
+				     "object", (unsigned long long)H[l]);
+		for (int i = 0; i < 4; i++)
+			D[i][l] = out[i];
+	});
+	return 0;
+}
+
+/* suld.b / sust.b: bytes at byte x, rows y and z of a surface object;
+ * out of range: a fault (.trap), the edge (.clamp) or nothing (.zero) */
+static int do_surf(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R, const struct emu_func *f)
+{
+	uint64_t tmp[4][32], vt[4][32];
+	const uint64_t *C[4] = { NULL, NULL, NULL, NULL }, *V[4];
+	const uint64_t *H = R + (size_t)in->areg * 32;
+	int esz = emu_type_size[in->type], bytes = esz * in->ndst;
+	int st = in->op == OP_SUST;
+
+	for (int i = 0; i < in->nsrc; i++)
+		C[i] = src(x, w, R, f, &in->s[i], tmp[i]);
+	for (int i = 0; i < in->ndst; i++)
+		V[i] = st ? src(x, w, R, f, &in->d[i], vt[i]) :
+			    dst(x, R, &in->d[i]);
+	LANES({
+		int64_t c[3] = { 0, 0, 0 };
+		uint8_t *p;
+
+		for (int i = 0; i < in->nsrc && i < 3; i++)
+			c[i] = (int32_t)C[i][l];
+		p = emu_surf_addr(H[l], in->sub, c[0], c[1], c[2], bytes);
+		if (!p && in->cmp == SU_CLAMP) {
+			for (int i = 0; i < 3; i++)
+				c[i] = c[i] < 0 ? 0 : c[i];
+			p = emu_surf_addr(H[l], in->sub, c[0], c[1], c[2],
+					  bytes);
+		}
+		if (!p && in->cmp == SU_TRAP)
+			return fault(x, WGEMU_FAULT_OUT_OF_BOUNDS, in, w->id,
+				     l, "surface %s at (%lld, %lld, %lld) "
+				     "outside surface object %llu",
+				     st ? "store" : "load", (long long)c[0],
+				     (long long)c[1], (long long)c[2],
+				     (unsigned long long)H[l]);
+		for (int i = 0; i < in->ndst; i++) {
+			uint64_t v = 0;
+
+			if (st && p)
+				memcpy(p + i * esz, &V[i][l], (size_t)esz);
+			if (!st) {
+				if (p)
+					memcpy(&v, p + i * esz, (size_t)esz);
+				((uint64_t *)V[i])[l] = v;
+			}
+		}
+	});
+	return 0;
+}
+
 /* an OP_UNSUP reached: an unknown instruction, or a function body the
  * parser could not read (ptx.c, keep_broken) */
 static int unsupported(struct xctx *x, struct warp *w,
@@ -2531,6 +2614,14 @@ static int run_warp(struct xctx *x, struct warp *w)
 				break;
 			case OP_HALF:
 				do_half(x, w, in, m, R, P, f);
+				break;
+			case OP_TEX:
+				if (do_tex(x, w, in, m, R, f))
+					return -1;
+				break;
+			case OP_SULD: case OP_SUST:
+				if (do_surf(x, w, in, m, R, f))
+					return -1;
 				break;
 			case OP_REDUX: {
 				/* redux.sync.op: every lane of m gets the

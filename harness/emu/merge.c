@@ -146,7 +146,7 @@ static int transparent(const struct emu_insn *in, const struct emu_insn *lead)
 	case OP_BARRED: case OP_WARPSYNC: case OP_BRA: case OP_CALL:
 	case OP_RET: case OP_EXIT: case OP_TRAP: case OP_MEMBAR:
 	case OP_CPASYNC: case OP_UNSUP: case OP_SHFL: case OP_VOTE:
-	case OP_REDUX:
+	case OP_REDUX: case OP_TEX: case OP_SULD: case OP_SUST:
 		return 0;
 	}
 	for (int d = 0; d < in->ndst && d < 4; d++) {

@@ -37,7 +37,7 @@ const char *const emu_op_name[OP_COUNT] = {
 	"vote", "bra", "call", "ret", "exit", "trap", "membar", "mul24",
 	"mad24", "sad", "copysign", "testp", "activemask", "slct", "set",
 	"mov", "mov", "dp4a", "mov", "bfind", "redux", "tanh", "bar.red",
-	"cp.async", "match", "half", "unsupported"
+	"cp.async", "match", "half", "tex", "suld", "sust", "unsupported"
 };
 
 static const char *const sreg_names[SR_COUNT] = {
@@ -903,6 +903,21 @@ static int parse_operand(struct parser *p, struct rop *r, int depth)
 			r->has_base = 1;
 			tok_str(t, r->name, sizeof(r->name));
 			t = next(p);
+			if (is_p(t, ',')) {
+				/* [handle, {coordinates}] of tex and surfaces */
+				struct rop v;
+
+				if (parse_operand(p, &v, depth + 1))
+					return -1;
+				if (v.kind != RO_VEC) {
+					rop_free(&v);
+					return perr(p, t->line, "expected "
+						    "coordinates '{...}'");
+				}
+				r->n = v.n;
+				r->sub = v.sub;
+				t = next(p);
+			}
 		} else if (t->k == K_NUM) {
 			struct rop n;
 
@@ -1216,7 +1231,8 @@ static const struct opname opnames[] = {
 	{ "nanosleep", OP_NOP }, { "prefetch", OP_NOP },
 	{ "prefetchu", OP_NOP }, { "brkpt", OP_NOP }, { "bfind", OP_BFIND },
 	{ "redux", OP_REDUX }, { "tanh", OP_TANH }, { "cp", OP_CPASYNC },
-	{ "match", OP_MATCH },
+	{ "match", OP_MATCH }, { "tex", OP_TEX }, { "suld", OP_SULD },
+	{ "sust", OP_SUST },
 	{ NULL, 0 }
 };
 
@@ -1266,6 +1282,23 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 			else if (in->type2 == T_NONE)
 				in->type2 = (uint8_t)k;
 			else
+				return 1;
+			continue;
+		}
+		if (op == OP_TEX || op == OP_SULD || op == OP_SUST) {
+			/* tex.2d.v4.f32.f32, suld.b.2d.v2.b32.trap, ... */
+			if (!strcmp(s, "1d") || !strcmp(s, "2d") ||
+			    !strcmp(s, "3d"))
+				in->sub = (uint8_t)(s[0] - '0');
+			else if (!strcmp(s, "v2") || !strcmp(s, "v4"))
+				in->vec = (uint8_t)(s[1] - '0');
+			else if (!strcmp(s, "trap"))
+				in->cmp = SU_TRAP;
+			else if (!strcmp(s, "clamp"))
+				in->cmp = SU_CLAMP;
+			else if (!strcmp(s, "zero"))
+				in->cmp = SU_ZERO;
+			else if (strcmp(s, "b") || op == OP_TEX)
 				return 1;
 			continue;
 		}
@@ -1433,6 +1466,69 @@ static int add_str(struct parser *p, const char *s)
 }
 
 /* Fill the operands of in from the written operands ops[0..n). */
+/* registers of a value operand: {a, b, ...} or a */
+static int want_regs(struct parser *p, struct fbuild *fb, const struct rop *r,
+		     struct emu_opnd *o, int max, int line)
+{
+	if (r->kind != RO_VEC)
+		return want_reg(p, fb, r, &o[0], line) ? -1 : 1;
+	if (r->n > max)
+		return perr(p, line, "too many values");
+	for (int i = 0; i < r->n; i++)
+		if (want_reg(p, fb, &r->sub[i], &o[i], line))
+			return -1;
+	return r->n;
+}
+
+/*
+ * tex.geom.v4.dtype.ctype d, [tex, {c...}];
+ * suld.b.geom[.vec].type.mode d, [surf, {x, y...}];
+ * sust.b.geom[.vec].type.mode [surf, {x, y...}], v.
+ * The handle is a register (areg), the coordinates s[0..], the values
+ * d[0..] (sources for sust).
+ */
+static int decode_texsurf(struct parser *p, struct fbuild *fb,
+			  struct emu_insn *in, const struct rop *ops, int n,
+			  int line)
+{
+	const struct rop *a = &ops[in->op == OP_SUST ? 0 : 1];
+	const struct rop *v = &ops[in->op == OP_SUST ? 1 : 0];
+	struct emu_opnd h;
+	int k, ct = in->op == OP_TEX ? in->type2 : T_B32;
+
+	if (n != 2 || a->kind != RO_ADDR || !a->has_base || !in->sub ||
+	    a->n < in->sub || a->n > 4)
+		return perr(p, line, "'%s' takes a value and [handle, "
+			    "{coordinates}]", emu_op_name[in->op]);
+	{
+		struct rop b;
+
+		rop_init(&b);
+		b.kind = RO_NAME;
+		memcpy(b.name, a->name, sizeof(b.name));
+		if (resolve_val(p, fb, &b, T_U64, &h, line))
+			return -1;
+	}
+	if (h.kind != OK_REG)
+		return perr(p, line, "texture references are not supported "
+			    "(use texture objects)");
+	in->areg = h.idx;
+	in->ak = AK_REG;
+	in->nsrc = (uint8_t)in->sub;
+	for (int i = 0; i < in->sub; i++)
+		if (want_val(p, fb, &a->sub[i], ct, &in->s[i], line))
+			return -1;
+	k = want_regs(p, fb, v, in->d, 4, line);
+	if (k < 0)
+		return -1;
+	in->ndst = (uint8_t)k;
+	if (in->op == OP_TEX && (in->type2 == T_NONE || in->vec != 4 ||
+				 k != 4))
+		return perr(p, line, "tex needs .v4, two types and four "
+			    "results");
+	return 0;
+}
+
 static int decode_operands(struct parser *p, struct fbuild *fb,
 			   struct emu_insn *in, struct rop *ops, int n,
 			   int line)
@@ -1669,6 +1765,8 @@ static int decode_operands(struct parser *p, struct fbuild *fb,
 				     line))
 				return -1;
 		return 0;
+	case OP_TEX: case OP_SULD: case OP_SUST:
+		return decode_texsurf(p, fb, in, ops, n, line);
 	case OP_MATCH:
 		/* match.any.sync.b32 d, a, mask; match.all: d[|p], a, mask */
 		NOPS(3, 3);

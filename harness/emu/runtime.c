@@ -190,6 +190,11 @@ static cudaError_t fail(cudaError_t e)
 	return e;
 }
 
+int emu_rt_fail(int e)
+{
+	return fail((cudaError_t)e);
+}
+
 /* A runtime function the emulator does not implement was called
  * (harness/emu/stubs): say which, once per function, and fail the call. */
 int emu_rt_unsupported(const char *name);

@@ -204,3 +204,16 @@ __global__ void indirect(int *o)
 	delete b;
 	o[32 + threadIdx.x] = fn_table[threadIdx.x % 2](threadIdx.x);
 }
+
+// texture and surface objects: a 4x4 float array read with linear
+// filtering (clamped), then written to a surface
+__global__ void texsurf(float *o, cudaTextureObject_t t,
+			cudaSurfaceObject_t s)
+{
+	int x = threadIdx.x, y = threadIdx.y;
+	float a = tex2D<float>(t, x + 0.5f, y + 0.5f);
+
+	o[y * 4 + x] = a;
+	o[16 + y * 4 + x] = tex2D<float>(t, x + 1.0f, y + 0.5f);
+	surf2Dwrite(2 * a, s, x * 4, y);
+}
