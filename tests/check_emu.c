@@ -634,6 +634,11 @@ START_TEST(test_race_bytes)
 	for (int t = 0; t < 128; t++)
 		ck_assert_int_eq(h[t], (t % 4) * 32 + t / 4 +
 				 (t < 64 ? (t % 2) * 32 + t / 2 : 0));
+	ck_assert_int_eq(launch("_Z10same_valuePi", 1, 1, 128, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
+			 WGEMU_FAULT_NONE);
 	expect_fault("_Z9byte_racePi", 64, 0, args, WGEMU_FAULT_RACE,
 		     cudaErrorLaunchFailure, "shared-memory race at offset 0: "
 		     "written by warp 1");

@@ -87,6 +87,7 @@ struct xctx {
 	uint64_t clock;
 	int checks;
 	int warned_uninit;            /* one warning per launch */
+	const uint8_t (*stv)[16];     /* do_st: the bytes each lane stores */
 	size_t printf_bytes;          /* device printf output this launch */
 };
 
@@ -1172,11 +1173,12 @@ static int race(struct xctx *x, const struct emu_insn *in, int warp,
 /* Shadow checks of a shared access of lane l, byte by byte: warps that
  * write disjoint bytes of one word (a char histogram, halves of a
  * word) do not race, as on the hardware, where shared memory is byte
- * addressed. */
+ * addressed; nor does a store of the value a byte already holds. */
 static int shadow(struct xctx *x, const struct emu_insn *in, int warp,
 		  int lane, uint32_t off, int bytes, int is_store, int atomic)
 {
 	uint32_t end = off + (uint32_t)bytes, b;
+	int same;
 
 	for (b = off; b < end; b++) {
 		if ((!is_store || atomic) && x->sh_wep[b] < x->block_epoch) {
@@ -1191,10 +1193,14 @@ static int shadow(struct xctx *x, const struct emu_insn *in, int warp,
 			x->sh_wpc[b] = in->line;
 			continue;
 		}
-		if (x->sh_wep[b] == x->epoch && x->sh_ww[b] != warp)
+		/* storing the value the byte already holds changes nothing
+		 * in any order: no race (all threads setting one flag) */
+		same = is_store && x->stv && x->smem[b] == x->stv[lane][b - off];
+		if (x->sh_wep[b] == x->epoch && x->sh_ww[b] != warp && !same)
 			return race(x, in, warp, lane, b, is_store, 1);
 		if (is_store) {
-			if (x->sh_rep[b] == x->epoch && x->sh_rw[b] != warp)
+			if (x->sh_rep[b] == x->epoch && x->sh_rw[b] != warp &&
+			    !same)
 				return race(x, in, warp, lane, b, 1, 0);
 			x->sh_wep[b] = x->epoch;
 			x->sh_ww[b] = (uint16_t)warp;
@@ -1509,18 +1515,23 @@ static int do_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 {
 	int esz = emu_type_size[in->type], bytes = esz * in->vec, i;
 	uint64_t addr[32], tmp[32];
+	uint8_t vals[32][16];
 	uint8_t *hp[32];
 	uint32_t gm, sm;
 
 	lane_addrs(x, w, R, in, m, addr);
-	if (resolve(x, w, in, m, addr, bytes, 1, 0, hp, &gm, &sm))
-		return -1;
 	for (i = 0; i < in->vec; i++) {
 		const uint64_t *A = src(x, w, R, f, &in->s[i], tmp);
 		int o = i * esz;
 
-		LANES(memcpy(hp[l] + o, &A[l], (size_t)esz));
+		LANES(memcpy(&vals[l][o], &A[l], (size_t)esz));
 	}
+	x->stv = (const uint8_t (*)[16])vals;
+	i = resolve(x, w, in, m, addr, bytes, 1, 0, hp, &gm, &sm);
+	x->stv = NULL;
+	if (i)
+		return -1;
+	LANES(memcpy(hp[l], vals[l], (size_t)bytes));
 	if ((gm | sm) && in->merge != MERGE_FOLLOW)
 		count_access(x, in, addr, gm, sm, in->merge ? in->merge : bytes,
 			     ACC_STORE);

@@ -126,3 +126,15 @@ __global__ void byte_race(int *d)
 	__syncthreads();
 	d[t] = c[t % 32];
 }
+
+/* Every thread storing the same value (a flag) is no race: no order of
+ * the stores changes what is read. */
+__global__ void same_value(int *d)
+{
+	__shared__ int flag;
+	flag = 0;
+	__syncthreads();
+	flag = 1;
+	__syncthreads();
+	d[threadIdx.x] = flag;
+}
