@@ -1104,6 +1104,29 @@ START_TEST(test_texture_surface)
 }
 END_TEST
 
+/* redux, ballot and vote over per-lane member masks (kernels.cu, groups) */
+START_TEST(test_warp_groups)
+{
+	int o[96], *d = dalloc(sizeof(o));
+	void *args[1] = { &d };
+
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(launch("groups", 1, 1, 32, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	for (int t = 0; t < 32; t++) {
+		unsigned g = 0, odd;
+
+		for (int k = t % 3; k < 32; k += 3)
+			g |= 1u << k;
+		odd = g & 0xaaaaaaaau;
+		ck_assert_int_eq(o[t], 31 - (31 - t % 3) % 3);
+		ck_assert_uint_eq((unsigned)o[32 + t], odd);
+		ck_assert_int_eq(o[64 + t], t % 3 == 1);
+	}
+}
+END_TEST
+
 /* ---- runtime API ---- */
 START_TEST(test_api_launch_config)
 {
@@ -1465,6 +1488,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_device_heap);
 	tcase_add_test(tc, test_indirect_calls);
 	tcase_add_test(tc, test_texture_surface);
+	tcase_add_test(tc, test_warp_groups);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("runtime_api");

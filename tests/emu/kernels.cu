@@ -217,3 +217,15 @@ __global__ void texsurf(float *o, cudaTextureObject_t t,
 	o[16 + y * 4 + x] = tex2D<float>(t, x + 1.0f, y + 0.5f);
 	surf2Dwrite(2 * a, s, x * 4, y);
 }
+
+// warp operations over groups of lanes named by different member masks
+// in one instruction (cooperative groups' labeled_partition)
+__global__ void groups(int *o)
+{
+	int t = threadIdx.x;
+	unsigned g = __match_any_sync(0xffffffff, t % 3);
+
+	o[t] = __reduce_max_sync(g, t);
+	o[32 + t] = __ballot_sync(g, t & 1);
+	o[64 + t] = __all_sync(g, t % 3 == 1);
+}
