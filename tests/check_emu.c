@@ -200,8 +200,9 @@ START_TEST(test_parse_one_bad_kernel)
 	ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorNotSupported);
 	ck_assert_int_eq(wgemu_last_fault(err, sizeof(err)),
 			 WGEMU_FAULT_UNSUPPORTED);
-	ck_assert_msg(strstr(err, "PTX of 'bad' that the emulator cannot "
-			     "parse: line 6: unknown directive '.bogus'"),
+	ck_assert_msg(strstr(err, "PTX that the emulator cannot parse: "
+			     "line 6: unknown directive '.bogus' in function (in "
+			     "'bad')"),
 		      "%s", err);
 	cudaDeviceReset();
 }
@@ -1127,6 +1128,42 @@ START_TEST(test_warp_groups)
 }
 END_TEST
 
+/* Forms cub's kernels use: bmsk, a predicate constant of -1,
+ * griddepcontrol (programmatic dependent launch: nothing to wait for) */
+START_TEST(test_cub_forms)
+{
+	static const char ptx[] = HDR
+		".visible .entry forms(.param .u64 p)\n{\n"
+		"\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<2>;\n\t.reg .pred %p<2>;\n"
+		"\tld.param.u64 %rd1, [p];\n"
+		"\tgriddepcontrol.wait;\n"
+		"\tmov.u32 %r1, 4;\n\tmov.u32 %r2, 8;\n"
+		"\tbmsk.clamp.b32 %r3, %r1, %r2;\n"
+		"\tmov.u32 %r1, 30;\n"
+		"\tbmsk.clamp.b32 %r4, %r1, %r2;\n"
+		"\tmov.pred %p1, -1;\n"
+		"\tselp.u32 %r5, 7, 9, %p1;\n"
+		"\tst.global.u32 [%rd1], %r3;\n"
+		"\tst.global.u32 [%rd1+4], %r4;\n"
+		"\tst.global.u32 [%rd1+8], %r5;\n"
+		"\tgriddepcontrol.launch_dependents;\n"
+		"\tret;\n}\n";
+	char err[256];
+	unsigned h[3];
+	void *d = dalloc(sizeof(h));
+	void *args[1] = { &d };
+
+	ck_assert_int_ge(wgemu_load_ptx(ptx, strlen(ptx), err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(launch("forms", 1, 1, 1, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
+	ck_assert_uint_eq(h[0], 0xff0u);
+	ck_assert_uint_eq(h[1], 0xc0000000u);
+	ck_assert_uint_eq(h[2], 7);
+}
+END_TEST
+
 /* ---- runtime API ---- */
 START_TEST(test_api_launch_config)
 {
@@ -1489,6 +1526,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_indirect_calls);
 	tcase_add_test(tc, test_texture_surface);
 	tcase_add_test(tc, test_warp_groups);
+	tcase_add_test(tc, test_cub_forms);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("runtime_api");

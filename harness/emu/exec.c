@@ -2353,8 +2353,8 @@ static int unsupported(struct xctx *x, struct warp *w,
 
 	if (in->sub == UNSUP_PARSE)
 		return fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
-			     __builtin_ctz(m), "PTX of '%s' that the "
-			     "emulator cannot parse: %s", f->name, s);
+			     __builtin_ctz(m), "PTX that the emulator cannot "
+			     "parse: %s (in '%.160s')", s, f->name);
 	return fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id, __builtin_ctz(m),
 		     "unsupported PTX instruction '%s'", s);
 }
@@ -2706,6 +2706,30 @@ static int run_warp(struct xctx *x, struct warp *w)
 			case OP_HALF:
 				do_half(x, w, in, m, R, P, f);
 				break;
+			case OP_BMSK: {
+				/* bmsk.{clamp,wrap}.b32 d, start, width */
+				const uint64_t *S = src(x, w, R, f, &in->s[0],
+							t0);
+				const uint64_t *N = src(x, w, R, f, &in->s[1],
+							t1);
+
+				D = dst(x, R, &in->d[0]);
+				LANES({
+					uint32_t a = (uint32_t)S[l],
+						 b = (uint32_t)N[l];
+
+					if (in->sub) {
+						a &= 31;
+						b &= 31;
+					} else {
+						a = a > 32 ? 32 : a;
+						b = b > 32 ? 32 : b;
+					}
+					D[l] = a >= 32 ? 0 : (uint32_t)
+					       ((((1ull << b) - 1)) << a);
+				});
+				break;
+			}
 			case OP_TEX:
 				if (do_tex(x, w, in, m, R, f))
 					return -1;

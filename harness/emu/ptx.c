@@ -37,7 +37,8 @@ const char *const emu_op_name[OP_COUNT] = {
 	"vote", "bra", "call", "ret", "exit", "trap", "membar", "mul24",
 	"mad24", "sad", "copysign", "testp", "activemask", "slct", "set",
 	"mov", "mov", "dp4a", "mov", "bfind", "redux", "tanh", "bar.red",
-	"cp.async", "match", "half", "tex", "suld", "sust", "unsupported"
+	"cp.async", "match", "half", "tex", "suld", "sust", "bmsk",
+	"unsupported"
 };
 
 static const char *const sreg_names[SR_COUNT] = {
@@ -1143,10 +1144,10 @@ static int want_reg(struct parser *p, struct fbuild *fb, const struct rop *r,
 static int want_pred(struct parser *p, struct fbuild *fb,
 		     const struct rop *r, struct emu_opnd *o, int line)
 {
-	if (r->kind == RO_INT && (r->ival == 0 || r->ival == 1)) {
-		/* constant predicate */
+	if (r->kind == RO_INT) {
+		/* constant predicate: 0 false, anything else (1, -1) true */
 		o->kind = OK_CONST;
-		o->idx = add_const(p, fb, (uint64_t)r->ival, line);
+		o->idx = add_const(p, fb, r->ival != 0, line);
 		return o->idx < 0 ? -1 : 0;
 	}
 	if (r->kind != RO_NAME || resolve_val(p, fb, r, T_NONE, o, line))
@@ -1230,9 +1231,11 @@ static const struct opname opnames[] = {
 	{ "set", OP_SET }, { "dp4a", OP_DP4A }, { "pmevent", OP_NOP },
 	{ "nanosleep", OP_NOP }, { "prefetch", OP_NOP },
 	{ "prefetchu", OP_NOP }, { "brkpt", OP_NOP }, { "bfind", OP_BFIND },
+	/* programmatic dependent launch: launches are in order anyway */
+	{ "griddepcontrol", OP_NOP },
 	{ "redux", OP_REDUX }, { "tanh", OP_TANH }, { "cp", OP_CPASYNC },
 	{ "match", OP_MATCH }, { "tex", OP_TEX }, { "suld", OP_SULD },
-	{ "sust", OP_SUST },
+	{ "sust", OP_SUST }, { "bmsk", OP_BMSK },
 	{ NULL, 0 }
 };
 
@@ -1283,6 +1286,13 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 				in->type2 = (uint8_t)k;
 			else
 				return 1;
+			continue;
+		}
+		if (op == OP_NOP)
+			continue;   /* hints (prefetch.global.L2, ...) */
+		if (op == OP_BMSK && (!strcmp(s, "clamp") ||
+				      !strcmp(s, "wrap"))) {
+			in->sub = s[0] == 'w';
 			continue;
 		}
 		if (op == OP_TEX || op == OP_SULD || op == OP_SUST) {

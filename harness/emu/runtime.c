@@ -1091,6 +1091,78 @@ struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z,
 	return d;
 }
 
+/* Memory pools: the device has one (a dummy handle), whose attributes
+ * are kept; allocations from it are ordinary allocations, freed at once
+ * by cudaFreeAsync (there is nothing to release later). */
+static struct CUmemPoolHandle_st *const g_pool =
+	(struct CUmemPoolHandle_st *)&g_pool;
+static uint64_t g_pool_attr[16];
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
+{
+	if (!memPool || device != 0)
+		return fail(device ? cudaErrorInvalidDevice :
+				     cudaErrorInvalidValue);
+	*memPool = g_pool;
+	return g_sticky;
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
+{
+	return cudaDeviceGetDefaultMemPool(memPool, device);
+}
+
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
+{
+	if (device != 0 || memPool != g_pool)
+		return fail(cudaErrorInvalidValue);
+	return g_sticky;
+}
+
+/* attributes are int or uint64_t (the sizes and the watermarks) */
+static int pool_attr_is_int(enum cudaMemPoolAttr attr)
+{
+	return attr < cudaMemPoolAttrReleaseThreshold;
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool,
+				    enum cudaMemPoolAttr attr, void *value)
+{
+	if (memPool != g_pool || !value || (unsigned)attr >= 16)
+		return fail(cudaErrorInvalidValue);
+	if (pool_attr_is_int(attr))
+		g_pool_attr[attr] = (uint64_t)*(int *)value;
+	else
+		memcpy(&g_pool_attr[attr], value, 8);
+	return g_sticky;
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool,
+				    enum cudaMemPoolAttr attr, void *value)
+{
+	if (memPool != g_pool || !value || (unsigned)attr >= 16)
+		return fail(cudaErrorInvalidValue);
+	if (pool_attr_is_int(attr))
+		*(int *)value = (int)g_pool_attr[attr];
+	else
+		memcpy(value, &g_pool_attr[attr], 8);
+	return g_sticky;
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+	(void)minBytesToKeep;
+	return memPool == g_pool ? g_sticky : fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
+				    cudaMemPool_t memPool, cudaStream_t stream)
+{
+	if (memPool != g_pool)
+		return fail(cudaErrorInvalidValue);
+	return cudaMallocAsync(ptr, size, stream);
+}
+
 cudaError_t cudaCtxResetPersistingL2Cache(void)
 {
 	return g_sticky;
