@@ -21,6 +21,7 @@
 #include <string.h>
 #include "emu/emu.h"
 #include "emu/half.h"
+#include "emu/race.h"
 #include "emu/texture.h"
 
 #define FULL 0xffffffffu
@@ -72,9 +73,7 @@ struct xctx {
 	uint64_t *symaddr;
 	uint8_t *smem;
 	uint32_t smem_size, dyn_base;
-	uint32_t *sh_wep, *sh_rep;    /* shadow per byte: epochs of write / read */
-	uint16_t *sh_ww, *sh_rw;      /* shadow: warp of write / reader */
-	int32_t *sh_wpc;              /* line of the last write */
+	struct race_shadow *sh;       /* race tracking (race.c) */
 	uint32_t epoch, block_epoch;
 	uint32_t lcap;
 	struct warp *warps;
@@ -1148,71 +1147,34 @@ static struct emu_alloc *global_lookup(struct xctx *x, uint64_t a,
 	return c;
 }
 
-/* A race on shared byte b: the access of this warp conflicts with the
- * last write (is_write_side) or the last reads of another warp. */
-static int race(struct xctx *x, const struct emu_insn *in, int warp,
-		int lane, uint32_t b, int is_store, int with_write)
-{
-	char loc[128];
-	struct emu_insn tmp;
-
-	if (!with_write)
-		return fault(x, WGEMU_FAULT_RACE, in, warp, lane,
-			     "shared-memory race at offset %u: written by "
-			     "warp %d after %s read it with no barrier "
-			     "between", b, warp, x->sh_rw[b] == 0xffff ?
-			     "other warps" : "another warp");
-	tmp.line = x->sh_wpc[b];
-	where(x, &tmp, loc, sizeof(loc));
-	return fault(x, WGEMU_FAULT_RACE, in, warp, lane,
-		     "shared-memory race at offset %u: %s by warp %d, "
-		     "written at %s by warp %d with no barrier between", b,
-		     is_store ? "written" : "read", warp, loc, x->sh_ww[b]);
-}
-
-/* Shadow checks of a shared access of lane l, byte by byte: warps that
- * write disjoint bytes of one word (a char histogram, halves of a
- * word) do not race, as on the hardware, where shared memory is byte
- * addressed; nor does a store of the value a byte already holds. */
+/* Race checks of a shared access of lane l (race.c), reported here: a
+ * read of unwritten memory as a warning, a race as a fault. */
 static int shadow(struct xctx *x, const struct emu_insn *in, int warp,
 		  int lane, uint32_t off, int bytes, int is_store, int atomic)
 {
-	uint32_t end = off + (uint32_t)bytes, b;
-	int same;
+	struct race_hit h;
+	char loc[128];
+	struct emu_insn tmp;
 
-	for (b = off; b < end; b++) {
-		if ((!is_store || atomic) && x->sh_wep[b] < x->block_epoch) {
-			/* common and harmless in correct kernels (a padded
-			 * tile element read, then discarded by a bounds
-			 * check): a warning, not a fault */
-			warn_uninit(x, in, warp, lane, b);
-		}
-		if (atomic) {
-			x->sh_wep[b] = x->epoch;
-			x->sh_ww[b] = (uint16_t)warp;
-			x->sh_wpc[b] = in->line;
-			continue;
-		}
-		/* storing the value the byte already holds changes nothing
-		 * in any order: no race (all threads setting one flag) */
-		same = is_store && x->stv && x->smem[b] == x->stv[lane][b - off];
-		if (x->sh_wep[b] == x->epoch && x->sh_ww[b] != warp && !same)
-			return race(x, in, warp, lane, b, is_store, 1);
-		if (is_store) {
-			if (x->sh_rep[b] == x->epoch && x->sh_rw[b] != warp &&
-			    !same)
-				return race(x, in, warp, lane, b, 1, 0);
-			x->sh_wep[b] = x->epoch;
-			x->sh_ww[b] = (uint16_t)warp;
-			x->sh_wpc[b] = in->line;
-		} else if (x->sh_rep[b] != x->epoch) {
-			x->sh_rep[b] = x->epoch;
-			x->sh_rw[b] = (uint16_t)warp;
-		} else if (x->sh_rw[b] != warp) {
-			x->sh_rw[b] = 0xffff;
-		}
+	if (!race_access(x->sh, x->epoch, x->block_epoch, warp, in->line, off,
+			 bytes, is_store, atomic, x->smem,
+			 x->stv ? x->stv[lane] : NULL, &h)) {
+		if (h.uninit)
+			warn_uninit(x, in, warp, lane, h.uninit_off);
+		return 0;
 	}
-	return 0;
+	if (h.kind == RACE_AFTER_READ)
+		return fault(x, WGEMU_FAULT_RACE, in, warp, lane,
+			     "shared-memory race at offset %u: written by "
+			     "warp %d after %s read it with no barrier "
+			     "between", h.off, warp, h.other_warp == 0xffff ?
+			     "other warps" : "another warp");
+	tmp.line = h.other_line;
+	where(x, &tmp, loc, sizeof(loc));
+	return fault(x, WGEMU_FAULT_RACE, in, warp, lane,
+		     "shared-memory race at offset %u: %s by warp %d, "
+		     "written at %s by warp %d with no barrier between", h.off,
+		     is_store ? "written" : "read", warp, loc, h.other_warp);
 }
 
 /* The space a generic address falls in; *a becomes the offset into the
@@ -1520,6 +1482,18 @@ static int do_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	uint32_t gm, sm;
 
 	lane_addrs(x, w, R, in, m, addr);
+	if (!x->checks || in->space == SP_GLOBAL) {
+		/* no race check sees the values: store them directly */
+		if (resolve(x, w, in, m, addr, bytes, 1, 0, hp, &gm, &sm))
+			return -1;
+		for (i = 0; i < in->vec; i++) {
+			const uint64_t *A = src(x, w, R, f, &in->s[i], tmp);
+			int o = i * esz;
+
+			LANES(memcpy(hp[l] + o, &A[l], (size_t)esz));
+		}
+		goto count;
+	}
 	for (i = 0; i < in->vec; i++) {
 		const uint64_t *A = src(x, w, R, f, &in->s[i], tmp);
 		int o = i * esz;
@@ -1532,6 +1506,7 @@ static int do_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	if (i)
 		return -1;
 	LANES(memcpy(hp[l], vals[l], (size_t)bytes));
+count:
 	if ((gm | sm) && in->merge != MERGE_FOLLOW)
 		count_access(x, in, addr, gm, sm, in->merge ? in->merge : bytes,
 			     ACC_STORE);
@@ -2835,10 +2810,7 @@ next_entry:
 static struct warp g_warps[32];
 static uint8_t *g_smem;
 static size_t g_smem_cap;
-static uint32_t *g_wep, *g_rep;
-static uint16_t *g_ww, *g_rw;
-static int32_t *g_wpc;
-static size_t g_shadow_cap;
+static struct race_shadow g_shadow;
 
 /* Every warp waits at a barrier: let them go on, giving those at a
  * bar.red the block's reduction. */
@@ -3159,43 +3131,21 @@ int emu_run(const struct emu_module *m, int k,
 	x.smem_size = cfg->dyn_smem ? x.dyn_base + (uint32_t)cfg->dyn_smem
 				    : (uint32_t)off;
 	if (x.smem_size + 64 > g_smem_cap) {
-		size_t n = x.smem_size + 64, w = n;  /* shadow: per byte */
-		void *a = realloc(g_smem, n), *b, *c, *d, *e, *g;
+		size_t n = x.smem_size + 64;
+		void *a = realloc(g_smem, n);
 
 		if (a)
 			g_smem = a;
-		b = realloc(g_wep, w * 4);
-		if (b)
-			g_wep = b;
-		c = realloc(g_rep, w * 4);
-		if (c)
-			g_rep = c;
-		d = realloc(g_ww, w * 2);
-		if (d)
-			g_ww = d;
-		e = realloc(g_rw, w * 2);
-		if (e)
-			g_rw = e;
-		g = realloc(g_wpc, w * 4);
-		if (g)
-			g_wpc = g;
-		if (!a || !b || !c || !d || !e || !g) {
+		if (!a || race_reserve(&g_shadow, n)) {
 			res->fault = WGEMU_FAULT_RESOURCES;
 			snprintf(res->msg, sizeof(res->msg),
 				 "out of host memory");
 			goto out;
 		}
-		memset(g_wep + g_shadow_cap, 0, (w - g_shadow_cap) * 4);
-		memset(g_rep + g_shadow_cap, 0, (w - g_shadow_cap) * 4);
-		g_shadow_cap = w;
 		g_smem_cap = n;
 	}
 	x.smem = g_smem;
-	x.sh_wep = g_wep;
-	x.sh_rep = g_rep;
-	x.sh_ww = g_ww;
-	x.sh_rw = g_rw;
-	x.sh_wpc = g_wpc;
+	x.sh = &g_shadow;
 	lcap = 0;
 	for (i = 0; i < m->nfuncs; i++)
 		if (i == k || !m->funcs[i].is_entry)
