@@ -7,8 +7,13 @@
  *
  * The program runs in a child process with $WGEMU_RECORD naming a file in
  * a private temporary directory; the runtime writes its launch records
- * there at exit (runtime.c), and this command reads them back.
+ * there at exit (runtime.c), and this command reads them back.  Compiler
+ * and linker options are passed through (-I, -D, -std=, -l, ...); the
+ * table has one row per kernel and configuration, -v one per launch.
+ * The temporary directory is named after this process, so that one left
+ * behind by a killed run is removed by the next.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -16,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd_emu.h"
@@ -30,6 +36,9 @@
 #endif
 #ifndef WG_EMU_LINK_LIBS
 #define WG_EMU_LINK_LIBS "build/libwgemu.a -lstdc++ -lm -lpthread"
+#endif
+#ifndef WG_EMU_STUB_LIBS
+#define WG_EMU_STUB_LIBS "build/libwgemu_stubs.a"
 #endif
 
 #define MAX_ARGS 256
@@ -51,17 +60,152 @@ struct line_rec {
 
 static void usage(FILE *f)
 {
-	fputs("usage: warpgrade emu FILE.cu... [--counters FILE] [-v] "
-	      "[-- ARGS...]\n\n"
+	fputs("usage: warpgrade emu FILE.cu... [OPTIONS] [-- ARGS...]\n\n"
 	      "Build a CUDA program (.cu, .c, .cpp, .o files) against the "
 	      "GPU-free emulator,\nrun it with ARGS and print the memory "
-	      "traffic of each kernel launch:\nsectors per request of "
-	      "global loads and stores (4 is ideal for 4-byte\nelements) "
-	      "and shared-memory bank conflicts.\n\n"
-	      "  --counters FILE  also write the launches as JSON\n"
-	      "  -v               per source line detail of every launch\n"
+	      "traffic of its kernels, one row per\nkernel and launch "
+	      "configuration: sectors per request of global loads and\n"
+	      "stores (4 is ideal for 4-byte elements) and shared-memory "
+	      "bank conflicts.\n\n"
+	      "  --counters FILE  also write every launch as JSON\n"
+	      "  -v               one row per launch, and per source line\n"
+	      "  -I DIR, -D NAME[=VALUE], -U NAME, -std=STD, -O..., -g, "
+	      "-Xcompiler ARG,\n"
+	      "  --expt-..., and other nvcc options: passed to every "
+	      "compilation\n"
+	      "  -l LIB, -L DIR, -Wl,..., -Xlinker ARG: passed to the link\n"
 	      "  --help           this text\n\n"
-	      "The exit status is the program's.\n", f);
+	      "-arch and -gencode are ignored: the emulator needs its own "
+	      "(compute_90 PTX).\nThe exit status is the program's.\n", f);
+}
+
+/* What the command line asks for.  The string arrays hold pointers into
+ * argv (and a few literals); only the arrays are owned. */
+struct opts {
+	int verbose;
+	const char *counters;
+	const char **srcs, **cflags, **lflags, **args;
+	int nsrc, ncf, nlf, nargs;
+};
+
+static void push(const char ***v, int *n, const char *s)
+{
+	*v = xrealloc(*v, (size_t)(*n + 2) * sizeof(**v));
+	(*v)[(*n)++] = s;
+	(*v)[*n] = NULL;
+}
+
+static void opts_release(struct opts *o)
+{
+	free(o->srcs);
+	free(o->cflags);
+	free(o->lflags);
+	free(o->args);
+}
+
+static int starts(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* options whose value is the next word: to the compiler, to the link */
+static const char *const c_with_arg[] = {
+	"-I", "-D", "-U", "-isystem", "-include", "-Xcompiler",
+	"--compiler-options", "-std", "--std", "-Xptxas", "-maxrregcount",
+	"--include-path", "--define-macro", NULL
+};
+static const char *const l_with_arg[] = {
+	"-l", "-L", "-Xlinker", "--linker-options", NULL
+};
+/* options that would change what the emulator needs (skipped) */
+static const char *const ignored[] = {
+	"-arch", "--gpu-architecture", "-gencode", "--generate-code",
+	"-code", "--gpu-code", NULL
+};
+
+static int in_list(const char *const *l, const char *s)
+{
+	for (int i = 0; l[i]; i++)
+		if (!strcmp(l[i], s))
+			return 1;
+	return 0;
+}
+
+static int ignored_opt(const char *s)
+{
+	for (int i = 0; ignored[i]; i++)
+		if (starts(s, ignored[i]) && (!s[strlen(ignored[i])] ||
+					      s[strlen(ignored[i])] == '='))
+			return 1;
+	return 0;
+}
+
+/* A compiler or linker option at argv[*i] (which may take argv[*i+1]):
+ * 0 taken, -1 a usage error. */
+static int pass_option(struct opts *o, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	int with = in_list(c_with_arg, a) || in_list(l_with_arg, a) ||
+		   (ignored_opt(a) && !strchr(a, '='));
+	int link = in_list(l_with_arg, a) ||
+		   (starts(a, "-l") && strcmp(a, "-lineinfo")) ||
+		   starts(a, "-L") || starts(a, "-Wl,") ||
+		   starts(a, "-Xlinker=") || starts(a, "--linker-options=");
+
+	if (with && *i + 1 == argc)
+		return error("option '%s' needs a value", a);
+	if (ignored_opt(a)) {
+		fprintf(stderr, "warpgrade emu: ignoring %s%s%s: the emulator "
+			"builds compute_90 PTX\n", a, with ? " " : "",
+			with ? argv[*i + 1] : "");
+		*i += with;
+		return 0;
+	}
+	if (!strcmp(a, "-o") || !strcmp(a, "-c") || !strcmp(a, "-ptx") ||
+	    !strcmp(a, "-cubin") || starts(a, "-rdc") || !strcmp(a, "-dc"))
+		return error("option '%s' is warpgrade emu's to choose", a);
+	push(link ? &o->lflags : &o->cflags, link ? &o->nlf : &o->ncf, a);
+	if (with)
+		push(link ? &o->lflags : &o->cflags, link ? &o->nlf : &o->ncf,
+		     argv[++*i]);
+	/* OpenMP needs the runtime at the link too */
+	if (with && !link && strstr(argv[*i], "-fopenmp"))
+		push(&o->lflags, &o->nlf, "-fopenmp");
+	return 0;
+}
+
+/* 0, 1 for --help, -1 a usage error (printed) */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			for (i++; i < argc; i++)
+				push(&o->args, &o->nargs, argv[i]);
+			break;
+		}
+		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+			return 1;
+		if (!strcmp(a, "-v")) {
+			o->verbose = 1;
+		} else if (!strcmp(a, "--counters")) {
+			if (++i == argc)
+				return error("--counters needs a file name");
+			o->counters = argv[i];
+		} else if (starts(a, "--counters=")) {
+			o->counters = a + 11;
+		} else if (a[0] == '-') {
+			if (pass_option(o, argc, argv, &i))
+				return -1;
+		} else {
+			push(&o->srcs, &o->nsrc, a);
+		}
+	}
+	if (!o->nsrc)
+		return error("no source file given");
+	return 0;
 }
 
 static volatile sig_atomic_t interrupted;
@@ -290,42 +434,82 @@ static void print_source_line(const char *file, int line)
 	free(text);
 }
 
+static void print_lines(const struct launch_rec *r)
+{
+	for (int j = 0; j < r->nlines; j++) {
+		const struct line_rec *l = &r->lines[j];
+		char where[300];
+
+		snprintf(where, sizeof(where), "%s:%d", base(l->file),
+			 l->line);
+		printf("  %-26.26s %-14s %-12s %8s %9.2f %10.2f %10llu\n",
+		       where, "", "", "", ratio(l->c[1], l->c[0]),
+		       ratio(l->c[3], l->c[2]), l->c[5] + l->c[7]);
+		print_source_line(l->file, l->line);
+	}
+}
+
+static void print_row(const struct launch_rec *r, unsigned long long count)
+{
+	char g[40], b[40];
+
+	snprintf(g, sizeof(g), "%ux%ux%u", r->grid[0], r->grid[1],
+		 r->grid[2]);
+	snprintf(b, sizeof(b), "%ux%ux%u", r->block[0], r->block[1],
+		 r->block[2]);
+	printf("%-28.28s %-14s %-12s %8llu %9.2f %10.2f %10llu\n",
+	       r->kernel, g, b, count, ratio(r->c[1], r->c[0]),
+	       ratio(r->c[3], r->c[2]), r->c[5] + r->c[7]);
+}
+
+static int same_config(const struct launch_rec *a, const struct launch_rec *b)
+{
+	return !strcmp(a->kernel, b->kernel) &&
+	       !memcmp(a->grid, b->grid, sizeof(a->grid)) &&
+	       !memcmp(a->block, b->block, sizeof(a->block)) &&
+	       a->dyn == b->dyn;
+}
+
+/* One row per kernel and configuration (in order of first launch) with
+ * the launches' counters summed; verbose: one row per launch, with its
+ * source lines. */
 static void print_table(const struct launch_rec *v, int n, int verbose)
 {
-	int i, j;
+	struct launch_rec sum;
+	char *done;
 
 	if (!n) {
 		printf("warpgrade emu: no kernel launches\n");
 		return;
 	}
-	printf("\n%-28s %-14s %-12s %9s %9s %9s\n", "kernel", "grid",
-	       "block", "ld sec/req", "st sec/req", "bank confl");
-	for (i = 0; i < n; i++) {
-		const struct launch_rec *r = &v[i];
-		char g[40], b[40];
-
-		snprintf(g, sizeof(g), "%ux%ux%u", r->grid[0], r->grid[1],
-			 r->grid[2]);
-		snprintf(b, sizeof(b), "%ux%ux%u", r->block[0], r->block[1],
-			 r->block[2]);
-		printf("%-28.28s %-14s %-12s %9.2f %10.2f %10llu\n",
-		       r->kernel, g, b, ratio(r->c[1], r->c[0]),
-		       ratio(r->c[3], r->c[2]), r->c[5] + r->c[7]);
-		if (!verbose)
-			continue;
-		for (j = 0; j < r->nlines; j++) {
-			const struct line_rec *l = &r->lines[j];
-			char where[300];
-
-			snprintf(where, sizeof(where), "%s:%d", base(l->file),
-				 l->line);
-			printf("  %-26.26s %-14s %-12s %9.2f %10.2f %10llu\n",
-			       where, "",
-			       "", ratio(l->c[1], l->c[0]),
-			       ratio(l->c[3], l->c[2]), l->c[5] + l->c[7]);
-			print_source_line(l->file, l->line);
+	printf("\n%-28s %-14s %-12s %8s %9s %9s %9s\n", "kernel", "grid",
+	       "block", "launches", "ld sec/req", "st sec/req", "bank confl");
+	if (verbose) {
+		for (int i = 0; i < n; i++) {
+			print_row(&v[i], 1);
+			print_lines(&v[i]);
 		}
+		return;
 	}
+	done = xcalloc((size_t)n, 1);
+	for (int i = 0; i < n; i++) {
+		unsigned long long count = 0;
+
+		if (done[i])
+			continue;
+		sum = v[i];
+		memset(sum.c, 0, sizeof(sum.c));
+		for (int j = i; j < n; j++) {
+			if (done[j] || !same_config(&v[i], &v[j]))
+				continue;
+			done[j] = 1;
+			count++;
+			for (int k = 0; k < 9; k++)
+				sum.c[k] += v[j].c[k];
+		}
+		print_row(&sum, count);
+	}
+	free(done);
 }
 
 static int write_json(const char *path, const struct launch_rec *v, int n)
@@ -371,66 +555,142 @@ out:
 	return rc;
 }
 
-int cmd_emu(int argc, char **argv)
+/* Remove what killed runs left: /tmp/wg-emu-PID-* of ours whose
+ * process is gone. */
+static void clean_stale(void)
 {
-	char tmpl[] = "/tmp/wg-emu-XXXXXX";
-	char *dir = NULL, *exe = NULL, *rec = NULL, *env = NULL;
-	char *cargv[MAX_ARGS], *largv[MAX_ARGS], *pargv[MAX_ARGS];
-	char *store[4] = { NULL, NULL, NULL, NULL };
-	char nvcc[4096];
-	const char *counters = NULL;
-	struct launch_rec *recs = NULL;
-	int nrecs = 0, i, k, nl = 0, np = 0, verbose = 0, rc = 2, nobj = 0;
-	char fault[1024] = "";
-	char **objs = NULL;
+	DIR *d = opendir("/tmp");
+	struct dirent *e;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			for (i++; i < argc && np < MAX_ARGS - 2; i++)
-				pargv[1 + np++] = argv[i];
-			break;
-		}
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			rc = 0;
-			goto out;
-		}
-		if (!strcmp(argv[i], "-v")) {
-			verbose = 1;
-		} else if (!strcmp(argv[i], "--counters")) {
-			if (++i == argc) {
-				error("--counters needs a file name");
-				goto out;
-			}
-			counters = argv[i];
-		} else if (!strncmp(argv[i], "--counters=", 11)) {
-			counters = argv[i] + 11;
-		} else if (argv[i][0] == '-') {
-			error("unknown option '%s'", argv[i]);
-			usage(stderr);
-			goto out;
-		} else {
-			objs = xrealloc(objs, (size_t)(nobj + 1) *
-					sizeof(*objs));
-			objs[nobj++] = argv[i];
-		}
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end, *path;
+		long pid;
+		struct stat st;
+
+		if (strncmp(e->d_name, "wg-emu-", 7))
+			continue;
+		pid = strtol(e->d_name + 7, &end, 10);
+		if (end == e->d_name + 7 || *end != '-' || pid <= 0)
+			continue;
+		if (!kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;   /* its run is still going */
+		path = xstrfmt("/tmp/%s", e->d_name);
+		if (!lstat(path, &st) && S_ISDIR(st.st_mode) &&
+		    st.st_uid == geteuid())
+			remove_tree(path);
+		free(path);
 	}
-	if (!nobj) {
-		error("no source file given");
-		usage(stderr);
-		goto out;
+	closedir(d);
+}
+
+/* nvcc -c one source into obj: 0, or the compiler's status */
+static int compile(const struct opts *o, const char *nvcc, const char *src,
+		   const char *obj)
+{
+	char *argv[MAX_ARGS + 1], *store = NULL;
+	int k = 0, r;
+
+	argv[k++] = (char *)nvcc;
+	argv[k++] = "-c";
+	if (!has_suffix(src, ".cu")) {
+		argv[k++] = "-x";
+		argv[k++] = has_suffix(src, ".c") ? "c" : "c++";
+	} else {
+		k = add_words(argv, k, WG_EMU_NVCC_FLAGS, &store, NULL);
 	}
-	for (i = 0; i < nobj; i++)
-		if (access(objs[i], R_OK)) {
-			error("cannot read '%s': %s", objs[i],
-			      strerror(errno));
-			goto out;
-		}
-	rc = 1;
+	for (int i = 0; i < o->ncf && k < MAX_ARGS - 4; i++)
+		argv[k++] = (char *)o->cflags[i];
+	argv[k++] = (char *)src;
+	argv[k++] = "-o";
+	argv[k++] = (char *)obj;
+	argv[k] = NULL;
+	r = run(argv, NULL);
+	free(store);
+	return r;
+}
+
+/* Compile every source into dir and link dir/prog: 0 or -1 (printed) */
+static int build(const struct opts *o, const char *dir, const char *exe)
+{
+	char nvcc[4096], *argv[MAX_ARGS + 1], *store[2] = { NULL, NULL };
+	char **objs = xcalloc((size_t)o->nsrc + 1, sizeof(*objs));
+	char *stubs = xstrfmt("%s/%s", wg_root(), WG_EMU_STUB_LIBS);
+	int k = 0, rc = -1;
+
 	if (wg_nvcc(nvcc, sizeof(nvcc))) {
 		error("the CUDA Toolkit path is too long");
 		goto out;
 	}
+	argv[k++] = "g++";
+	argv[k++] = "-o";
+	argv[k++] = (char *)exe;
+	for (int i = 0; i < o->nsrc && k < MAX_ARGS - 16; i++) {
+		int r;
+
+		if (has_suffix(o->srcs[i], ".o") ||
+		    has_suffix(o->srcs[i], ".a")) {
+			argv[k++] = (char *)o->srcs[i];
+			continue;
+		}
+		objs[i] = xstrfmt("%s/%d.o", dir, i);
+		r = compile(o, nvcc, o->srcs[i], objs[i]);
+		if (interrupted)
+			goto out;
+		if (r) {
+			error("cannot compile '%s' (nvcc exit %d)", o->srcs[i],
+			      r);
+			goto out;
+		}
+		argv[k++] = objs[i];
+	}
+	for (int i = 0; i < o->nlf && k < MAX_ARGS - 16; i++)
+		argv[k++] = (char *)o->lflags[i];
+	k = add_words(argv, k, WG_EMU_LINK_LIBS, &store[0], wg_root());
+	if (!access(stubs, R_OK))
+		argv[k++] = stubs;
+	argv[k] = NULL;
+	if (run(argv, NULL)) {
+		if (!interrupted)
+			error("cannot link the program with the emulator "
+			      "runtime");
+		goto out;
+	}
+	rc = 0;
+out:
+	for (int i = 0; i < o->nsrc; i++)
+		free(objs[i]);
+	free(objs);
+	free(stubs);
+	free(store[0]);
+	free(store[1]);
+	return rc;
+}
+
+int cmd_emu(int argc, char **argv)
+{
+	char *tmpl = NULL, *dir = NULL, *exe = NULL, *rec = NULL, *env = NULL;
+	const char **pargv = NULL;
+	struct opts o;
+	struct launch_rec *recs = NULL;
+	int nrecs = 0, i, rc = 2, n = 0;
+	char fault[1024] = "";
+
+	i = parse_args(argc, argv, &o);
+	if (i) {
+		if (i > 0)
+			rc = 0;
+		usage(i > 0 ? stdout : stderr);
+		goto out;
+	}
+	for (i = 0; i < o.nsrc; i++)
+		if (access(o.srcs[i], R_OK)) {
+			error("cannot read '%s': %s", o.srcs[i],
+			      strerror(errno));
+			goto out;
+		}
+	rc = 1;
 	exe = xstrfmt("%s/build/libwgemu.a", wg_root());
 	if (access(exe, R_OK)) {
 		error("cannot read '%s': build the emulator with 'make'",
@@ -439,6 +699,8 @@ int cmd_emu(int argc, char **argv)
 	}
 	free(exe);
 	exe = NULL;
+	clean_stale();
+	tmpl = xstrfmt("/tmp/wg-emu-%ld-XXXXXX", (long)getpid());
 	if (!mkdtemp(tmpl)) {
 		error("cannot create a temporary directory: %s",
 		      strerror(errno));
@@ -446,68 +708,18 @@ int cmd_emu(int argc, char **argv)
 	}
 	dir = tmpl;
 	catch_interrupts();
-	/* link line: g++ -o prog objects... libs */
-	largv[nl++] = "g++";
-	largv[nl++] = "-o";
 	exe = xstrfmt("%s/prog", dir);
-	largv[nl++] = exe;
-	for (i = 0; i < nobj; i++) {
-		char *obj;
-		int r;
-
-		if (has_suffix(objs[i], ".o") || has_suffix(objs[i], ".a")) {
-			largv[nl++] = objs[i];
-			continue;
-		}
-		obj = xstrfmt("%s/%d.o", dir, i);
-		k = 0;
-		cargv[k++] = nvcc;
-		cargv[k++] = "-c";
-		if (!has_suffix(objs[i], ".cu")) {
-			cargv[k++] = "-x";
-			cargv[k++] = has_suffix(objs[i], ".c") ? "c" : "c++";
-		} else {
-			k = add_words(cargv, k, WG_EMU_NVCC_FLAGS, &store[0],
-				      NULL);
-		}
-		cargv[k++] = objs[i];
-		cargv[k++] = "-o";
-		cargv[k++] = obj;
-		cargv[k] = NULL;
-		r = run(cargv, NULL);
-		free(store[0]);
-		store[0] = NULL;
-		if (interrupted) {
+	if (build(&o, dir, exe)) {
+		if (interrupted)
 			rc = 128 + interrupted;
-			free(obj);
-			goto out;
-		}
-		if (r) {
-			error("cannot compile '%s' (nvcc exit %d)", objs[i], r);
-			free(obj);
-			goto out;
-		}
-		largv[nl++] = obj;
-		if (nl > MAX_ARGS - 16) {
-			error("too many files");
-			goto out;
-		}
-	}
-	nl = add_words(largv, nl, WG_EMU_LINK_LIBS, &store[1], wg_root());
-	largv[nl] = NULL;
-	if (run(largv, NULL)) {
-		if (interrupted) {
-			rc = 128 + interrupted;
-			goto out;
-		}
-		error("cannot link the program with the emulator runtime");
 		goto out;
 	}
 	rec = xstrfmt("%s/launches", dir);
 	env = xstrfmt("WGEMU_RECORD=%s", rec);
-	pargv[0] = exe;
-	pargv[1 + np] = NULL;
-	rc = run(pargv, env);
+	push(&pargv, &n, exe);
+	for (i = 0; i < o.nargs; i++)
+		push(&pargv, &n, o.args[i]);
+	rc = run((char *const *)pargv, env);
 	if (rc < 0) {
 		rc = 1;
 		goto out;
@@ -515,10 +727,10 @@ int cmd_emu(int argc, char **argv)
 	if (interrupted)
 		goto out; /* its temporary files go all the same */
 	read_records(rec, &recs, &nrecs, fault, sizeof(fault));
-	print_table(recs, nrecs, verbose);
+	print_table(recs, nrecs, o.verbose);
 	if (fault[0])
 		printf("\nkernel fault: %s\n", fault);
-	if (counters && write_json(counters, recs, nrecs) && !rc)
+	if (o.counters && write_json(o.counters, recs, nrecs) && !rc)
 		rc = 1;
 out:
 	if (dir)
@@ -526,11 +738,11 @@ out:
 	for (i = 0; i < nrecs; i++)
 		free(recs[i].lines);
 	free(recs);
-	free(objs);
+	free(pargv);
+	opts_release(&o);
+	free(tmpl);
 	free(exe);
 	free(rec);
 	free(env);
-	for (i = 0; i < 4; i++)
-		free(store[i]);
 	return rc;
 }

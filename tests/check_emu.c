@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "emu/emu.h"
+#include "emu/half.h"
 #include "emu/wgemu.h"
 #include "cmd_emu.h"
 
@@ -153,6 +154,9 @@ static const struct {
 	  "unterminated comment" },
 };
 
+/* A body the parser cannot read fails its function alone: the module
+ * loads, and the check (like a launch) names the error; what is wrong
+ * outside a body fails the module. */
 START_TEST(test_parse_malformed)
 {
 	char err[256];
@@ -160,10 +164,47 @@ START_TEST(test_parse_malformed)
 
 	m = emu_ptx_parse(bad_ptx[_i].ptx, strlen(bad_ptx[_i].ptx), err,
 			  sizeof(err));
-	ck_assert_msg(m == NULL, "case %d parsed", _i);
+	if (m) {
+		ck_assert_msg(emu_module_check(m, err, sizeof(err)) == 1,
+			      "case %d passed the check", _i);
+		ck_assert_msg(strstr(err, "PTX it cannot parse") != NULL,
+			      "case %d: got '%s'", _i, err);
+		emu_module_free(m);
+	}
 	ck_assert_msg(strstr(err, bad_ptx[_i].msg) != NULL,
 		      "case %d: got '%s', want '%s'", _i, err,
 		      bad_ptx[_i].msg);
+}
+END_TEST
+
+/* One kernel the parser cannot read does not take the others down. */
+START_TEST(test_parse_one_bad_kernel)
+{
+	static const char ptx[] = HDR
+		".visible .entry bad()\n{\n\t.bogus 3;\n\tret;\n}\n"
+		".visible .entry good(.param .u64 p)\n{\n"
+		"\t.reg .b64 %rd<2>;\n\t.reg .b32 %r<2>;\n"
+		"\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, WARP_SZ;\n"
+		"\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+	char err[512];
+	int *d = dalloc(4), h = 0;
+	void *args[1] = { &d };
+
+	ck_assert_int_ge(wgemu_load_ptx(ptx, strlen(ptx), err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(launch("good", 1, 1, 1, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(&h, d, 4, cudaMemcpyDeviceToHost);
+	ck_assert_int_eq(h, 32);
+	ck_assert_int_eq(launch("bad", 1, 1, 1, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorNotSupported);
+	ck_assert_int_eq(wgemu_last_fault(err, sizeof(err)),
+			 WGEMU_FAULT_UNSUPPORTED);
+	ck_assert_msg(strstr(err, "PTX that the emulator cannot parse: "
+			     "line 6: unknown directive '.bogus' in function (in "
+			     "'bad')"),
+		      "%s", err);
+	cudaDeviceReset();
 }
 END_TEST
 
@@ -574,6 +615,37 @@ START_TEST(test_fault_race)
 }
 END_TEST
 
+/* Race tracking is per byte: warps writing different bytes or halves
+ * of one word are correct code; two warps on one byte are a race. */
+START_TEST(test_race_bytes)
+{
+	int h[128], *d = dalloc(128 * 4);
+	void *args[1] = { &d };
+	char msg[800];
+
+	load("tests/emu/faults.ptx");
+	ck_assert_int_eq(launch("_Z13bytes_no_racePi", 1, 1, 128, 1, 0,
+				args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
+			 WGEMU_FAULT_NONE);
+	cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
+	/* byte t holds thread (t % 4) * 32 + t / 4; half t of the first 64
+	 * holds thread (t % 2) * 32 + t / 2 */
+	for (int t = 0; t < 128; t++)
+		ck_assert_int_eq(h[t], (t % 4) * 32 + t / 4 +
+				 (t < 64 ? (t % 2) * 32 + t / 2 : 0));
+	ck_assert_int_eq(launch("_Z10same_valuePi", 1, 1, 128, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
+			 WGEMU_FAULT_NONE);
+	expect_fault("_Z9byte_racePi", 64, 0, args, WGEMU_FAULT_RACE,
+		     cudaErrorLaunchFailure, "shared-memory race at offset 0: "
+		     "written by warp 1");
+}
+END_TEST
+
 START_TEST(test_fault_divergent_barrier)
 {
 	int *d = dalloc(64 * 4);
@@ -826,6 +898,272 @@ START_TEST(test_counters_wide_shared)
 }
 END_TEST
 
+/* Adjacent scalar accesses ptxas merges (harness/emu/merge.c) count as
+ * the one vector access the hardware executes. */
+START_TEST(test_counters_merged)
+{
+	static const char ptx[] = HDR
+		".visible .entry merged(.param .u64 p)\n{\n"
+		"\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<5>;\n"
+		"\t.shared .align 4 .b8 sm[4096];\n"
+		"\tld.param.u64 %rd1, [p];\n"
+		"\tmov.u32 %r1, %tid.x;\n"
+		"\tshl.b32 %r2, %r1, 3;\n"
+		"\tmov.u32 %r3, sm;\n"
+		"\tadd.s32 %r4, %r3, %r2;\n"
+		"\tmov.f32 %f1, 0f3F800000;\n"
+		"\tst.shared.f32 [%r4], %f1;\n"
+		"\tmov.b32 %r5, 0;\n"
+		"\tst.shared.u32 [%r4+4], %r5;\n"
+		"\tbar.sync 0;\n"
+		"\tst.shared.f32 [%r4+4], %f1;\n"
+		"\tst.shared.f32 [%r4+8], %f1;\n"
+		"\tshl.b32 %r6, %r1, 2;\n"
+		"\tand.b32 %r6, %r6, 48;\n"
+		"\tadd.s32 %r7, %r3, %r6;\n"
+		"\tbar.sync 0;\n"
+		"\tld.shared.f32 %f1, [%r7];\n"
+		"\tld.shared.f32 %f2, [%r7+4];\n"
+		"\tadd.f32 %f1, %f1, %f2;\n"
+		"\tld.shared.f32 %f3, [%r7+8];\n"
+		"\tld.shared.f32 %f4, [%r7+12];\n"
+		"\tcvt.u64.u32 %rd2, %r2;\n"
+		"\tadd.s64 %rd3, %rd1, %rd2;\n"
+		"\tst.global.f32 [%rd3], %f1;\n"
+		"\tst.global.f32 [%rd3+4], %f2;\n"
+		"\tret;\n}\n";
+	char err[256];
+	void *d = dalloc(32 * 8);
+	void *args[1] = { &d };
+	struct wgemu_counters c;
+
+	ck_assert_int_ge(wgemu_load_ptx(ptx, strlen(ptx), err, sizeof(err)),
+			 0);
+	launch("merged", 1, 1, 32, 1, 0, args);
+	c = last_counters();
+	/* sm + 8t: one 8-byte store, 2 wavefronts; sm + 8t + 4 is not
+	 * 8-byte aligned: two 4-byte stores at stride 8, 2 wavefronts and
+	 * 1 conflict each */
+	ck_assert_uint_eq(c.shared_store_wavefronts, 2 + 4);
+	ck_assert_uint_eq(c.shared_store_bank_conflicts, 2);
+	/* sm + (4t & 48): one 16-byte load of 4 distinct addresses, each
+	 * broadcast to 8 lanes: one wavefront per quarter-warp */
+	ck_assert_uint_eq(c.shared_load_wavefronts, 4);
+	ck_assert_uint_eq(c.shared_load_bank_conflicts, 0);
+	/* a parameter's alignment is unknown: two 4-byte global stores */
+	ck_assert_uint_eq(c.global_store_requests, 2);
+	ck_assert_uint_eq(c.global_store_sectors, 16);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+END_TEST
+
+/* warpSize, __nanosleep, __match_any_sync, half and bfloat16 arithmetic
+ * (kernels.cu, breadth) */
+START_TEST(test_breadth)
+{
+	int o[64];
+	uint16_t h[32], h2[64], b[32], b2[64];
+	void *dO = dalloc(sizeof(o)), *dh = dalloc(sizeof(h)),
+	     *dh2 = dalloc(sizeof(h2)), *db = dalloc(sizeof(b)),
+	     *db2 = dalloc(sizeof(b2));
+	void *args[5] = { &dO, &dh, &dh2, &db, &db2 };
+
+	for (int t = 0; t < 32; t++) {
+		h[t] = emu_f32_to_f16(t * 0.5f);
+		h2[2 * t] = emu_f32_to_f16(t * 0.25f);
+		h2[2 * t + 1] = emu_f32_to_f16(-t * 1.0f);
+		b[t] = emu_f32_to_bf16(t * 2.0f);
+		b2[2 * t] = emu_f32_to_bf16(t - 16.0f);
+		b2[2 * t + 1] = emu_f32_to_bf16(t - 16.0f);
+	}
+	cudaMemcpy(dh, h, sizeof(h), cudaMemcpyHostToDevice);
+	cudaMemcpy(dh2, h2, sizeof(h2), cudaMemcpyHostToDevice);
+	cudaMemcpy(db, b, sizeof(b), cudaMemcpyHostToDevice);
+	cudaMemcpy(db2, b2, sizeof(b2), cudaMemcpyHostToDevice);
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(launch("breadth", 1, 1, 32, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, dO, sizeof(o), cudaMemcpyDeviceToHost);
+	cudaMemcpy(h, dh, sizeof(h), cudaMemcpyDeviceToHost);
+	cudaMemcpy(h2, dh2, sizeof(h2), cudaMemcpyDeviceToHost);
+	cudaMemcpy(b, db, sizeof(b), cudaMemcpyDeviceToHost);
+	cudaMemcpy(b2, db2, sizeof(b2), cudaMemcpyDeviceToHost);
+	for (int t = 0; t < 32; t++) {
+		float x = t * 0.5f, y = x * x + 0.5f, q = t * 0.25f;
+		float r = -t * 1.0f, bb = t * 2.0f, c = t - 16.0f;
+
+		ck_assert_int_eq(o[t], (int)(0x11111111u << (t & 3)));
+		ck_assert_int_eq(o[32 + t], 32);
+		ck_assert_msg(emu_f16_to_f32(h[t]) == (y < 2 ? -y : y),
+			      "h[%d] = %g", t, emu_f16_to_f32(h[t]));
+		ck_assert(emu_f16_to_f32(h2[2 * t]) ==
+			  emu_f16_to_f32(emu_f32_to_f16(q * q + q)));
+		ck_assert(emu_f16_to_f32(h2[2 * t + 1]) == r * r + r);
+		ck_assert(emu_bf16_to_f32(b[t]) ==
+			  emu_bf16_to_f32(emu_f32_to_bf16(
+				  emu_bf16_to_f32(emu_f32_to_bf16(bb * bb)) +
+				  bb)));
+		/* __floats2bfloat162_rn(3, -1): 3 in the low half (.x) */
+		ck_assert(emu_bf16_to_f32(b2[2 * t]) == (c > 3 ? c : 3));
+		ck_assert(emu_bf16_to_f32(b2[2 * t + 1]) == (c > -1 ? c : -1));
+	}
+}
+END_TEST
+
+/* malloc and free, new and delete in a kernel (kernels.cu, heap) */
+START_TEST(test_device_heap)
+{
+	int o[64], *d = dalloc(sizeof(o));
+	void *args[1] = { &d };
+	size_t before, after, total;
+
+	load("tests/emu/kernels.ptx");
+	cudaMemGetInfo(&before, &total);
+	ck_assert_int_eq(launch("heap", 1, 1, 64, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	for (int t = 0; t < 64; t++)
+		ck_assert_int_eq(o[t], t + 101);
+	cudaMemGetInfo(&after, &total);
+	ck_assert_uint_eq(before, after);   /* all freed */
+}
+END_TEST
+
+/* virtual functions and function pointers, divergent across lanes
+ * (kernels.cu, indirect) */
+START_TEST(test_indirect_calls)
+{
+	int o[64], *d = dalloc(sizeof(o));
+	void *args[1] = { &d };
+
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(launch("indirect", 1, 1, 32, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	for (int t = 0; t < 32; t++) {
+		ck_assert_int_eq(o[t], t & 1 ? 2 * t : t + 1);
+		ck_assert_int_eq(o[32 + t], t % 2 ? -t : t * t);
+	}
+}
+END_TEST
+
+/* texture objects on a CUDA array (linear filtering, clamped) and a
+ * surface object written by the kernel (kernels.cu, texsurf) */
+START_TEST(test_texture_surface)
+{
+	float h[16], o[32], back[16], *d = dalloc(sizeof(o));
+	struct cudaChannelFormatDesc fd = cudaCreateChannelDesc(32, 0, 0, 0,
+		cudaChannelFormatKindFloat);
+	cudaArray_t in, out;
+	struct cudaResourceDesc rd;
+	struct cudaTextureDesc td;
+	cudaTextureObject_t t;
+	cudaSurfaceObject_t su;
+	void *args[3] = { &d, &t, &su };
+
+	for (int i = 0; i < 16; i++)
+		h[i] = (float)i;
+	ck_assert_int_eq(cudaMallocArray(&in, &fd, 4, 4, 0), cudaSuccess);
+	ck_assert_int_eq(cudaMallocArray(&out, &fd, 4, 4,
+					 cudaArraySurfaceLoadStore),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy2DToArray(in, 0, 0, h, 16, 16, 4,
+					     cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	memset(&rd, 0, sizeof(rd));
+	rd.resType = cudaResourceTypeArray;
+	rd.res.array.array = in;
+	memset(&td, 0, sizeof(td));
+	td.filterMode = cudaFilterModeLinear;
+	td.addressMode[0] = td.addressMode[1] = cudaAddressModeClamp;
+	td.readMode = cudaReadModeElementType;
+	ck_assert_int_eq(cudaCreateTextureObject(&t, &rd, &td, NULL),
+			 cudaSuccess);
+	rd.res.array.array = out;
+	ck_assert_int_eq(cudaCreateSurfaceObject(&su, &rd), cudaSuccess);
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(launch("texsurf", 1, 1, 4, 4, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	ck_assert_int_eq(cudaMemcpy2DFromArray(back, 16, out, 0, 0, 16, 4,
+					       cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (int y = 0; y < 4; y++)
+		for (int x = 0; x < 4; x++) {
+			float v = (float)(y * 4 + x);
+
+			ck_assert(o[y * 4 + x] == v);
+			/* halfway to the next texel; the edge clamps */
+			ck_assert(o[16 + y * 4 + x] == (x < 3 ? v + 0.5f : v));
+			ck_assert(back[y * 4 + x] == 2 * v);
+		}
+	cudaDestroyTextureObject(t);
+	cudaDestroySurfaceObject(su);
+	cudaFreeArray(in);
+	cudaFreeArray(out);
+}
+END_TEST
+
+/* redux, ballot and vote over per-lane member masks (kernels.cu, groups) */
+START_TEST(test_warp_groups)
+{
+	int o[96], *d = dalloc(sizeof(o));
+	void *args[1] = { &d };
+
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(launch("groups", 1, 1, 32, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	for (int t = 0; t < 32; t++) {
+		unsigned g = 0, odd;
+
+		for (int k = t % 3; k < 32; k += 3)
+			g |= 1u << k;
+		odd = g & 0xaaaaaaaau;
+		ck_assert_int_eq(o[t], 31 - (31 - t % 3) % 3);
+		ck_assert_uint_eq((unsigned)o[32 + t], odd);
+		ck_assert_int_eq(o[64 + t], t % 3 == 1);
+	}
+}
+END_TEST
+
+/* Forms cub's kernels use: bmsk, a predicate constant of -1,
+ * griddepcontrol (programmatic dependent launch: nothing to wait for) */
+START_TEST(test_cub_forms)
+{
+	static const char ptx[] = HDR
+		".visible .entry forms(.param .u64 p)\n{\n"
+		"\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<2>;\n\t.reg .pred %p<2>;\n"
+		"\tld.param.u64 %rd1, [p];\n"
+		"\tgriddepcontrol.wait;\n"
+		"\tmov.u32 %r1, 4;\n\tmov.u32 %r2, 8;\n"
+		"\tbmsk.clamp.b32 %r3, %r1, %r2;\n"
+		"\tmov.u32 %r1, 30;\n"
+		"\tbmsk.clamp.b32 %r4, %r1, %r2;\n"
+		"\tmov.pred %p1, -1;\n"
+		"\tselp.u32 %r5, 7, 9, %p1;\n"
+		"\tst.global.u32 [%rd1], %r3;\n"
+		"\tst.global.u32 [%rd1+4], %r4;\n"
+		"\tst.global.u32 [%rd1+8], %r5;\n"
+		"\tgriddepcontrol.launch_dependents;\n"
+		"\tret;\n}\n";
+	char err[256];
+	unsigned h[3];
+	void *d = dalloc(sizeof(h));
+	void *args[1] = { &d };
+
+	ck_assert_int_ge(wgemu_load_ptx(ptx, strlen(ptx), err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(launch("forms", 1, 1, 1, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
+	ck_assert_uint_eq(h[0], 0xff0u);
+	ck_assert_uint_eq(h[1], 0xc0000000u);
+	ck_assert_uint_eq(h[2], 7);
+}
+END_TEST
+
 /* ---- runtime API ---- */
 START_TEST(test_api_launch_config)
 {
@@ -910,6 +1248,35 @@ START_TEST(test_api_device)
 				cudaDevAttrMaxSharedMemoryPerBlockOptin, 0),
 			 cudaSuccess);
 	ck_assert_int_eq(v, 227 * 1024);
+	/* what helper_cuda.h asks before anything else */
+	ck_assert_int_eq(cudaDeviceGetAttribute(&v, cudaDevAttrComputeMode,
+						0), cudaSuccess);
+	ck_assert_int_eq(v, cudaComputeModeDefault);
+	ck_assert_int_eq(cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, 0),
+			 cudaSuccess);
+	ck_assert_int_eq(v, 1980000);
+	ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+	/* every attribute the enum names answers, and agrees with the
+	 * properties where both have it */
+	for (int i = 1; i <= cudaDevAttrOnlyPartialHostNativeAtomicSupported;
+	     i++) {
+		if (i == 44 || (i >= 102 && i <= 105) || i == 107 ||
+		    i == 110 || i == 136 || i == 137 || i == 146)
+			continue;   /* numbers the enum skips */
+		ck_assert_msg(cudaDeviceGetAttribute(&v, (enum cudaDeviceAttr)i,
+						     0) == cudaSuccess,
+			      "attribute %d", i);
+	}
+	ck_assert_int_eq(cudaGetLastError(), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceGetAttribute(&v, (enum cudaDeviceAttr)44,
+						0), cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaGetLastError(), cudaErrorInvalidValue);
+	cudaDeviceGetAttribute(&v, cudaDevAttrMaxTexture2DHeight, 0);
+	ck_assert_int_eq(p.maxTexture2D[1], v);
+	cudaDeviceGetAttribute(&v, cudaDevAttrAsyncEngineCount, 0);
+	ck_assert_int_eq(p.asyncEngineCount, v);
+	cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, 0);
+	ck_assert_int_eq(p.l2CacheSize, v);
 	ck_assert_int_eq(cudaEventCreate(&a), cudaSuccess);
 	ck_assert_int_eq(cudaEventCreate(&b), cudaSuccess);
 	cudaEventRecord(a, NULL);
@@ -919,6 +1286,78 @@ START_TEST(test_api_device)
 	ck_assert_str_eq(cudaGetErrorString(cudaErrorIllegalAddress),
 			 "an illegal memory access was encountered");
 	ck_assert_int_eq(wgemu_last_fault(NULL, 0), WGEMU_FAULT_NONE);
+}
+END_TEST
+
+/* Host memory the device sees at its own address (registered, pinned,
+ * managed), and host work queued on a stream. */
+static void CUDART_CB host_fn(void *p)
+{
+	(*(int *)p)++;
+}
+
+static void CUDART_CB stream_cb(cudaStream_t s, cudaError_t e, void *p)
+{
+	(void)s;
+	*(int *)p += e == cudaSuccess ? 10 : 1000;
+}
+
+START_TEST(test_api_host_memory)
+{
+	static int h[64];
+	int *dp = NULL, *pinned = NULL, *man = NULL, n = 64, calls = 0;
+	void *args[2] = { &dp, &n };
+	struct cudaPointerAttributes pa;
+
+	for (int i = 0; i < 64; i++)
+		h[i] = i;
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(cudaHostRegister(h, sizeof(h), 0), cudaSuccess);
+	ck_assert_int_eq(cudaHostRegister(h + 8, 8, 0),
+			 cudaErrorHostMemoryAlreadyRegistered);
+	ck_assert_int_eq(cudaHostGetDevicePointer((void **)&dp, h, 0),
+			 cudaSuccess);
+	ck_assert_ptr_eq(dp, h);
+	ck_assert_int_eq(launch("reverse", 1, 1, 64, 1, 256, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(h[0], 63);
+	ck_assert_int_eq(cudaPointerGetAttributes(&pa, h), cudaSuccess);
+	ck_assert_int_eq(pa.type, cudaMemoryTypeHost);
+	ck_assert_int_eq(cudaHostUnregister(h), cudaSuccess);
+	ck_assert_int_eq(cudaHostUnregister(h),
+			 cudaErrorHostMemoryNotRegistered);
+	cudaGetLastError();
+	/* pinned memory above the device's addresses (mmap'd) leaves later
+	 * device allocations findable */
+	ck_assert_int_eq(cudaMallocHost((void **)&pinned, 1 << 22),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMalloc((void **)&dp, 64), cudaSuccess);
+	ck_assert_int_eq(cudaMemset(dp, 0, 64), cudaSuccess);
+	ck_assert_int_eq(cudaFree(dp), cudaSuccess);
+	ck_assert_int_eq(cudaFreeHost(pinned), cudaSuccess);
+	ck_assert_int_eq(cudaMallocHost((void **)&pinned, 256), cudaSuccess);
+	ck_assert_int_eq(cudaMallocManaged((void **)&man, 256,
+					   cudaMemAttachGlobal), cudaSuccess);
+	ck_assert_int_eq(man[5], 0);
+	for (int i = 0; i < 64; i++)
+		man[i] = 2 * i;
+	dp = man;
+	ck_assert_int_eq(launch("reverse", 1, 1, 64, 1, 256, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(man[0], 126);
+	ck_assert_int_eq(cudaPointerGetAttributes(&pa, man), cudaSuccess);
+	ck_assert_int_eq(pa.type, cudaMemoryTypeManaged);
+	ck_assert_int_eq(cudaFree(pinned), cudaErrorInvalidValue);
+	ck_assert_int_eq(cudaFreeHost(pinned), cudaSuccess);
+	ck_assert_int_eq(cudaFree(man), cudaSuccess);
+	ck_assert_int_eq(cudaLaunchHostFunc(NULL, host_fn, &calls),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaStreamAddCallback(NULL, stream_cb, &calls, 0),
+			 cudaSuccess);
+	ck_assert_int_eq(calls, 11);
+	cudaGetLastError();
 }
 END_TEST
 
@@ -1042,6 +1481,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_parse_forms);
 	tcase_add_loop_test(tc, test_parse_malformed, 0,
 			    (int)(sizeof(bad_ptx) / sizeof(bad_ptx[0])));
+	tcase_add_test(tc, test_parse_one_bad_kernel);
 	tcase_add_test(tc, test_parse_long_names);
 	tcase_add_test(tc, test_parse_unsupported);
 	tcase_add_test(tc, test_parse_real_ptx);
@@ -1064,6 +1504,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_fault_oob_shared);
 	tcase_add_test(tc, test_uninit_is_a_warning);
 	tcase_add_test(tc, test_fault_race);
+	tcase_add_test(tc, test_race_bytes);
 	tcase_add_test(tc, test_fault_divergent_barrier);
 	tcase_add_test(tc, test_early_exit_before_barrier);
 	tcase_add_test(tc, test_barrier_ok);
@@ -1079,6 +1520,13 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_counters_set_b);
 	tcase_add_test(tc, test_counters_per_line);
 	tcase_add_test(tc, test_counters_wide_shared);
+	tcase_add_test(tc, test_counters_merged);
+	tcase_add_test(tc, test_breadth);
+	tcase_add_test(tc, test_device_heap);
+	tcase_add_test(tc, test_indirect_calls);
+	tcase_add_test(tc, test_texture_surface);
+	tcase_add_test(tc, test_warp_groups);
+	tcase_add_test(tc, test_cub_forms);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("runtime_api");
@@ -1086,6 +1534,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_api_memory);
 	tcase_add_test(tc, test_api_device);
 	tcase_add_test(tc, test_api_more);
+	tcase_add_test(tc, test_api_host_memory);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cmd_emu");

@@ -21,6 +21,7 @@
 enum emu_type {
 	T_NONE, T_B8, T_B16, T_B32, T_B64, T_U8, T_U16, T_U32, T_U64,
 	T_S8, T_S16, T_S32, T_S64, T_F16, T_F32, T_F64, T_PRED, T_B128,
+	T_BF16, T_F16X2, T_BF16X2,    /* arithmetic only (half.c) */
 	T_COUNT
 };
 extern const uint8_t emu_type_size[T_COUNT];
@@ -42,7 +43,7 @@ enum emu_op {
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_MEMBAR, OP_MUL24,
 	OP_MAD24, OP_SAD, OP_COPYSIGN, OP_TESTP, OP_ACTIVEMASK, OP_SLCT,
 	OP_SET, OP_MOVPACK, OP_MOVUNPACK, OP_DP4A, OP_CLOCK, OP_BFIND,
-	OP_REDUX, OP_TANH, OP_BARRED, OP_CPASYNC, OP_UNSUP,
+	OP_REDUX, OP_TANH, OP_BARRED, OP_CPASYNC, OP_MATCH, OP_HALF, OP_TEX, OP_SULD, OP_SUST, OP_BMSK, OP_UNSUP,
 	OP_COUNT
 };
 extern const char *const emu_op_name[OP_COUNT];
@@ -64,7 +65,12 @@ enum {
 /* sub-operations: shfl modes, vote modes, atomic ops, setp bool ops */
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { VO_BALLOT, VO_ANY, VO_ALL, VO_UNI };
+enum { MA_ANY, MA_ALL };           /* match.sync modes */
+/* surface access out of range (in->cmp of OP_SULD, OP_SUST) */
+enum { SU_TRAP, SU_CLAMP, SU_ZERO };
 enum { BR_POPC, BR_AND, BR_OR };   /* bar.red operations */
+/* OP_UNSUP forms: an instruction it does not know, a body it cannot parse */
+enum { UNSUP_INSN, UNSUP_PARSE };
 /* cp.async forms: the copy, commit_group, wait_group, wait_all */
 enum { CA_COPY, CA_COMMIT, CA_WAIT, CA_WAIT_ALL };
 enum {
@@ -100,18 +106,25 @@ struct emu_insn {
 	uint8_t type, type2;     /* type2: source type of cvt, etc */
 	uint8_t cmp, rnd, space, vec;
 	uint8_t ndst, nsrc, sub, boolop;
-	uint8_t guard_neg, ak, uncond, pad;
+	uint8_t guard_neg, ak, uncond;
+	uint8_t merge;           /* merge.c: bytes of the merged access it
+				  * leads, MERGE_FOLLOW, or 0 */
 	uint16_t flags;
+	uint16_t hop;             /* OP_HALF: the operation (OP_ADD ...) */
 	int32_t guard;           /* predicate index, -1 when none */
 	struct emu_opnd d[4];
 	struct emu_opnd s[4];
 	int32_t areg, asym;      /* address base */
 	int64_t aoff;
-	int32_t target;          /* branch pc, callee function, barrier id */
+	int32_t target;          /* branch pc, callee function (-1: through
+				  * the register areg), barrier id */
 	int32_t rpc;             /* reconvergence pc of a branch */
 	int32_t call;            /* index into func->calls */
 	int32_t line;            /* index into module->lines, -1 unknown */
 };
+
+/* a member of a merged access other than its first (merge.c) */
+#define MERGE_FOLLOW 0xff
 
 struct emu_call {
 	int nret, narg;
@@ -180,6 +193,9 @@ struct emu_module *emu_ptx_parse(const char *text, size_t len, char *err,
 				 size_t errlen);
 void emu_module_free(struct emu_module *m);
 int emu_module_find(const struct emu_module *m, const char *name);
+/* Mark the loads and stores of f that ptxas merges into one vector
+ * access (merge.c); 0, or -1 when out of memory. */
+int emu_merge_mark(const struct emu_module *m, struct emu_func *f);
 /* Immediate post-dominators of the blocks of f, for tests: ipdom[i] is the
  * pc where a warp diverging at pc i reconverges (f->ninsns: the exit). */
 int emu_func_rpc(const struct emu_func *f, int pc);
@@ -189,6 +205,9 @@ int emu_func_rpc(const struct emu_func *f, int pc);
 #define EMU_LOCAL_WIN  0x0000200000000000ull  /* generic local window */
 #define EMU_WIN_SIZE   0x0000000100000000ull
 #define EMU_GLOBAL_BASE 0x0000700000000000ull
+/* the address of function i (a function pointer, a vtable entry) */
+#define EMU_FUNC_BASE  0x0000300000000000ull
+#define EMU_FUNC_ADDR(i) (EMU_FUNC_BASE + (uint64_t)(i) * 16)
 
 struct emu_alloc {
 	uint64_t dev;
@@ -196,10 +215,28 @@ struct emu_alloc {
 	uint8_t *host;
 	int is_const;
 	int is_var;   /* a module variable (not cudaMalloc'd) */
+	int is_host;  /* host memory the device sees at its own address
+		       * (pinned, registered or managed): dev == host */
+	int owned;    /* is_host: 0 registered by the program, 1 pinned,
+		       * 2 managed (the runtime frees those) */
+	int is_heap;  /* device-side malloc */
 };
 /* The allocation holding [addr, addr+len), or NULL. */
 struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len);
 struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const);
+/* Record e as the calling thread's last error (runtime.c) and return
+ * it, for the runtime functions of other files. */
+int emu_rt_fail(int e);
+/* Device-side malloc and free (the kernel's heap, which
+ * cudaLimitMallocHeapSize bounds): the device address, or 0 when the heap
+ * is full; free of 0 or of an address malloc did not return does
+ * nothing. */
+uint64_t emu_heap_alloc(uint64_t size);
+void emu_heap_free(uint64_t dev);
+/* Host memory [p, p+size) made visible to kernels at its own address,
+ * as unified addressing does; owned as in struct emu_alloc (nonzero:
+ * freed with the allocation).  NULL when it overlaps another. */
+struct emu_alloc *emu_mem_map_host(void *p, uint64_t size, int owned);
 /* An allocation at a given address (a replay re-creating a record's
  * allocations), inside the global window and overlapping none; NULL
  * otherwise. */

@@ -10,6 +10,17 @@
 EMU_NVCC_FLAGS = -gencode arch=compute_90,code=compute_90 -lineinfo \
 	-no-compress
 EMU_LINK_LIBS = build/libwgemu.a -lstdc++ -lm -lpthread
+# EMU_STUB_LIBS: for 'warpgrade emu' only, after EMU_LINK_LIBS: the
+# runtime functions the emulator lacks, as stubs that return
+# cudaErrorNotSupported when called (harness/emu/stubs/gen-stubs).  The
+# grader links without them, so an unimplemented call is found at link.
+EMU_STUB_LIBS = build/libwgemu_stubs.a
+
+all: build/libwgemu_stubs.a
+
+build/libwgemu_stubs.a: build/harness/emu/stubs/stubs.o
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 .PHONY: emu-bench emu-fuzz
 
@@ -20,7 +31,8 @@ emu-bench: build/libwgemu.a
 # 'warpgrade emu' compiles and links with the same flags.
 build/grader/cmd_emu.o: CPPFLAGS += \
 	-DWG_EMU_NVCC_FLAGS='"$(EMU_NVCC_FLAGS)"' \
-	-DWG_EMU_LINK_LIBS='"$(EMU_LINK_LIBS)"'
+	-DWG_EMU_LINK_LIBS='"$(EMU_LINK_LIBS)"' \
+	-DWG_EMU_STUB_LIBS='"$(EMU_STUB_LIBS)"'
 # main.c refers to cmd_emu weakly, which does not pull it out of
 # libwgcore.a: ask the linker for it.
 bin/warpgrade: LDFLAGS += -Wl,-u,cmd_emu

@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emu/emu.h"
+#include "emu/half.h"
+#include "emu/race.h"
+#include "emu/texture.h"
 
 #define FULL 0xffffffffu
 #define MAXFRAMES 64
@@ -70,9 +73,7 @@ struct xctx {
 	uint64_t *symaddr;
 	uint8_t *smem;
 	uint32_t smem_size, dyn_base;
-	uint32_t *sh_wep, *sh_rep;    /* shadow: epochs of write / read */
-	uint16_t *sh_ww, *sh_rw;      /* shadow: warp of write / reader */
-	int32_t *sh_wpc;              /* line of the last write */
+	struct race_shadow *sh;       /* race tracking (race.c) */
 	uint32_t epoch, block_epoch;
 	uint32_t lcap;
 	struct warp *warps;
@@ -86,6 +87,7 @@ struct xctx {
 	int checks;
 	int warned_uninit;            /* one warning per launch */
 	int warned_guard;             /* the same for the guard bands */
+	const uint8_t (*stv)[16];     /* do_st: the bytes each lane stores */
 	size_t printf_bytes;          /* device printf output this launch */
 };
 
@@ -221,20 +223,56 @@ static int fault(struct xctx *x, enum wgemu_fault_kind kind,
 	return -1;
 }
 
+/* The uninitialised reads warned about: per instruction, once per
+ * process, with the count of later launches that did it again. */
+static struct {
+	const struct emu_insn *in;
+	char where[200];
+	unsigned long again;
+} g_warned[32];
+static int g_nwarned;
+
+static void report_warned(void)
+{
+	for (int i = 0; i < g_nwarned; i++)
+		if (g_warned[i].again)
+			fprintf(stderr, "warpgrade emulator: warning: the read "
+				"of unwritten shared memory at %s happened "
+				"in %lu more launch%s\n", g_warned[i].where,
+				g_warned[i].again,
+				g_warned[i].again == 1 ? "" : "es");
+}
+
 /* A finding that is not an error on a GPU (the value read is garbage
- * there, poison here): printed once per launch, execution goes on. */
+ * there, poison here): printed once per instruction (counted again once
+ * per launch), execution goes on. */
 static void warn_uninit(struct xctx *x, const struct emu_insn *in,
 			int warp, int lane, uint32_t off)
 {
 	char loc[256];
 	unsigned t[3];
+	int i;
 
 	if (x->warned_uninit)
 		return;
 	x->warned_uninit = 1;
 	if (getenv("WGEMU_QUIET"))
 		return;
+	for (i = 0; i < g_nwarned && g_warned[i].in != in; i++)
+		;
+	if (i < g_nwarned) {
+		g_warned[i].again++;
+		return;
+	}
 	where(x, in, loc, sizeof(loc));
+	if (g_nwarned < 32) {
+		g_warned[g_nwarned].in = in;
+		snprintf(g_warned[g_nwarned].where,
+			 sizeof(g_warned[g_nwarned].where), "%.80s in '%.100s'",
+			 loc, x->kname);
+		if (!g_nwarned++)
+			atexit(report_warned);
+	}
 	thread_of(x, warp, lane, t);
 	fprintf(stderr, "warpgrade emulator: warning: kernel '%.120s' at "
 		"%.80s, thread (%u,%u,%u) of block (%u,%u,%u): read of "
@@ -581,51 +619,16 @@ static int float_op(struct xctx *x, const struct emu_insn *in, uint32_t m,
 	return 0;
 }
 
-/* IEEE half <-> single, round to nearest even */
+/* IEEE half to single (half.c) */
 static float h2f(uint16_t h)
 {
-	uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31,
-		 f = h & 0x3ff, u;
-
-	if (e == 31)
-		u = s | 0x7f800000u | (f << 13);
-	else if (e)
-		u = s | ((e + 112) << 23) | (f << 13);
-	else if (!f)
-		u = s;
-	else {
-		float v = ldexpf((float)f, -24);
-
-		return s ? -v : v;
-	}
-	return u2f(u);
+	return emu_f16_to_f32(h);
 }
 
-static uint16_t f2h(float v)
+/* a float to the half type t (T_F16 or T_BF16) */
+static uint64_t to_half(int t, float v)
 {
-	uint32_t u = (uint32_t)f2u(v), s = (u >> 16) & 0x8000;
-	float a = fabsf(v);
-
-	if (isnan(v))
-		return (uint16_t)(s | 0x7e00);
-	if (a >= 65520.0f)
-		return (uint16_t)(s | 0x7c00);
-	if (a < 6.103515625e-05f) {
-		/* subnormal: scale to units of 2^-24 and round */
-		return (uint16_t)(s | (uint32_t)nearbyintf(a * 16777216.0f));
-	}
-	{
-		int e;
-		float fr = frexpf(a, &e);                  /* [0.5,1) */
-		float mant = nearbyintf(fr * 2048.0f);     /* 11 bits */
-
-		if (mant >= 2048.0f) {
-			mant /= 2;
-			e++;
-		}
-		return (uint16_t)(s | (uint32_t)((e + 14) << 10) |
-				  ((uint32_t)mant & 0x3ff));
-	}
+	return t == T_BF16 ? emu_f32_to_bf16(v) : emu_f32_to_f16(v);
 }
 
 /* cvt of one value; returns the destination bits */
@@ -661,6 +664,7 @@ static uint64_t cvt_one(const struct emu_insn *in, uint64_t a)
 	if (sk == 'f') {
 		double v = st == T_F64 ? u2d(a) : st == T_F32 ?
 			   (double)(ftz ? ftz32(u2f(a)) : u2f(a)) :
+			   st == T_BF16 ? (double)emu_bf16_to_f32((uint16_t)a) :
 			   (double)h2f((uint16_t)a);
 
 		if (dk != 'f') {
@@ -711,7 +715,7 @@ static uint64_t cvt_one(const struct emu_insn *in, uint64_t a)
 				r = isnan(r) ? 0 : r < 0 ? 0 : r > 1 ? 1 : r;
 			return f2u(r);
 		}
-		return f2h((float)v);
+		return to_half(dt, (float)v);
 	}
 	/* integer to float */
 	{
@@ -727,7 +731,7 @@ static uint64_t cvt_one(const struct emu_insn *in, uint64_t a)
 		} else {
 			volatile float f = sk == 's' ? (float)sx(a, ssz) :
 					   (float)trunc_sz(a, ssz);
-			r = dt == T_F32 ? f2u(f) : f2h(f);
+			r = dt == T_F32 ? f2u(f) : to_half(dt, f);
 		}
 		if (mode != FE_TONEAREST)
 			fesetround(old);
@@ -1172,62 +1176,34 @@ static struct emu_alloc *global_lookup(struct xctx *x, uint64_t a,
 	return c;
 }
 
-/* shadow checks of a shared access of lane l */
+/* Race checks of a shared access of lane l (race.c), reported here: a
+ * read of unwritten memory as a warning, a race as a fault. */
 static int shadow(struct xctx *x, const struct emu_insn *in, int warp,
 		  int lane, uint32_t off, int bytes, int is_store, int atomic)
 {
-	uint32_t w0 = off >> 2, w1 = (off + (uint32_t)bytes - 1) >> 2, w;
+	struct race_hit h;
+	char loc[128];
+	struct emu_insn tmp;
 
-	for (w = w0; w <= w1; w++) {
-		if (!is_store || atomic) {
-			/* common and harmless in correct kernels (a padded
-			 * tile element read, then discarded by a bounds
-			 * check): a warning, not a fault */
-			if (x->sh_wep[w] < x->block_epoch)
-				warn_uninit(x, in, warp, lane, w * 4);
-		}
-		if (atomic) {
-			x->sh_wep[w] = x->epoch;
-			x->sh_ww[w] = (uint16_t)warp;
-			x->sh_wpc[w] = in->line;
-			continue;
-		}
-		if (x->sh_wep[w] == x->epoch && x->sh_ww[w] != warp) {
-			char loc[128];
-			struct emu_insn tmp;
-
-			tmp.line = x->sh_wpc[w];
-			where(x, &tmp, loc, sizeof(loc));
-			return fault(x, WGEMU_FAULT_RACE, in, warp, lane,
-				     "shared-memory race at offset %u: %s "
-				     "by warp %d, written at %s by warp %d "
-				     "with no barrier between", w * 4,
-				     is_store ? "written" : "read", warp, loc,
-				     x->sh_ww[w]);
-		}
-		if (is_store) {
-			if (x->sh_rep[w] == x->epoch &&
-			    (x->sh_rw[w] != warp))
-				return fault(x, WGEMU_FAULT_RACE, in, warp,
-					     lane, "shared-memory race at "
-					     "offset %u: written by warp %d "
-					     "after %s read it with no barrier "
-					     "between", w * 4, warp,
-					     x->sh_rw[w] == 0xffff ?
-					     "other warps" : "another warp");
-			x->sh_wep[w] = x->epoch;
-			x->sh_ww[w] = (uint16_t)warp;
-			x->sh_wpc[w] = in->line;
-		} else {
-			if (x->sh_rep[w] != x->epoch) {
-				x->sh_rep[w] = x->epoch;
-				x->sh_rw[w] = (uint16_t)warp;
-			} else if (x->sh_rw[w] != warp) {
-				x->sh_rw[w] = 0xffff;
-			}
-		}
+	if (!race_access(x->sh, x->epoch, x->block_epoch, warp, in->line, off,
+			 bytes, is_store, atomic, x->smem,
+			 x->stv ? x->stv[lane] : NULL, &h)) {
+		if (h.uninit)
+			warn_uninit(x, in, warp, lane, h.uninit_off);
+		return 0;
 	}
-	return 0;
+	if (h.kind == RACE_AFTER_READ)
+		return fault(x, WGEMU_FAULT_RACE, in, warp, lane,
+			     "shared-memory race at offset %u: written by "
+			     "warp %d after %s read it with no barrier "
+			     "between", h.off, warp, h.other_warp == 0xffff ?
+			     "other warps" : "another warp");
+	tmp.line = h.other_line;
+	where(x, &tmp, loc, sizeof(loc));
+	return fault(x, WGEMU_FAULT_RACE, in, warp, lane,
+		     "shared-memory race at offset %u: %s by warp %d, "
+		     "written at %s by warp %d with no barrier between", h.off,
+		     is_store ? "written" : "read", warp, loc, h.other_warp);
 }
 
 /* The space a generic address falls in; *a becomes the offset into the
@@ -1477,8 +1453,9 @@ static int do_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 				D[l] = k == 's' ? (uint64_t)sx(v, esz) : v;
 			});
 	}
-	if (gm | sm)
-		count_access(x, in, addr, gm, sm, bytes, ACC_LOAD);
+	if ((gm | sm) && in->merge != MERGE_FOLLOW)
+		count_access(x, in, addr, gm, sm, in->merge ? in->merge : bytes,
+			     ACC_LOAD);
 	return 0;
 }
 
@@ -1534,20 +1511,39 @@ static int do_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 {
 	int esz = emu_type_size[in->type], bytes = esz * in->vec, i;
 	uint64_t addr[32], tmp[32];
+	uint8_t vals[32][16];
 	uint8_t *hp[32];
 	uint32_t gm, sm;
 
 	lane_addrs(x, w, R, in, m, addr);
-	if (resolve(x, w, in, m, addr, bytes, 1, 0, hp, &gm, &sm))
-		return -1;
+	if (!x->checks || in->space == SP_GLOBAL) {
+		/* no race check sees the values: store them directly */
+		if (resolve(x, w, in, m, addr, bytes, 1, 0, hp, &gm, &sm))
+			return -1;
+		for (i = 0; i < in->vec; i++) {
+			const uint64_t *A = src(x, w, R, f, &in->s[i], tmp);
+			int o = i * esz;
+
+			LANES(memcpy(hp[l] + o, &A[l], (size_t)esz));
+		}
+		goto count;
+	}
 	for (i = 0; i < in->vec; i++) {
 		const uint64_t *A = src(x, w, R, f, &in->s[i], tmp);
 		int o = i * esz;
 
-		LANES(memcpy(hp[l] + o, &A[l], (size_t)esz));
+		LANES(memcpy(&vals[l][o], &A[l], (size_t)esz));
 	}
-	if (gm | sm)
-		count_access(x, in, addr, gm, sm, bytes, ACC_STORE);
+	x->stv = (const uint8_t (*)[16])vals;
+	i = resolve(x, w, in, m, addr, bytes, 1, 0, hp, &gm, &sm);
+	x->stv = NULL;
+	if (i)
+		return -1;
+	LANES(memcpy(hp[l], vals[l], (size_t)bytes));
+count:
+	if ((gm | sm) && in->merge != MERGE_FOLLOW)
+		count_access(x, in, addr, gm, sm, in->merge ? in->merge : bytes,
+			     ACC_STORE);
 	return 0;
 }
 
@@ -1727,13 +1723,14 @@ static uint64_t call_arg(const struct xctx *x, const struct warp *w,
 			 const struct emu_call *c, int i, int l)
 {
 	const struct frame *fr = &w->fr[w->nf - 1];
-	const struct emu_sym *s = &x->m->syms[c->arg[i]];
+	const struct emu_sym *s;
 	uint64_t v = 0;
 
-	if (i < c->narg)
-		memcpy(&v, w->params + fr->paoff +
-		       (size_t)l * fr->f->param_bytes + s->off,
-		       s->size < 8 ? s->size : 8);
+	if (i >= c->narg)
+		return 0;
+	s = &x->m->syms[c->arg[i]];
+	memcpy(&v, w->params + fr->paoff + (size_t)l * fr->f->param_bytes +
+	       s->off, s->size < 8 ? s->size : 8);
 	return v;
 }
 
@@ -1969,14 +1966,92 @@ static int builtin_assertfail(struct xctx *x, struct warp *w,
 		     base_name(file), (unsigned)call_arg(x, w, c, 2, l), func);
 }
 
+/* malloc(size) and free(ptr) on the device heap, lane by lane in lane
+ * order (runtime.c keeps the heap) */
+static int builtin_heap(struct xctx *x, struct warp *w,
+			const struct emu_call *c, uint32_t m, int is_free)
+{
+	const struct frame *fr = &w->fr[w->nf - 1];
+
+	for (uint32_t mm = m; mm; mm &= mm - 1) {
+		int l = __builtin_ctz(mm);
+		uint64_t a = call_arg(x, w, c, 0, l);
+
+		if (is_free) {
+			emu_heap_free(a);
+			continue;
+		}
+		a = emu_heap_alloc(a);
+		if (c->nret > 0) {
+			const struct emu_sym *s = &x->m->syms[c->ret[0]];
+
+			memcpy(w->params + fr->paoff +
+			       (size_t)l * fr->f->param_bytes + s->off, &a,
+			       s->size < 8 ? s->size : 8);
+		}
+	}
+	return 0;
+}
+
+/* the external functions the interpreter provides */
+static int is_builtin(const char *name)
+{
+	return !strcmp(name, "vprintf") || !strcmp(name, "__assertfail") ||
+	       !strcmp(name, "malloc") || !strcmp(name, "free");
+}
+
+/*
+ * The callee of a call through a register (a function pointer, a
+ * virtual function): its index, or -1 after splitting the warp when the
+ * active lanes point at different functions.  Lanes holding the first
+ * lane's pointer call now; the others are pushed to run the same call
+ * after them, and all reconverge after it, as for a divergent branch.
+ * -2 with a fault for a pointer to no function.
+ */
+static int indirect_callee(struct xctx *x, struct warp *w,
+			   const struct emu_insn *in, uint32_t m, int pc)
+{
+	const uint64_t *A = w->regs + w->fr[w->nf - 1].roff +
+			    (size_t)in->areg * 32;
+	int l0 = __builtin_ctz(m);
+	uint64_t v = A[l0], k = (v - EMU_FUNC_BASE) / 16;
+	uint32_t same = 0;
+
+	if (v < EMU_FUNC_BASE || (v - EMU_FUNC_BASE) % 16 ||
+	    k >= (uint64_t)x->m->nfuncs || x->m->funcs[k].is_entry) {
+		fault(x, WGEMU_FAULT_OUT_OF_BOUNDS, in, w->id, l0, "call "
+		      "through 0x%llx, which is no function's address",
+		      (unsigned long long)v);
+		return -2;
+	}
+	LANES(same |= (uint32_t)(A[l] == v) << l);
+	if (same == m)
+		return (int)k;
+	w->stack[w->sp - 1].pc = pc + 1;
+	if (push_entry(w, pc, pc + 1, m & ~same) ||
+	    push_entry(w, pc, pc + 1, same)) {
+		fault(x, WGEMU_FAULT_RESOURCES, in, -1, -1,
+		      "out of host memory");
+		return -2;
+	}
+	return -1;
+}
+
 static int do_call(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		   uint32_t m, int pc)
 {
-	const struct emu_func *g = &x->m->funcs[in->target];
+	const struct emu_func *g;
 	const struct emu_func *f = w->fr[w->nf - 1].f;
 	const struct emu_call *c = &f->calls[in->call];
 	struct frame *cf, *pf;
-	int i;
+	int i = in->target;
+
+	if (i < 0) {
+		i = indirect_callee(x, w, in, m, pc);
+		if (i < 0)
+			return i == -1 ? 0 : -1;
+	}
+	g = &x->m->funcs[i];
 
 	if (g->is_decl && !strcmp(g->name, "vprintf")) {
 		w->stack[w->sp - 1].pc = pc + 1;
@@ -1984,6 +2059,11 @@ static int do_call(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	}
 	if (g->is_decl && !strcmp(g->name, "__assertfail"))
 		return builtin_assertfail(x, w, in, c, m);
+	if (g->is_decl && (!strcmp(g->name, "malloc") ||
+			   !strcmp(g->name, "free"))) {
+		w->stack[w->sp - 1].pc = pc + 1;
+		return builtin_heap(x, w, c, m, g->name[0] == 'f');
+	}
 	if (g->is_decl || g->is_entry)
 		return fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
 			     __builtin_ctz(m), "call to %s function '%s'",
@@ -2043,6 +2123,249 @@ static int diverge(struct warp *w, const struct emu_insn *in, int pc,
 	if (target != r && push_entry(w, target, r, taken))
 		return -1;
 	return 0;
+}
+
+/*
+ * The .sync warp operations (vote, redux, match) take a member mask per
+ * lane: lanes that run one instruction together but name different
+ * masks (the groups of a cooperative-groups labeled_partition) each
+ * compute over their own group, the active lanes of their mask.
+ */
+static uint32_t group_of(const uint64_t *M, int l, uint32_t m)
+{
+	return m & (M ? (uint32_t)M[l] : FULL);
+}
+
+static void do_vote(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		    uint32_t m, uint64_t *R, uint32_t *P,
+		    const struct emu_func *f, uint64_t *tmp)
+{
+	uint32_t pv = pred_src(P, f, &in->s[0]) & m, r = 0;
+	const uint64_t *M = in->nsrc > 1 ? src(x, w, R, f, &in->s[1], tmp)
+					 : NULL;
+	uint64_t *D;
+
+	if (in->sub == VO_BALLOT) {
+		D = dst(x, R, &in->d[0]);
+		LANES(D[l] = pv & group_of(M, l, m));
+		return;
+	}
+	LANES({
+		uint32_t g = group_of(M, l, m), v = pv & g;
+		int ok = in->sub == VO_ANY ? v != 0 : in->sub == VO_ALL ?
+			 v == g : (v == 0 || v == g);
+
+		r |= (uint32_t)ok << l;
+	});
+	pred_set(P, &in->d[0], m, r);
+}
+
+/* redux.sync.op: the reduction over each lane's group (32-bit) */
+static void do_redux(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		     uint32_t m, uint64_t *R, const struct emu_func *f,
+		     uint64_t *t0, uint64_t *t1)
+{
+	const uint64_t *A = src(x, w, R, f, &in->s[0], t0);
+	const uint64_t *M = in->nsrc > 1 ? src(x, w, R, f, &in->s[1], t1)
+					 : NULL;
+	uint64_t *D = dst(x, R, &in->d[0]);
+	int sg = emu_type_kind[in->type] == 's';
+	uint32_t last = 0, acc = 0;
+
+	LANES({
+		uint32_t g = group_of(M, l, m);
+
+		if (g != last || l == __builtin_ctz(m)) {
+			int first = 1;
+
+			last = g;
+			for (uint32_t mm = g; mm; mm &= mm - 1) {
+				uint32_t v = (uint32_t)A[__builtin_ctz(mm)];
+
+				if (first) {
+					acc = v;
+					first = 0;
+					continue;
+				}
+				switch (in->sub) {
+				case 0: acc += v; break;
+				case 1: acc = sg ? ((int32_t)v < (int32_t)acc ?
+					v : acc) : (v < acc ? v : acc); break;
+				case 2: acc = sg ? ((int32_t)v > (int32_t)acc ?
+					v : acc) : (v > acc ? v : acc); break;
+				case 3: acc &= v; break;
+				case 4: acc |= v; break;
+				default: acc ^= v; break;
+				}
+			}
+		}
+		D[l] = acc;
+	});
+}
+
+/* match.any.sync: each lane gets the lanes of m (and the member mask)
+ * holding its value; match.all: all of them when every one holds the
+ * same value, else 0, and the predicate says which */
+static void do_match(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		     uint32_t m, uint64_t *R, uint32_t *P,
+		     const struct emu_func *f, uint64_t *tmp)
+{
+	uint64_t t1[32];
+	const uint64_t *A = src(x, w, R, f, &in->s[0], tmp);
+	const uint64_t *M = src(x, w, R, f, &in->s[1], t1);
+	uint64_t vm = emu_type_size[in->type] == 8 ? ~0ull : 0xffffffffull;
+	uint64_t *D = dst(x, R, &in->d[0]);
+	uint32_t pv = 0;
+
+	LANES({
+		uint32_t same = 0, g = group_of(M, l, m);
+
+		for (uint32_t mm = g; mm; mm &= mm - 1) {
+			int k = __builtin_ctz(mm);
+
+			if (((A[k] ^ A[l]) & vm) == 0)
+				same |= 1u << k;
+		}
+		if (in->sub == MA_ALL) {
+			D[l] = same == g ? g : 0;
+			pv |= (uint32_t)(same == g) << l;
+		} else {
+			D[l] = same;
+		}
+	});
+	if (in->ndst == 2)
+		pred_set(P, &in->d[1], m, pv);
+}
+
+/* arithmetic on .f16, .bf16 and their pairs, lane by lane (half.c) */
+static void do_half(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		    uint32_t m, uint64_t *R, uint32_t *P,
+		    const struct emu_func *f)
+{
+	uint64_t t0[32], t1[32], t2[32];
+	const uint64_t *A = src(x, w, R, f, &in->s[0], t0);
+	const uint64_t *B = in->nsrc > 1 ? src(x, w, R, f, &in->s[1], t1) : A;
+	const uint64_t *C = in->nsrc > 2 ? src(x, w, R, f, &in->s[2], t2) : A;
+	int ftz = (in->flags & F_FTZ) != 0;
+	uint64_t *D;
+	uint32_t pv = 0;
+
+	if (in->hop == OP_SETP) {
+		LANES(pv |= (uint32_t)emu_half_cmp(in->cmp, in->type,
+						   (uint32_t)A[l],
+						   (uint32_t)B[l]) << l);
+		pred_set(P, &in->d[0], m, pv);
+		return;
+	}
+	D = dst(x, R, &in->d[0]);
+	if (in->hop == OP_CVT) {
+		LANES(D[l] = to_half(in->type == T_BF16X2 ? T_BF16 : T_F16,
+				     u2f(B[l])) |
+			     to_half(in->type == T_BF16X2 ? T_BF16 : T_F16,
+				     u2f(A[l])) << 16);
+		return;
+	}
+	LANES(D[l] = emu_half_alu(in->hop, in->type, ftz, (uint32_t)A[l],
+				  (uint32_t)B[l], (uint32_t)C[l]));
+}
+
+/* tex: each lane samples its texture object (texture.c) */
+static int do_tex(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		  uint32_t m, uint64_t *R, const struct emu_func *f)
+{
+	uint64_t tmp[4][32];
+	const uint64_t *C[4] = { NULL, NULL, NULL, NULL };
+	const uint64_t *H = R + (size_t)in->areg * 32;
+	uint64_t *D[4];
+	int cf = emu_type_kind[in->type2] == 'f';
+	int rf = emu_type_kind[in->type] == 'f';
+
+	for (int i = 0; i < in->nsrc; i++)
+		C[i] = src(x, w, R, f, &in->s[i], tmp[i]);
+	for (int i = 0; i < 4; i++)
+		D[i] = dst(x, R, &in->d[i]);
+	LANES({
+		uint64_t c[4] = { 0, 0, 0, 0 };
+		uint32_t out[4];
+
+		for (int i = 0; i < in->nsrc; i++)
+			c[i] = C[i][l];
+		if (emu_tex_sample(H[l], in->sub, cf, c, rf, out))
+			return fault(x, WGEMU_FAULT_OUT_OF_BOUNDS, in, w->id,
+				     l, "tex on %llu, which is no texture "
+				     "object", (unsigned long long)H[l]);
+		for (int i = 0; i < 4; i++)
+			D[i][l] = out[i];
+	});
+	return 0;
+}
+
+/* suld.b / sust.b: bytes at byte x, rows y and z of a surface object;
+ * out of range: a fault (.trap), the edge (.clamp) or nothing (.zero) */
+static int do_surf(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R, const struct emu_func *f)
+{
+	uint64_t tmp[4][32], vt[4][32];
+	const uint64_t *C[4] = { NULL, NULL, NULL, NULL }, *V[4];
+	const uint64_t *H = R + (size_t)in->areg * 32;
+	int esz = emu_type_size[in->type], bytes = esz * in->ndst;
+	int st = in->op == OP_SUST;
+
+	for (int i = 0; i < in->nsrc; i++)
+		C[i] = src(x, w, R, f, &in->s[i], tmp[i]);
+	for (int i = 0; i < in->ndst; i++)
+		V[i] = st ? src(x, w, R, f, &in->d[i], vt[i]) :
+			    dst(x, R, &in->d[i]);
+	LANES({
+		int64_t c[3] = { 0, 0, 0 };
+		uint8_t *p;
+
+		for (int i = 0; i < in->nsrc && i < 3; i++)
+			c[i] = (int32_t)C[i][l];
+		p = emu_surf_addr(H[l], in->sub, c[0], c[1], c[2], bytes);
+		if (!p && in->cmp == SU_CLAMP) {
+			for (int i = 0; i < 3; i++)
+				c[i] = c[i] < 0 ? 0 : c[i];
+			p = emu_surf_addr(H[l], in->sub, c[0], c[1], c[2],
+					  bytes);
+		}
+		if (!p && in->cmp == SU_TRAP)
+			return fault(x, WGEMU_FAULT_OUT_OF_BOUNDS, in, w->id,
+				     l, "surface %s at (%lld, %lld, %lld) "
+				     "outside surface object %llu",
+				     st ? "store" : "load", (long long)c[0],
+				     (long long)c[1], (long long)c[2],
+				     (unsigned long long)H[l]);
+		for (int i = 0; i < in->ndst; i++) {
+			uint64_t v = 0;
+
+			if (st && p)
+				memcpy(p + i * esz, &V[i][l], (size_t)esz);
+			if (!st) {
+				if (p)
+					memcpy(&v, p + i * esz, (size_t)esz);
+				((uint64_t *)V[i])[l] = v;
+			}
+		}
+	});
+	return 0;
+}
+
+/* an OP_UNSUP reached: an unknown instruction, or a function body the
+ * parser could not read (ptx.c, keep_broken) */
+static int unsupported(struct xctx *x, struct warp *w,
+		       const struct emu_func *f, const struct emu_insn *in,
+		       uint32_t m)
+{
+	const char *s = in->target >= 0 && in->target < x->m->nstrs ?
+			x->m->strs[in->target] : "?";
+
+	if (in->sub == UNSUP_PARSE)
+		return fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
+			     __builtin_ctz(m), "PTX that the emulator cannot "
+			     "parse: %s (in '%.160s')", s, f->name);
+	return fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id, __builtin_ctz(m),
+		     "unsupported PTX instruction '%s'", s);
 }
 
 static int run_warp(struct xctx *x, struct warp *w)
@@ -2386,54 +2709,50 @@ static int run_warp(struct xctx *x, struct warp *w)
 					pred_set(P, &in->d[1], m, pv);
 				break;
 			}
-			case OP_REDUX: {
-				/* redux.sync.op: every lane of m gets the
-				 * reduction over m (32-bit) */
-				int sg = emu_type_kind[in->type] == 's';
-				uint32_t acc = 0;
-				int first = 1;
+			case OP_MATCH:
+				do_match(x, w, in, m, R, P, f, t0);
+				break;
+			case OP_HALF:
+				do_half(x, w, in, m, R, P, f);
+				break;
+			case OP_BMSK: {
+				/* bmsk.{clamp,wrap}.b32 d, start, width */
+				const uint64_t *S = src(x, w, R, f, &in->s[0],
+							t0);
+				const uint64_t *N = src(x, w, R, f, &in->s[1],
+							t1);
 
-				A = src(x, w, R, f, &in->s[0], t0);
-				for (uint32_t mm = m; mm; mm &= mm - 1) {
-					uint32_t v = (uint32_t)A[
-						__builtin_ctz(mm)];
-
-					if (first) {
-						acc = v;
-						first = 0;
-						continue;
-					}
-					switch (in->sub) {
-					case 0: acc += v; break;
-					case 1: acc = sg ? ((int32_t)v <
-						(int32_t)acc ? v : acc) :
-						(v < acc ? v : acc); break;
-					case 2: acc = sg ? ((int32_t)v >
-						(int32_t)acc ? v : acc) :
-						(v > acc ? v : acc); break;
-					case 3: acc &= v; break;
-					case 4: acc |= v; break;
-					default: acc ^= v; break;
-					}
-				}
 				D = dst(x, R, &in->d[0]);
-				LANES(D[l] = acc);
-				break;
-			}
-			case OP_VOTE: {
-				uint32_t pv = pred_src(P, f, &in->s[0]) & m, r;
+				LANES({
+					uint32_t a = (uint32_t)S[l],
+						 b = (uint32_t)N[l];
 
-				if (in->sub == VO_BALLOT) {
-					D = dst(x, R, &in->d[0]);
-					LANES(D[l] = pv);
-					break;
-				}
-				r = in->sub == VO_ANY ? (pv ? FULL : 0) :
-				    in->sub == VO_ALL ? (pv == m ? FULL : 0) :
-				    (pv == 0 || pv == m) ? FULL : 0;
-				pred_set(P, &in->d[0], m, r);
+					if (in->sub) {
+						a &= 31;
+						b &= 31;
+					} else {
+						a = a > 32 ? 32 : a;
+						b = b > 32 ? 32 : b;
+					}
+					D[l] = a >= 32 ? 0 : (uint32_t)
+					       ((((1ull << b) - 1)) << a);
+				});
 				break;
 			}
+			case OP_TEX:
+				if (do_tex(x, w, in, m, R, f))
+					return -1;
+				break;
+			case OP_SULD: case OP_SUST:
+				if (do_surf(x, w, in, m, R, f))
+					return -1;
+				break;
+			case OP_REDUX:
+				do_redux(x, w, in, m, R, f, t0, t1);
+				break;
+			case OP_VOTE:
+				do_vote(x, w, in, m, R, P, f, t0);
+				break;
 			case OP_BRA: case OP_RET: {
 				int target = in->op == OP_BRA ? in->target :
 					     f->ninsns;
@@ -2507,12 +2826,7 @@ static int run_warp(struct xctx *x, struct warp *w)
 					     __builtin_ctz(m), "trap "
 					     "(assertion or __trap())");
 			case OP_UNSUP:
-				return fault(x, WGEMU_FAULT_UNSUPPORTED, in,
-					     w->id, __builtin_ctz(m),
-					     "unsupported PTX instruction "
-					     "'%s'", in->target >= 0 &&
-					     in->target < x->m->nstrs ?
-					     x->m->strs[in->target] : "?");
+				return unsupported(x, w, f, in, m);
 			default:
 				return fault(x, WGEMU_FAULT_UNSUPPORTED, in,
 					     w->id, __builtin_ctz(m),
@@ -2530,10 +2844,7 @@ next_entry:
 static struct warp g_warps[32];
 static uint8_t *g_smem;
 static size_t g_smem_cap;
-static uint32_t *g_wep, *g_rep;
-static uint16_t *g_ww, *g_rw;
-static int32_t *g_wpc;
-static size_t g_shadow_cap;
+static struct race_shadow g_shadow;
 
 /* Every warp waits at a barrier: let them go on, giving those at a
  * bar.red the block's reduction. */
@@ -2718,7 +3029,8 @@ static int insn_unsupported(const struct emu_module *m,
 	int esz = emu_type_size[in->type];
 
 	if (in->op == OP_UNSUP) {
-		snprintf(why, len, "the instruction '%s'",
+		snprintf(why, len, in->sub == UNSUP_PARSE ?
+			 "PTX it cannot parse (%s)" : "the instruction '%s'",
 			 in->target >= 0 && in->target < m->nstrs ?
 			 m->strs[in->target] : "?");
 		return 1;
@@ -2757,8 +3069,7 @@ static int insn_unsupported(const struct emu_module *m,
 	if (in->op == OP_CALL && in->target >= 0 && in->target < m->nfuncs) {
 		const struct emu_func *g = &m->funcs[in->target];
 
-		if ((g->is_decl && strcmp(g->name, "vprintf") &&
-		     strcmp(g->name, "__assertfail")) || g->is_entry) {
+		if ((g->is_decl && !is_builtin(g->name)) || g->is_entry) {
 			snprintf(why, len, "a call to the %s function '%s'",
 				 g->is_entry ? "kernel" : "external", g->name);
 			return 1;
@@ -2854,43 +3165,21 @@ int emu_run(const struct emu_module *m, int k,
 	x.smem_size = cfg->dyn_smem ? x.dyn_base + (uint32_t)cfg->dyn_smem
 				    : (uint32_t)off;
 	if (x.smem_size + 64 > g_smem_cap) {
-		size_t n = x.smem_size + 64, w = n / 4 + 1;
-		void *a = realloc(g_smem, n), *b, *c, *d, *e, *g;
+		size_t n = x.smem_size + 64;
+		void *a = realloc(g_smem, n);
 
 		if (a)
 			g_smem = a;
-		b = realloc(g_wep, w * 4);
-		if (b)
-			g_wep = b;
-		c = realloc(g_rep, w * 4);
-		if (c)
-			g_rep = c;
-		d = realloc(g_ww, w * 2);
-		if (d)
-			g_ww = d;
-		e = realloc(g_rw, w * 2);
-		if (e)
-			g_rw = e;
-		g = realloc(g_wpc, w * 4);
-		if (g)
-			g_wpc = g;
-		if (!a || !b || !c || !d || !e || !g) {
+		if (!a || race_reserve(&g_shadow, n)) {
 			res->fault = WGEMU_FAULT_RESOURCES;
 			snprintf(res->msg, sizeof(res->msg),
 				 "out of host memory");
 			goto out;
 		}
-		memset(g_wep + g_shadow_cap, 0, (w - g_shadow_cap) * 4);
-		memset(g_rep + g_shadow_cap, 0, (w - g_shadow_cap) * 4);
-		g_shadow_cap = w;
 		g_smem_cap = n;
 	}
 	x.smem = g_smem;
-	x.sh_wep = g_wep;
-	x.sh_rep = g_rep;
-	x.sh_ww = g_ww;
-	x.sh_rw = g_rw;
-	x.sh_wpc = g_wpc;
+	x.sh = &g_shadow;
 	lcap = 0;
 	for (i = 0; i < m->nfuncs; i++)
 		if (i == k || !m->funcs[i].is_entry)

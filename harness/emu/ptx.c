@@ -13,17 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emu/emu.h"
+#include "emu/half.h"
 
 const uint8_t emu_type_size[T_COUNT] = {
-	0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 0, 16
+	0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 0, 16, 2, 4, 4
 };
 const char emu_type_kind[T_COUNT] = {
 	0, 'b', 'b', 'b', 'b', 'u', 'u', 'u', 'u', 's', 's', 's', 's',
-	'f', 'f', 'f', 'p', 'b'
+	'f', 'f', 'f', 'p', 'b', 'f', 'f', 'f'
 };
 static const char *const type_names[T_COUNT] = {
 	"", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8",
-	"s16", "s32", "s64", "f16", "f32", "f64", "pred", "b128"
+	"s16", "s32", "s64", "f16", "f32", "f64", "pred", "b128", "bf16",
+	"f16x2", "bf16x2"
 };
 
 const char *const emu_op_name[OP_COUNT] = {
@@ -35,7 +37,8 @@ const char *const emu_op_name[OP_COUNT] = {
 	"vote", "bra", "call", "ret", "exit", "trap", "membar", "mul24",
 	"mad24", "sad", "copysign", "testp", "activemask", "slct", "set",
 	"mov", "mov", "dp4a", "mov", "bfind", "redux", "tanh", "bar.red",
-	"cp.async", "unsupported"
+	"cp.async", "match", "half", "tex", "suld", "sust", "bmsk",
+	"unsupported"
 };
 
 static const char *const sreg_names[SR_COUNT] = {
@@ -588,8 +591,14 @@ static int parse_init(struct parser *p, struct emu_sym *s, int type)
 			t = next(p);
 		}
 		if (t->k == K_ID) {
-			/* address of another symbol: not supported, 0 */
-			v = 0;
+			char nm[NAME_MAX_LEN];
+			int fi;
+
+			/* a function's address (a vtable); that of another
+			 * variable is not supported: 0 */
+			tok_str(t, nm, sizeof(nm));
+			fi = emu_module_find(p->m, nm);
+			v = fi >= 0 ? EMU_FUNC_ADDR(fi) : 0;
 		} else if (t->k != K_NUM) {
 			return perr(p, t->line, "bad initialiser");
 		} else if (t->len > 2 && (t->s[1] == 'f' || t->s[1] == 'F' ||
@@ -895,6 +904,21 @@ static int parse_operand(struct parser *p, struct rop *r, int depth)
 			r->has_base = 1;
 			tok_str(t, r->name, sizeof(r->name));
 			t = next(p);
+			if (is_p(t, ',')) {
+				/* [handle, {coordinates}] of tex and surfaces */
+				struct rop v;
+
+				if (parse_operand(p, &v, depth + 1))
+					return -1;
+				if (v.kind != RO_VEC) {
+					rop_free(&v);
+					return perr(p, t->line, "expected "
+						    "coordinates '{...}'");
+				}
+				r->n = v.n;
+				r->sub = v.sub;
+				t = next(p);
+			}
 		} else if (t->k == K_NUM) {
 			struct rop n;
 
@@ -986,6 +1010,35 @@ static uint64_t f64bits(double d)
 
 /* Resolve a value operand (register, special register, immediate or
  * symbol) for an instruction of the given type. */
+/*
+ * Names with a value fixed for the emulated device: WARP_SZ (what
+ * warpSize compiles to), the driver's environment registers %envreg<N>
+ * (0: no launch environment beyond what the special registers give) and
+ * the reserved shared memory window %reserved_smem_offset_* (0: the
+ * emulator reserves none at the start of a block's shared memory).
+ */
+static int fixed_name(const char *name, uint64_t *v)
+{
+	const char *d;
+
+	if (!strcmp(name, "WARP_SZ")) {
+		*v = 32;
+		return 1;
+	}
+	if (!strncmp(name, "%reserved_smem_offset_", 22)) {
+		*v = 0;
+		return 1;
+	}
+	if (strncmp(name, "%envreg", 7))
+		return 0;
+	for (d = name + 7; *d >= '0' && *d <= '9'; d++)
+		;
+	if (d == name + 7 || *d || atoi(name + 7) > 31)
+		return 0;
+	*v = 0;
+	return 1;
+}
+
 static int resolve_val(struct parser *p, struct fbuild *fb,
 		       const struct rop *r, int type, struct emu_opnd *o,
 		       int line)
@@ -998,6 +1051,14 @@ static int resolve_val(struct parser *p, struct fbuild *fb,
 	case RO_NAME:
 		if (!strcmp(r->name, "_")) {
 			o->kind = OK_SINK;
+			return 0;
+		}
+		if (fixed_name(r->name, &v)) {
+			idx = add_const(p, fb, v, line);
+			if (idx < 0)
+				return -1;
+			o->kind = OK_CONST;
+			o->idx = idx;
 			return 0;
 		}
 		k = find_reg(fb, r->name, &idx);
@@ -1017,6 +1078,16 @@ static int resolve_val(struct parser *p, struct fbuild *fb,
 		idx = find_sym(p, fb, r->name);
 		if (idx >= 0) {
 			o->kind = OK_SYM;
+			o->idx = idx;
+			return 0;
+		}
+		k = emu_module_find(p->m, r->name);
+		if (k >= 0) {
+			/* a function's address */
+			idx = add_const(p, fb, EMU_FUNC_ADDR(k), line);
+			if (idx < 0)
+				return -1;
+			o->kind = OK_CONST;
 			o->idx = idx;
 			return 0;
 		}
@@ -1073,10 +1144,10 @@ static int want_reg(struct parser *p, struct fbuild *fb, const struct rop *r,
 static int want_pred(struct parser *p, struct fbuild *fb,
 		     const struct rop *r, struct emu_opnd *o, int line)
 {
-	if (r->kind == RO_INT && (r->ival == 0 || r->ival == 1)) {
-		/* constant predicate */
+	if (r->kind == RO_INT) {
+		/* constant predicate: 0 false, anything else (1, -1) true */
 		o->kind = OK_CONST;
-		o->idx = add_const(p, fb, (uint64_t)r->ival, line);
+		o->idx = add_const(p, fb, r->ival != 0, line);
 		return o->idx < 0 ? -1 : 0;
 	}
 	if (r->kind != RO_NAME || resolve_val(p, fb, r, T_NONE, o, line))
@@ -1160,7 +1231,11 @@ static const struct opname opnames[] = {
 	{ "set", OP_SET }, { "dp4a", OP_DP4A }, { "pmevent", OP_NOP },
 	{ "nanosleep", OP_NOP }, { "prefetch", OP_NOP },
 	{ "prefetchu", OP_NOP }, { "brkpt", OP_NOP }, { "bfind", OP_BFIND },
+	/* programmatic dependent launch: launches are in order anyway */
+	{ "griddepcontrol", OP_NOP },
 	{ "redux", OP_REDUX }, { "tanh", OP_TANH }, { "cp", OP_CPASYNC },
+	{ "match", OP_MATCH }, { "tex", OP_TEX }, { "suld", OP_SULD },
+	{ "sust", OP_SUST }, { "bmsk", OP_BMSK },
 	{ NULL, 0 }
 };
 
@@ -1210,6 +1285,30 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 			else if (in->type2 == T_NONE)
 				in->type2 = (uint8_t)k;
 			else
+				return 1;
+			continue;
+		}
+		if (op == OP_NOP)
+			continue;   /* hints (prefetch.global.L2, ...) */
+		if (op == OP_BMSK && (!strcmp(s, "clamp") ||
+				      !strcmp(s, "wrap"))) {
+			in->sub = s[0] == 'w';
+			continue;
+		}
+		if (op == OP_TEX || op == OP_SULD || op == OP_SUST) {
+			/* tex.2d.v4.f32.f32, suld.b.2d.v2.b32.trap, ... */
+			if (!strcmp(s, "1d") || !strcmp(s, "2d") ||
+			    !strcmp(s, "3d"))
+				in->sub = (uint8_t)(s[0] - '0');
+			else if (!strcmp(s, "v2") || !strcmp(s, "v4"))
+				in->vec = (uint8_t)(s[1] - '0');
+			else if (!strcmp(s, "trap"))
+				in->cmp = SU_TRAP;
+			else if (!strcmp(s, "clamp"))
+				in->cmp = SU_CLAMP;
+			else if (!strcmp(s, "zero"))
+				in->cmp = SU_ZERO;
+			else if (strcmp(s, "b") || op == OP_TEX)
 				return 1;
 			continue;
 		}
@@ -1299,6 +1398,10 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 		else if (op == OP_REDUX &&
 			 (k = name_index(redux_names, s)) >= 0)
 			in->sub = (uint8_t)k;
+		else if (op == OP_MATCH && !strcmp(s, "any"))
+			in->sub = MA_ANY;
+		else if (op == OP_MATCH && !strcmp(s, "all"))
+			in->sub = MA_ALL;
 		else if (op == OP_VOTE && !strcmp(s, "ballot"))
 			in->sub = VO_BALLOT;
 		else if (op == OP_VOTE && !strcmp(s, "any"))
@@ -1373,6 +1476,69 @@ static int add_str(struct parser *p, const char *s)
 }
 
 /* Fill the operands of in from the written operands ops[0..n). */
+/* registers of a value operand: {a, b, ...} or a */
+static int want_regs(struct parser *p, struct fbuild *fb, const struct rop *r,
+		     struct emu_opnd *o, int max, int line)
+{
+	if (r->kind != RO_VEC)
+		return want_reg(p, fb, r, &o[0], line) ? -1 : 1;
+	if (r->n > max)
+		return perr(p, line, "too many values");
+	for (int i = 0; i < r->n; i++)
+		if (want_reg(p, fb, &r->sub[i], &o[i], line))
+			return -1;
+	return r->n;
+}
+
+/*
+ * tex.geom.v4.dtype.ctype d, [tex, {c...}];
+ * suld.b.geom[.vec].type.mode d, [surf, {x, y...}];
+ * sust.b.geom[.vec].type.mode [surf, {x, y...}], v.
+ * The handle is a register (areg), the coordinates s[0..], the values
+ * d[0..] (sources for sust).
+ */
+static int decode_texsurf(struct parser *p, struct fbuild *fb,
+			  struct emu_insn *in, const struct rop *ops, int n,
+			  int line)
+{
+	const struct rop *a = &ops[in->op == OP_SUST ? 0 : 1];
+	const struct rop *v = &ops[in->op == OP_SUST ? 1 : 0];
+	struct emu_opnd h;
+	int k, ct = in->op == OP_TEX ? in->type2 : T_B32;
+
+	if (n != 2 || a->kind != RO_ADDR || !a->has_base || !in->sub ||
+	    a->n < in->sub || a->n > 4)
+		return perr(p, line, "'%s' takes a value and [handle, "
+			    "{coordinates}]", emu_op_name[in->op]);
+	{
+		struct rop b;
+
+		rop_init(&b);
+		b.kind = RO_NAME;
+		memcpy(b.name, a->name, sizeof(b.name));
+		if (resolve_val(p, fb, &b, T_U64, &h, line))
+			return -1;
+	}
+	if (h.kind != OK_REG)
+		return perr(p, line, "texture references are not supported "
+			    "(use texture objects)");
+	in->areg = h.idx;
+	in->ak = AK_REG;
+	in->nsrc = (uint8_t)in->sub;
+	for (int i = 0; i < in->sub; i++)
+		if (want_val(p, fb, &a->sub[i], ct, &in->s[i], line))
+			return -1;
+	k = want_regs(p, fb, v, in->d, 4, line);
+	if (k < 0)
+		return -1;
+	in->ndst = (uint8_t)k;
+	if (in->op == OP_TEX && (in->type2 == T_NONE || in->vec != 4 ||
+				 k != 4))
+		return perr(p, line, "tex needs .v4, two types and four "
+			    "results");
+	return 0;
+}
+
 static int decode_operands(struct parser *p, struct fbuild *fb,
 			   struct emu_insn *in, struct rop *ops, int n,
 			   int line)
@@ -1384,8 +1550,10 @@ static int decode_operands(struct parser *p, struct fbuild *fb,
 		    emu_op_name[in->op], (lo), n); } while (0)
 
 	switch (in->op) {
-	case OP_NOP: case OP_MEMBAR: case OP_RET: case OP_EXIT:
-	case OP_TRAP:
+	case OP_NOP:
+		NOPS(0, 1);   /* nanosleep and prefetch name an operand */
+		return 0;
+	case OP_MEMBAR: case OP_RET: case OP_EXIT: case OP_TRAP:
 		NOPS(0, 0);
 		return 0;
 	case OP_ACTIVEMASK:
@@ -1607,6 +1775,31 @@ static int decode_operands(struct parser *p, struct fbuild *fb,
 				     line))
 				return -1;
 		return 0;
+	case OP_TEX: case OP_SULD: case OP_SUST:
+		return decode_texsurf(p, fb, in, ops, n, line);
+	case OP_MATCH:
+		/* match.any.sync.b32 d, a, mask; match.all: d[|p], a, mask */
+		NOPS(3, 3);
+		{
+			struct rop a = ops[0];
+
+			a.name2[0] = 0;
+			if (want_reg(p, fb, &a, &in->d[0], line))
+				return -1;
+		}
+		in->ndst = 1;
+		if (ops[0].name2[0]) {
+			struct rop q = ops[0];
+
+			memcpy(q.name, q.name2, sizeof(q.name));
+			if (want_pred(p, fb, &q, &in->d[1], line))
+				return -1;
+			in->ndst = 2;
+		}
+		in->nsrc = 2;
+		if (want_val(p, fb, &ops[1], t, &in->s[0], line))
+			return -1;
+		return want_val(p, fb, &ops[2], T_B32, &in->s[1], line);
 	case OP_VOTE:
 		NOPS(3, 3);
 		in->ndst = 1;
@@ -1761,11 +1954,19 @@ static int parse_call(struct parser *p, struct fbuild *fb,
 	fn = &ops[i++];
 	if (i < n && ops[i].kind == RO_LIST)
 		args = &ops[i++];
+	if (find_reg(fb, fn->name, &fi) == 1) {
+		/* through a register, with the prototype's name last */
+		in->areg = fi;
+		fi = -1;
+		if (i < n && ops[i].kind == RO_NAME)
+			i++;
+	} else {
+		fi = find_or_add_func(p, fn->name);
+		if (fi < 0)
+			return perr(p, line, "out of memory");
+	}
 	if (i != n)
 		return perr(p, line, "bad call operands");
-	fi = find_or_add_func(p, fn->name);
-	if (fi < 0)
-		return perr(p, line, "out of memory");
 	/* find_or_add_func may move the function array */
 	f = fb->f = &p->m->funcs[fb->fi];
 	cap = f->ncalls;
@@ -1803,6 +2004,43 @@ static int parse_call(struct parser *p, struct fbuild *fb,
 		}
 	}
 	return 0;
+}
+
+/* Arithmetic on half types is half.c's (OP_HALF); setp on .f16 is the
+ * generic compare's. */
+static int half_arith(const struct emu_insn *in)
+{
+	if (!emu_half_type(in->type))
+		return 0;
+	switch (in->op) {
+	case OP_ADD: case OP_SUB: case OP_MUL: case OP_FMA: case OP_MAD:
+	case OP_MIN: case OP_MAX: case OP_NEG: case OP_ABS: case OP_EX2:
+	case OP_TANH:
+		return 1;
+	case OP_SETP:
+		return in->type == T_BF16 && in->ndst == 1 &&
+		       in->boolop == BO_NONE;
+	default:
+		return 0;
+	}
+}
+
+/* cvt.rn.f16x2.f32 d, a, b: a rounded to the upper half, b the lower */
+static int decode_cvt_pair(struct parser *p, struct fbuild *fb,
+			   struct emu_insn *in, const struct rop *ops, int n,
+			   int line)
+{
+	if (n != 3 || in->type2 != T_F32)
+		return perr(p, line, "cvt to a half pair takes d, a, b of "
+			    ".f32");
+	in->ndst = 1;
+	in->nsrc = 2;
+	in->hop = OP_CVT;
+	in->op = OP_HALF;
+	if (want_reg(p, fb, &ops[0], &in->d[0], line) ||
+	    want_val(p, fb, &ops[1], T_F32, &in->s[0], line))
+		return -1;
+	return want_val(p, fb, &ops[2], T_F32, &in->s[1], line);
 }
 
 static int parse_insn(struct parser *p, struct fbuild *fb)
@@ -1903,9 +2141,16 @@ static int parse_insn(struct parser *p, struct fbuild *fb)
 		if (parse_call(p, fb, in, ops, nops, line))
 			goto out;
 		f = fb->f;
+	} else if (in->op == OP_CVT && (in->type == T_F16X2 ||
+					in->type == T_BF16X2)) {
+		if (decode_cvt_pair(p, fb, in, ops, nops, line))
+			goto out;
 	} else if (decode_operands(p, fb, in, ops, nops, line) ||
 		   check_types(p, in, line)) {
 		goto out;
+	} else if (half_arith(in)) {
+		in->hop = in->op;
+		in->op = OP_HALF;
 	}
 	if (!unsup && (in->op == OP_LD || in->op == OP_ST)) {
 		if (in->space == SP_PARAM) {
@@ -2141,7 +2386,10 @@ static int parse_body(struct parser *p, struct fbuild *fb)
 			} else if (!strcmp(buf, ".loc")) {
 				if (parse_loc(p, fb, t->line))
 					return -1;
-			} else if (!strcmp(buf, ".pragma")) {
+			} else if (!strcmp(buf, ".pragma") ||
+				   !strcmp(buf, ".callprototype")) {
+				/* a prototype only names the signature of an
+				 * indirect call */
 				while (peek(p)->k != K_EOF &&
 				       !is_p(peek(p), ';'))
 					next(p);
@@ -2178,12 +2426,84 @@ static int parse_body(struct parser *p, struct fbuild *fb)
 	}
 }
 
+static int resolve_labels(struct parser *p, struct fbuild *fb)
+{
+	struct emu_func *f = fb->f;
+
+	for (int i = 0; i < f->ninsns; i++) {
+		int j;
+
+		if (!fb->targets[i])
+			continue;
+		for (j = 0; j < fb->nlabels; j++)
+			if (!strcmp(fb->labels[j].name, fb->targets[i]))
+				break;
+		if (j == fb->nlabels)
+			return perr(p, f->line, "unknown label '%s' in '%s'",
+				    fb->targets[i], f->name);
+		f->insns[i].target = fb->labels[j].pc;
+	}
+	return 0;
+}
+
+/*
+ * A function body the parser cannot read (an unknown directive, a syntax
+ * it does not know) fails that function alone: its body becomes one
+ * OP_UNSUP instruction (sub = UNSUP_PARSE) carrying the parse error, so
+ * the module's other kernels still run and a launch that reaches this
+ * function faults naming the reason.  The tokens are skipped from body
+ * (just after the function's '{') to its matching '}'.  0, or -1 when
+ * the end of the function cannot be found.
+ */
+static int keep_broken(struct parser *p, struct fbuild *fb, int body)
+{
+	struct emu_func *f = &p->m->funcs[fb->fi];
+	struct emu_insn *in;
+	char why[256];
+	int depth = 0;
+
+	snprintf(why, sizeof(why), "%s", p->err);
+	for (p->pos = body; p->pos < p->nt; p->pos++) {
+		if (p->t[p->pos].k == K_EOF)
+			return -1;
+		if (is_p(&p->t[p->pos], '{'))
+			depth++;
+		else if (is_p(&p->t[p->pos], '}') && depth-- == 0)
+			break;
+	}
+	if (p->pos >= p->nt)
+		return -1;
+	p->pos++;
+	p->failed = 0;
+	p->err[0] = 0;
+	for (int i = 0; i < f->ninsns; i++) {
+		free(fb->targets[i]);
+		fb->targets[i] = NULL;
+	}
+	f->ninsns = 0;
+	fb->f = f;
+	if (grow(&f->insns, &fb->capinsns, 1, sizeof(*in)))
+		return perr(p, f->line, "out of memory");
+	in = &f->insns[f->ninsns++];
+	memset(in, 0, sizeof(*in));
+	in->op = OP_UNSUP;
+	in->sub = UNSUP_PARSE;
+	in->guard = -1;
+	in->vec = 1;
+	in->line = -1;
+	in->call = -1;
+	in->target = add_str(p, why);
+	if (in->target < 0)
+		return perr(p, f->line, "out of memory");
+	return compute_rpcs(p, f);
+}
+
 static int parse_func(struct parser *p, int entry)
 {
 	struct fbuild fb;
 	struct tok *t;
 	char name[NAME_MAX_LEN];
-	int rc = -1, i, save;
+	int rc = -1, save, body;
 	struct emu_func *f;
 
 	memset(&fb, 0, sizeof(fb));
@@ -2239,27 +2559,12 @@ static int parse_func(struct parser *p, int entry)
 		goto out;
 	}
 	f->is_decl = 0;
-	if (parse_body(p, &fb))
-		goto out;
-	f = fb.f;
-	for (i = 0; i < f->ninsns; i++) {
-		int j;
-
-		if (!fb.targets[i])
-			continue;
-		for (j = 0; j < fb.nlabels; j++)
-			if (!strcmp(fb.labels[j].name, fb.targets[i]))
-				break;
-		if (j == fb.nlabels) {
-			perr(p, f->line, "unknown label '%s' in '%s'",
-			     fb.targets[i], name);
-			goto out;
-		}
-		f->insns[i].target = fb.labels[j].pc;
-	}
-	if (compute_rpcs(p, f))
-		goto out;
-	rc = 0;
+	body = p->pos;
+	if (parse_body(p, &fb) || resolve_labels(p, &fb) ||
+	    compute_rpcs(p, fb.f))
+		rc = keep_broken(p, &fb, body);
+	else
+		rc = 0;
 out:
 	fbuild_release(&fb);
 	return rc;
@@ -2469,7 +2774,15 @@ static int link_shared(struct parser *p)
 				struct emu_insn *in = &g->insns[i];
 				int j;
 
-				if (in->op == OP_CALL && !reach[in->target]) {
+				if (in->op == OP_CALL && in->target < 0) {
+					/* through a pointer: any function */
+					for (j = 0; j < m->nfuncs; j++)
+						if (!reach[j]) {
+							reach[j] = 1;
+							stack[sp++] = j;
+						}
+				} else if (in->op == OP_CALL &&
+					   !reach[in->target]) {
 					reach[in->target] = 1;
 					stack[sp++] = in->target;
 				}
@@ -2578,6 +2891,11 @@ struct emu_module *emu_ptx_parse(const char *text, size_t len, char *err,
 		}
 	if (link_shared(&p))
 		goto fail;
+	for (i = 0; i < m->nfuncs; i++)
+		if (!m->funcs[i].is_decl && emu_merge_mark(m, &m->funcs[i])) {
+			perr(&p, 0, "out of memory");
+			goto fail;
+		}
 	free(p.t);
 	return m;
 fail:

@@ -14,11 +14,13 @@
  * when $WGEMU_RECORD names a file, written there at exit for 'warpgrade
  * emu'.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
+#include "emu/device.h"
 #include "emu/emu.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
@@ -54,8 +56,8 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
 
 #define FATBIN_WRAP_MAGIC 0x466243b1u
 #define FATBIN_MAGIC 0xba55ed50u
-#define SMEM_DEFAULT 49152u
-#define SMEM_OPTIN 232448u
+#define SMEM_DEFAULT DEV_SMEM_DEFAULT
+#define SMEM_OPTIN DEV_SMEM_OPTIN
 
 struct module {
 	const void *fatbin;
@@ -105,7 +107,9 @@ static uint64_t g_next_dev = EMU_GLOBAL_BASE;
 static uint64_t g_used;
 static struct record *g_recs;
 static size_t g_nrecs, g_caprecs;
-static cudaError_t g_last = cudaSuccess, g_sticky = cudaSuccess;
+/* the last error is per host thread, as CUDA's is */
+static __thread cudaError_t g_last = cudaSuccess;
+static cudaError_t g_sticky = cudaSuccess;
 static int g_dry; /* wgemu_dry */
 static enum wgemu_fault_kind g_fault_kind = WGEMU_FAULT_NONE;
 static char g_fault_msg[800];
@@ -117,24 +121,67 @@ struct callcfg {
 	size_t smem;
 	cudaStream_t stream;
 };
-static struct callcfg g_cfg[16];
-static int g_ncfg;
+/* <<<...>>> pushes, the launch pops: per host thread */
+static __thread struct callcfg g_cfg[16];
+static __thread int g_ncfg;
 
-#define TOTAL_MEM (80ull << 30)
+#define TOTAL_MEM DEV_TOTAL_MEM
+
+/* Host threads may call the runtime at once (CUDA's is thread-safe): the
+ * calls that touch device memory, the allocation table or the
+ * interpreter run one at a time. */
+static pthread_mutex_t g_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+#define LOCKED(call) do { \
+	cudaError_t r_; \
+	pthread_mutex_lock(&g_lock); \
+	r_ = (call); \
+	pthread_mutex_unlock(&g_lock); \
+	return r_; \
+} while (0)
 
 static void dump_records(void);
 
+/* Messages said so far: a program that repeats a failing launch (or
+ * call) gets each message once, and the count of repeats at exit. */
+struct said {
+	char *text;
+	unsigned long repeats;
+};
+static struct said g_said[64];
+static int g_nsaid;
+
+static void report_repeats(void)
+{
+	for (int i = 0; i < g_nsaid; i++)
+		if (g_said[i].repeats)
+			fprintf(stderr, "wgemu: (%lu more time%s) %s\n",
+				g_said[i].repeats,
+				g_said[i].repeats == 1 ? "" : "s",
+				g_said[i].text);
+}
+
 static void note(const char *fmt, ...)
 {
+	char buf[1024];
 	va_list ap;
+	int i;
 
 	if (getenv("WGEMU_QUIET"))
 		return;
 	va_start(ap, fmt);
-	fputs("wgemu: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	for (i = 0; i < g_nsaid; i++)
+		if (!strcmp(g_said[i].text, buf)) {
+			g_said[i].repeats++;
+			return;
+		}
+	if (g_nsaid < 64) {
+		g_said[g_nsaid].text = strdup(buf);
+		if (g_said[g_nsaid].text && !g_nsaid++)
+			atexit(report_repeats);
+	}
+	fprintf(stderr, "wgemu: %s\n", buf);
 }
 
 static cudaError_t fail(cudaError_t e)
@@ -142,6 +189,31 @@ static cudaError_t fail(cudaError_t e)
 	if (e != cudaSuccess)
 		g_last = e;
 	return e;
+}
+
+int emu_rt_fail(int e)
+{
+	return fail((cudaError_t)e);
+}
+
+/* A runtime function the emulator does not implement was called
+ * (harness/emu/stubs): say which, once per function, and fail the call. */
+int emu_rt_unsupported(const char *name);
+int emu_rt_unsupported(const char *name)
+{
+	static const char *said[64];
+	static int nsaid;
+	int i;
+
+	for (i = 0; i < nsaid && said[i] != name; i++)
+		;
+	if (i == nsaid) {
+		if (nsaid < 64)
+			said[nsaid++] = name;
+		note("%s: not implemented by the emulator "
+		     "(cudaErrorNotSupported)", name);
+	}
+	return fail(cudaErrorNotSupported);
 }
 
 static void ensure_atexit(void)
@@ -174,6 +246,21 @@ struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len)
 	return NULL;
 }
 
+/* Insert a into g_allocs (which has room) by address: device addresses
+ * grow, but host memory mapped at its own address (emu_mem_map_host)
+ * may lie above them. */
+static void sorted_insert(struct emu_alloc *a)
+{
+	int i = g_nallocs;
+
+	while (i > 0 && g_allocs[i - 1]->dev > a->dev)
+		i--;
+	memmove(&g_allocs[i + 1], &g_allocs[i],
+		(size_t)(g_nallocs - i) * sizeof(*g_allocs));
+	g_allocs[i] = a;
+	g_nallocs++;
+}
+
 struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
 {
 	struct emu_alloc *a;
@@ -201,7 +288,7 @@ struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
 	/* a gap after each allocation so overruns hit no allocation;
 	 * addresses are never reused, so use after free is caught too */
 	g_next_dev += (size + 255) / 256 * 256 + 65536;
-	g_allocs[g_nallocs++] = a;  /* addresses grow: stays sorted */
+	sorted_insert(a);
 	g_used += size;
 	return a;
 }
@@ -249,6 +336,55 @@ struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size)
 	return a;
 }
 
+/* index where an allocation at addr goes, or -1 if [addr, addr+size)
+ * overlaps one */
+static int insert_index(uint64_t addr, uint64_t size)
+{
+	int i;
+
+	if (emu_mem_find(addr, 1) || (size && emu_mem_find(addr + size - 1, 1)))
+		return -1;
+	for (i = 0; i < g_nallocs; i++)
+		if (g_allocs[i]->dev >= addr)
+			break;
+	if (i < g_nallocs && g_allocs[i]->dev < addr + (size ? size : 1))
+		return -1;
+	return i;
+}
+
+struct emu_alloc *emu_mem_map_host(void *p, uint64_t size, int owned)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)p;
+	struct emu_alloc *a;
+	int i = insert_index(addr, size);
+
+	if (i < 0 || !p)
+		return NULL;
+	if (g_nallocs == g_capallocs) {
+		int cap = g_capallocs ? g_capallocs * 2 : 64;
+		struct emu_alloc **v = realloc(g_allocs, (size_t)cap *
+					       sizeof(*g_allocs));
+
+		if (!v)
+			return NULL;
+		g_allocs = v;
+		g_capallocs = cap;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->host = p;
+	a->dev = addr;
+	a->size = size;
+	a->is_host = 1;
+	a->owned = owned;
+	memmove(&g_allocs[i + 1], &g_allocs[i],
+		(size_t)(g_nallocs - i) * sizeof(*g_allocs));
+	g_allocs[i] = a;
+	g_nallocs++;
+	return a;
+}
+
 static int alloc_index(uint64_t dev)
 {
 	int lo = 0, hi = g_nallocs - 1;
@@ -270,12 +406,42 @@ static void free_alloc(int i)
 {
 	struct emu_alloc *a = g_allocs[i];
 
-	g_used -= a->size;
-	free(a->host);
+	if (!a->is_host)
+		g_used -= a->size;
+	if (!a->is_host || a->owned)
+		free(a->host);
 	free(a);
 	memmove(&g_allocs[i], &g_allocs[i + 1],
 		(size_t)(g_nallocs - i - 1) * sizeof(*g_allocs));
 	g_nallocs--;
+}
+
+static uint64_t g_heap_used;
+
+uint64_t emu_heap_alloc(uint64_t size)
+{
+	struct emu_alloc *a;
+	size_t limit = 0;
+
+	cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize);
+	if (!size || size > limit - g_heap_used)
+		return 0;
+	a = emu_mem_alloc(size, 0);
+	if (!a)
+		return 0;
+	a->is_heap = 1;
+	g_heap_used += size;
+	return a->dev;
+}
+
+void emu_heap_free(uint64_t dev)
+{
+	int i = dev ? alloc_index(dev) : -1;
+
+	if (i < 0 || !g_allocs[i]->is_heap)
+		return;
+	g_heap_used -= g_allocs[i]->size;
+	free_alloc(i);
 }
 
 /* ---- fatbinary ---- */
@@ -744,7 +910,7 @@ static int compact_lines(struct emu_line_counters *l, int n)
 	return k;
 }
 
-static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
+static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 			  void **args, size_t smem)
 {
 	struct emu_launch_cfg cfg;
@@ -852,6 +1018,12 @@ static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
 	return cudaSuccess;
 }
 
+static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
+			  void **args, size_t smem)
+{
+	LOCKED(launch_locked(k, grid, block, args, smem));
+}
+
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
 			       dim3 blockDim, void **args, size_t sharedMem,
 			       cudaStream_t stream)
@@ -877,6 +1049,150 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
 	return launch(find_kernel(func), gridDim, blockDim, args, sharedMem);
 }
 
+/* A cooperative launch is an ordinary one here: blocks run one after
+ * another, so a kernel that waits in grid.sync() for all blocks at once
+ * faults (cooperative groups find no grid workspace). */
+cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
+					dim3 blockDim, void **args,
+					size_t sharedMem, cudaStream_t stream)
+{
+	return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem,
+				stream);
+}
+
+/* Host work queued on a stream: every stream is synchronous, so it runs
+ * at once, after everything queued before it, as the stream orders. */
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
+			       void *userData)
+{
+	(void)stream;
+	if (g_sticky)
+		return g_sticky;
+	if (!fn)
+		return fail(cudaErrorInvalidValue);
+	fn(userData);
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream,
+				  cudaStreamCallback_t callback,
+				  void *userData, unsigned int flags)
+{
+	if (!callback || flags)
+		return fail(cudaErrorInvalidValue);
+	callback(stream, g_sticky, userData);
+	return g_sticky;
+}
+
+/* Stream attributes (access policy windows, priorities) tune caches and
+ * scheduling, which the emulator does not model: kept, not acted on. */
+cudaError_t cudaStreamSetAttribute(cudaStream_t hStream,
+				   cudaLaunchAttributeID attr,
+				   const cudaLaunchAttributeValue *value)
+{
+	(void)hStream, (void)attr;
+	return value ? g_sticky : fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t hStream,
+				   cudaLaunchAttributeID attr,
+				   cudaLaunchAttributeValue *value_out)
+{
+	(void)hStream, (void)attr;
+	if (!value_out)
+		return fail(cudaErrorInvalidValue);
+	memset(value_out, 0, sizeof(*value_out));
+	return g_sticky;
+}
+
+/* A texel format, for the array and texture API (whose other functions
+ * are stubs: textures are not emulated). */
+struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z,
+						   int w,
+						   enum cudaChannelFormatKind f)
+{
+	struct cudaChannelFormatDesc d = { x, y, z, w, f };
+
+	return d;
+}
+
+/* Memory pools: the device has one (a dummy handle), whose attributes
+ * are kept; allocations from it are ordinary allocations, freed at once
+ * by cudaFreeAsync (there is nothing to release later). */
+static struct CUmemPoolHandle_st *const g_pool =
+	(struct CUmemPoolHandle_st *)&g_pool;
+static uint64_t g_pool_attr[16];
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
+{
+	if (!memPool || device != 0)
+		return fail(device ? cudaErrorInvalidDevice :
+				     cudaErrorInvalidValue);
+	*memPool = g_pool;
+	return g_sticky;
+}
+
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
+{
+	return cudaDeviceGetDefaultMemPool(memPool, device);
+}
+
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
+{
+	if (device != 0 || memPool != g_pool)
+		return fail(cudaErrorInvalidValue);
+	return g_sticky;
+}
+
+/* attributes are int or uint64_t (the sizes and the watermarks) */
+static int pool_attr_is_int(enum cudaMemPoolAttr attr)
+{
+	return attr < cudaMemPoolAttrReleaseThreshold;
+}
+
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool,
+				    enum cudaMemPoolAttr attr, void *value)
+{
+	if (memPool != g_pool || !value || (unsigned)attr >= 16)
+		return fail(cudaErrorInvalidValue);
+	if (pool_attr_is_int(attr))
+		g_pool_attr[attr] = (uint64_t)*(int *)value;
+	else
+		memcpy(&g_pool_attr[attr], value, 8);
+	return g_sticky;
+}
+
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool,
+				    enum cudaMemPoolAttr attr, void *value)
+{
+	if (memPool != g_pool || !value || (unsigned)attr >= 16)
+		return fail(cudaErrorInvalidValue);
+	if (pool_attr_is_int(attr))
+		*(int *)value = (int)g_pool_attr[attr];
+	else
+		memcpy(value, &g_pool_attr[attr], 8);
+	return g_sticky;
+}
+
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
+{
+	(void)minBytesToKeep;
+	return memPool == g_pool ? g_sticky : fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
+				    cudaMemPool_t memPool, cudaStream_t stream)
+{
+	if (memPool != g_pool)
+		return fail(cudaErrorInvalidValue);
+	return cudaMallocAsync(ptr, size, stream);
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void)
+{
+	return g_sticky;
+}
+
 /* ---- memory API ---- */
 /* cudaLaunchKernelEx (the header's template, which thrust and cub use):
  * the configuration's attributes (clusters, priorities, programmatic
@@ -890,7 +1206,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 		      args, config->dynamicSmemBytes);
 }
 
-cudaError_t cudaMalloc(void **devPtr, size_t size)
+static cudaError_t cudaMalloc_locked(void **devPtr, size_t size)
 {
 	struct emu_alloc *a;
 
@@ -906,7 +1222,12 @@ cudaError_t cudaMalloc(void **devPtr, size_t size)
 	return cudaSuccess;
 }
 
-cudaError_t cudaFree(void *devPtr)
+cudaError_t cudaMalloc(void **devPtr, size_t size)
+{
+	LOCKED(cudaMalloc_locked(devPtr, size));
+}
+
+static cudaError_t cudaFree_locked(void *devPtr)
 {
 	int i;
 
@@ -915,19 +1236,44 @@ cudaError_t cudaFree(void *devPtr)
 	if (!devPtr)
 		return cudaSuccess;
 	i = alloc_index((uint64_t)(uintptr_t)devPtr);
-	if (i < 0 || g_allocs[i]->is_var)
+	if (i < 0 || g_allocs[i]->is_var || g_allocs[i]->is_heap ||
+	    (g_allocs[i]->is_host && g_allocs[i]->owned != 2))
 		return fail(cudaErrorInvalidValue);
-	trace_simple(TR_FREE, g_allocs[i]->dev, 0);
+	if (!g_allocs[i]->is_host)
+		trace_simple(TR_FREE, g_allocs[i]->dev, 0);
 	free_alloc(i);
+	return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *devPtr)
+{
+	LOCKED(cudaFree_locked(devPtr));
+}
+
+/* Pinned host memory: with unified addressing a kernel may use it at
+ * its own address, so it is mapped as well as allocated. */
+static cudaError_t cudaMallocHost_locked(void **ptr, size_t size)
+{
+	void *p;
+
+	if (g_sticky)
+		return g_sticky;
+	if (!ptr)
+		return fail(cudaErrorInvalidValue);
+	p = malloc(size ? size : 1);
+	if (!p)
+		return fail(cudaErrorMemoryAllocation);
+	if (!emu_mem_map_host(p, size ? size : 1, 1)) {
+		free(p);
+		return fail(cudaErrorMemoryAllocation);
+	}
+	*ptr = p;
 	return cudaSuccess;
 }
 
 cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-	if (g_sticky)
-		return g_sticky;
-	*ptr = malloc(size ? size : 1);
-	return *ptr ? cudaSuccess : fail(cudaErrorMemoryAllocation);
+	LOCKED(cudaMallocHost_locked(ptr, size));
 }
 
 cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
@@ -936,9 +1282,138 @@ cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 	return cudaMallocHost(pHost, size);
 }
 
+static cudaError_t cudaFreeHost_locked(void *ptr)
+{
+	int i;
+
+	if (!ptr)
+		return g_sticky;
+	i = alloc_index((uint64_t)(uintptr_t)ptr);
+	if (i < 0 || !g_allocs[i]->is_host || g_allocs[i]->owned != 1)
+		return fail(cudaErrorInvalidValue);
+	free_alloc(i);
+	return g_sticky;
+}
+
 cudaError_t cudaFreeHost(void *ptr)
 {
-	free(ptr);
+	LOCKED(cudaFreeHost_locked(ptr));
+}
+
+static cudaError_t cudaHostRegister_locked(void *ptr, size_t size, unsigned int flags)
+{
+	(void)flags;
+	if (g_sticky)
+		return g_sticky;
+	if (!ptr || !size)
+		return fail(cudaErrorInvalidValue);
+	if (!emu_mem_map_host(ptr, size, 0))
+		return fail(cudaErrorHostMemoryAlreadyRegistered);
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+	LOCKED(cudaHostRegister_locked(ptr, size, flags));
+}
+
+static cudaError_t cudaHostUnregister_locked(void *ptr)
+{
+	int i = alloc_index((uint64_t)(uintptr_t)ptr);
+
+	if (g_sticky)
+		return g_sticky;
+	if (i < 0 || !g_allocs[i]->is_host || g_allocs[i]->owned)
+		return fail(cudaErrorHostMemoryNotRegistered);
+	free_alloc(i);
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void *ptr)
+{
+	LOCKED(cudaHostUnregister_locked(ptr));
+}
+
+static cudaError_t cudaHostGetDevicePointer_locked(void **pDevice, void *pHost,
+				     unsigned int flags)
+{
+	struct emu_alloc *a = emu_mem_find((uint64_t)(uintptr_t)pHost, 1);
+
+	(void)flags;
+	if (g_sticky)
+		return g_sticky;
+	if (!pDevice || !a || !a->is_host)
+		return fail(cudaErrorInvalidValue);
+	*pDevice = pHost;
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
+				     unsigned int flags)
+{
+	LOCKED(cudaHostGetDevicePointer_locked(pDevice, pHost, flags));
+}
+
+cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
+{
+	struct emu_alloc *a = emu_mem_find((uint64_t)(uintptr_t)pHost, 1);
+
+	if (!pFlags || !a || !a->is_host)
+		return fail(cudaErrorInvalidValue);
+	*pFlags = cudaHostAllocMapped | cudaHostAllocPortable;
+	return cudaSuccess;
+}
+
+/* Managed memory: one address for host and device, which here are the
+ * same memory; zero-filled, as fresh pages are. */
+static cudaError_t cudaMallocManaged_locked(void **devPtr, size_t size, unsigned int flags)
+{
+	void *p;
+
+	(void)flags;
+	if (g_sticky)
+		return g_sticky;
+	if (!devPtr || !size)
+		return fail(cudaErrorInvalidValue);
+	if (size > TOTAL_MEM - g_used)
+		return fail(cudaErrorMemoryAllocation);
+	p = aligned_alloc(256, (size + 255) / 256 * 256);
+	if (!p)
+		return fail(cudaErrorMemoryAllocation);
+	memset(p, 0, size);
+	if (!emu_mem_map_host(p, size, 2)) {
+		free(p);
+		return fail(cudaErrorMemoryAllocation);
+	}
+	*devPtr = p;
+	return cudaSuccess;
+}
+
+cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
+{
+	LOCKED(cudaMallocManaged_locked(devPtr, size, flags));
+}
+
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
+				 struct cudaMemLocation location,
+				 unsigned int flags, cudaStream_t stream)
+{
+	(void)devPtr, (void)count, (void)location, (void)flags, (void)stream;
+	return g_sticky;
+}
+
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
+			  enum cudaMemoryAdvise advice,
+			  struct cudaMemLocation location)
+{
+	(void)devPtr, (void)count, (void)advice, (void)location;
+	return g_sticky;
+}
+
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
+				     size_t length, unsigned int flags)
+{
+	(void)stream, (void)devPtr, (void)length, (void)flags;
 	return g_sticky;
 }
 
@@ -956,7 +1431,7 @@ static int is_dev(const void *p)
 	return emu_mem_find((uint64_t)(uintptr_t)p, 1) != NULL;
 }
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 		       enum cudaMemcpyKind kind)
 {
 	uint8_t *d = dst;
@@ -988,6 +1463,12 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 	return cudaSuccess;
 }
 
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
+		       enum cudaMemcpyKind kind)
+{
+	LOCKED(cudaMemcpy_locked(dst, src, count, kind));
+}
+
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 			    enum cudaMemcpyKind kind, cudaStream_t stream)
 {
@@ -995,7 +1476,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 	return cudaMemcpy(dst, src, count, kind);
 }
 
-cudaError_t cudaMemset(void *devPtr, int value, size_t count)
+static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 {
 	uint8_t *d;
 
@@ -1021,6 +1502,11 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 	return cudaSuccess;
 }
 
+cudaError_t cudaMemset(void *devPtr, int value, size_t count)
+{
+	LOCKED(cudaMemset_locked(devPtr, value, count));
+}
+
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
 			    cudaStream_t stream)
 {
@@ -1028,13 +1514,18 @@ cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
 	return cudaMemset(devPtr, value, count);
 }
 
-cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
+static cudaError_t cudaMemGetInfo_locked(size_t *free_b, size_t *total)
 {
 	if (g_sticky)
 		return g_sticky;
 	*free_b = (size_t)(TOTAL_MEM - g_used);
 	*total = (size_t)TOTAL_MEM;
 	return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
+{
+	LOCKED(cudaMemGetInfo_locked(free_b, total));
 }
 
 /* The module symbol behind a host shadow of a __device__ or
@@ -1071,7 +1562,7 @@ static uint8_t *symbol_ptr(const void *symbol, size_t off, size_t count)
 	return dev_ptr((void *)(uintptr_t)(s->dev + off), count);
 }
 
-cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
+static cudaError_t cudaMemcpyToSymbol_locked(const void *symbol, const void *src,
 			       size_t count, size_t offset,
 			       enum cudaMemcpyKind kind)
 {
@@ -1094,7 +1585,14 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
 	return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol,
+cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
+			       size_t count, size_t offset,
+			       enum cudaMemcpyKind kind)
+{
+	LOCKED(cudaMemcpyToSymbol_locked(symbol, src, count, offset, kind));
+}
+
+static cudaError_t cudaMemcpyFromSymbol_locked(void *dst, const void *symbol,
 				 size_t count, size_t offset,
 				 enum cudaMemcpyKind kind)
 {
@@ -1115,6 +1613,13 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol,
 		   NULL, count);
 	memmove(d, s, count);
 	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol,
+				 size_t count, size_t offset,
+				 enum cudaMemcpyKind kind)
+{
+	LOCKED(cudaMemcpyFromSymbol_locked(dst, symbol, count, offset, kind));
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
@@ -1283,10 +1788,11 @@ cudaError_t cudaSetDevice(int device)
 	return device == 0 ? g_sticky : fail(cudaErrorInvalidDevice);
 }
 
-cudaError_t cudaDeviceReset(void)
+static cudaError_t cudaDeviceReset_locked(void)
 {
 	while (g_nallocs)
 		free_alloc(g_nallocs - 1);
+	g_heap_used = 0;
 	for (int i = 0; i < g_nmods; i++) {
 		/* launch records still point at the module: keep it */
 		g_mods[i].m = NULL;
@@ -1301,43 +1807,18 @@ cudaError_t cudaDeviceReset(void)
 	return cudaSuccess;
 }
 
+cudaError_t cudaDeviceReset(void)
+{
+	LOCKED(cudaDeviceReset_locked());
+}
+
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
 {
 	if (device != 0)
 		return fail(cudaErrorInvalidDevice);
-	memset(p, 0, sizeof(*p));
-	snprintf(p->name, sizeof(p->name), "warpgrade emulator (sm_90)");
-	p->totalGlobalMem = (size_t)TOTAL_MEM;
-	p->sharedMemPerBlock = SMEM_DEFAULT;
-	p->regsPerBlock = 65536;
-	p->warpSize = 32;
-	p->memPitch = 2147483647;
-	p->maxThreadsPerBlock = 1024;
-	p->maxThreadsDim[0] = 1024;
-	p->maxThreadsDim[1] = 1024;
-	p->maxThreadsDim[2] = 64;
-	p->maxGridSize[0] = 2147483647;
-	p->maxGridSize[1] = 65535;
-	p->maxGridSize[2] = 65535;
-	p->totalConstMem = 65536;
-	p->major = 9;
-	p->minor = 0;
-	p->textureAlignment = 512;
-	p->texturePitchAlignment = 32;
-	p->multiProcessorCount = 132;
-	p->concurrentKernels = 1;
-	p->asyncEngineCount = 2;
-	p->unifiedAddressing = 1;
-	p->memoryBusWidth = 5120;
-	p->l2CacheSize = 50 * 1024 * 1024;
-	p->maxThreadsPerMultiProcessor = 2048;
-	p->globalL1CacheSupported = 1;
-	p->localL1CacheSupported = 1;
-	p->sharedMemPerMultiprocessor = 233472;
-	p->regsPerMultiprocessor = 65536;
-	p->sharedMemPerBlockOptin = SMEM_OPTIN;
-	p->maxBlocksPerMultiProcessor = 32;
-	p->reservedSharedMemPerBlock = 1024;
+	if (!p)
+		return fail(cudaErrorInvalidValue);
+	emu_device_props(p);
 	return cudaSuccess;
 }
 
@@ -1346,36 +1827,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
 {
 	if (device != 0)
 		return fail(cudaErrorInvalidDevice);
-	switch (attr) {
-	case cudaDevAttrMaxThreadsPerBlock: *value = 1024; break;
-	case cudaDevAttrMaxBlockDimX: *value = 1024; break;
-	case cudaDevAttrMaxBlockDimY: *value = 1024; break;
-	case cudaDevAttrMaxBlockDimZ: *value = 64; break;
-	case cudaDevAttrMaxGridDimX: *value = 2147483647; break;
-	case cudaDevAttrMaxGridDimY: *value = 65535; break;
-	case cudaDevAttrMaxGridDimZ: *value = 65535; break;
-	case cudaDevAttrMaxSharedMemoryPerBlock: *value = SMEM_DEFAULT; break;
-	case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = SMEM_OPTIN;
-		break;
-	case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = 233472;
-		break;
-	case cudaDevAttrTotalConstantMemory: *value = 65536; break;
-	case cudaDevAttrWarpSize: *value = 32; break;
-	case cudaDevAttrMaxRegistersPerBlock: *value = 65536; break;
-	case cudaDevAttrMultiProcessorCount: *value = 132; break;
-	case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
-	case cudaDevAttrComputeCapabilityMinor: *value = 0; break;
-	case cudaDevAttrMaxThreadsPerMultiProcessor: *value = 2048; break;
-	case cudaDevAttrL2CacheSize: *value = 50 * 1024 * 1024; break;
-	case cudaDevAttrGlobalMemoryBusWidth: *value = 5120; break;
-	case cudaDevAttrMaxBlocksPerMultiprocessor: *value = 32; break;
-	case cudaDevAttrUnifiedAddressing: *value = 1; break;
-	case cudaDevAttrConcurrentKernels: *value = 1; break;
-	default:
-		note("cudaDeviceGetAttribute: attribute %d is not known to "
-		     "the emulator", (int)attr);
+	if (!value || emu_device_attr((int)attr, value))
 		return fail(cudaErrorInvalidValue);
-	}
 	return cudaSuccess;
 }
 
@@ -1473,7 +1926,7 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
 		return fail(cudaErrorInvalidValue);
 	st = emu_static_smem(g_mods[k->mod].m, k->fi);
 	/* 228 KB per SM, 1 KB of it reserved per block */
-	per = (233472u / (unsigned)numBlocks);
+	per = (DEV_SMEM_PER_SM / (unsigned)numBlocks);
 	per = per > 1024 ? per - 1024 : 0;
 	per = per > st ? per - st : 0;
 	if (per > k->max_dyn)
@@ -1513,18 +1966,23 @@ cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 	return cudaSuccess;
 }
 
+/* cudaDeviceSetLimit / GetLimit, H100 defaults; a limit 0 is valid for
+ * the persisting L2 size only */
 static size_t g_limits[] = {
 	[cudaLimitStackSize] = 1024,
 	[cudaLimitPrintfFifoSize] = 1u << 20,
 	[cudaLimitMallocHeapSize] = 8u << 20,
+	[cudaLimitDevRuntimeSyncDepth] = 2,
+	[cudaLimitDevRuntimePendingLaunchCount] = 2048,
+	[cudaLimitMaxL2FetchGranularity] = 64,
+	[cudaLimitPersistingL2CacheSize] = 0,
 };
 
 cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
 	if (g_sticky)
 		return g_sticky;
-	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]) ||
-	    !g_limits[limit])
+	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]))
 		return fail(cudaErrorUnsupportedLimit);
 	g_limits[limit] = value;
 	return cudaSuccess;
@@ -1534,8 +1992,7 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
 	if (g_sticky)
 		return g_sticky;
-	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]) ||
-	    !g_limits[limit])
+	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]))
 		return fail(cudaErrorUnsupportedLimit);
 	*pValue = g_limits[limit];
 	return cudaSuccess;
@@ -1586,21 +2043,31 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags)
 }
 
 /* Stream-ordered allocation: everything is in order here. */
-cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+static cudaError_t cudaMallocAsync_locked(void **devPtr, size_t size, cudaStream_t hStream)
 {
 	(void)hStream;
 	return cudaMalloc(devPtr, size);
 }
 
-cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
+{
+	LOCKED(cudaMallocAsync_locked(devPtr, size, hStream));
+}
+
+static cudaError_t cudaFreeAsync_locked(void *devPtr, cudaStream_t hStream)
 {
 	(void)hStream;
 	return cudaFree(devPtr);
 }
 
+cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
+{
+	LOCKED(cudaFreeAsync_locked(devPtr, hStream));
+}
+
 /* Pitched memory: rows padded to 512 bytes, as the GPU's
  * texturePitchAlignment. */
-cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+static cudaError_t cudaMallocPitch_locked(void **devPtr, size_t *pitch, size_t width,
 			    size_t height)
 {
 	size_t p = (width + 511) & ~(size_t)511;
@@ -1615,7 +2082,13 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
 	return cudaMalloc(devPtr, p * height);
 }
 
-cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+			    size_t height)
+{
+	LOCKED(cudaMallocPitch_locked(devPtr, pitch, width, height));
+}
+
+static cudaError_t cudaMemcpy2D_locked(void *dst, size_t dpitch, const void *src,
 			 size_t spitch, size_t width, size_t height,
 			 enum cudaMemcpyKind kind)
 {
@@ -1634,6 +2107,13 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
 	return cudaSuccess;
 }
 
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
+			 size_t spitch, size_t width, size_t height,
+			 enum cudaMemcpyKind kind)
+{
+	LOCKED(cudaMemcpy2D_locked(dst, dpitch, src, spitch, width, height, kind));
+}
+
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 			      size_t spitch, size_t width, size_t height,
 			      enum cudaMemcpyKind kind, cudaStream_t stream)
@@ -1642,7 +2122,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 	return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 
-cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+static cudaError_t cudaMemset2D_locked(void *devPtr, size_t pitch, int value, size_t width,
 			 size_t height)
 {
 	cudaError_t e;
@@ -1657,6 +2137,12 @@ cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
 			return e;
 	}
 	return cudaSuccess;
+}
+
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+			 size_t height)
+{
+	LOCKED(cudaMemset2D_locked(devPtr, pitch, value, width, height));
 }
 
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
@@ -1693,21 +2179,34 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 	return cudaSuccess;
 }
 
-cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+static cudaError_t cudaPointerGetAttributes_locked(struct cudaPointerAttributes *attributes,
 				     const void *ptr)
 {
 	if (g_sticky)
 		return g_sticky;
 	memset(attributes, 0, sizeof(*attributes));
 	if (is_dev(ptr)) {
-		attributes->type = cudaMemoryTypeDevice;
+		const struct emu_alloc *a = emu_mem_find(
+			(uint64_t)(uintptr_t)ptr, 1);
+
+		attributes->type = !a->is_host ? cudaMemoryTypeDevice :
+				   a->owned == 2 ? cudaMemoryTypeManaged :
+				   cudaMemoryTypeHost;
 		attributes->devicePointer = (void *)ptr;
+		if (a->is_host)
+			attributes->hostPointer = (void *)ptr;
 	} else {
 		attributes->type = cudaMemoryTypeUnregistered;
 		attributes->hostPointer = (void *)ptr;
 	}
 	attributes->device = 0;
 	return cudaSuccess;
+}
+
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
+				     const void *ptr)
+{
+	LOCKED(cudaPointerGetAttributes_locked(attributes, ptr));
 }
 
 /* cuda_profiler_api.h: nothing to profile. */

@@ -102,3 +102,39 @@ __global__ void asserter(int *d)
 	assert(threadIdx.x != 5);
 	d[threadIdx.x] = 1;
 }
+
+/* Warps writing disjoint bytes of one word do not race (shared memory is
+ * byte addressed): warp w writes byte w of every word, then halves. */
+__global__ void bytes_no_race(int *d)
+{
+	__shared__ unsigned char c[128];
+	__shared__ unsigned short h[64];
+	int t = threadIdx.x;
+	c[(t % 32) * 4 + t / 32] = (unsigned char)t;
+	if (t < 64)
+		h[(t % 32) * 2 + t / 32] = (unsigned short)t;
+	__syncthreads();
+	d[t] = c[t] + (t < 64 ? h[t] : 0);
+}
+
+/* Two warps writing the same byte with no barrier between do race. */
+__global__ void byte_race(int *d)
+{
+	__shared__ unsigned char c[32];
+	int t = threadIdx.x;
+	c[t % 32] = (unsigned char)t;
+	__syncthreads();
+	d[t] = c[t % 32];
+}
+
+/* Every thread storing the same value (a flag) is no race: no order of
+ * the stores changes what is read. */
+__global__ void same_value(int *d)
+{
+	__shared__ int flag;
+	flag = 0;
+	__syncthreads();
+	flag = 1;
+	__syncthreads();
+	d[threadIdx.x] = flag;
+}

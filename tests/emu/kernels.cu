@@ -148,3 +148,84 @@ __global__ void async_copy(int4 *out, const int4 *in)
 	__syncthreads();
 	out[threadIdx.x] = s[31 - threadIdx.x];
 }
+
+// PTX breadth: warpSize (WARP_SZ), __nanosleep, __match_any_sync and
+// half / bfloat16 arithmetic, scalar and in pairs
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+__global__ void breadth(int *o, __half *h, __half2 *h2, __nv_bfloat16 *b,
+			__nv_bfloat162 *b2)
+{
+	int t = threadIdx.x;
+
+	__nanosleep(10);
+	__nanosleep(o[t] & 1);
+	o[t] = __match_any_sync(0xffffffff, t & 3);
+	o[32 + t] = warpSize;
+	h[t] = __hfma(h[t], h[t], __float2half(1.0f)) - __float2half(0.5f);
+	h2[t] = __hadd2(__hmul2(h2[t], h2[t]), h2[t]);
+	b[t] = __hmul(b[t], b[t]) + b[t];
+	b2[t] = __hmax2(b2[t], __floats2bfloat162_rn(3.0f, -1.0f));
+	if (__hlt(h[t], __float2half(2.0f)))
+		h[t] = __hneg(h[t]);
+}
+
+// device-side malloc and free, and new and delete
+__global__ void heap(int *o)
+{
+	int *p = (int *)malloc(4 * sizeof(int));
+	int *q = new int[2];
+
+	p[3] = threadIdx.x;
+	q[1] = 100;
+	o[threadIdx.x] = p[3] + q[1] + (p != q);
+	free(p);
+	delete[] q;
+}
+
+// calls through pointers: virtual functions and a table of functions,
+// different in neighbouring lanes
+struct shape {
+	__device__ virtual int f(int x) { return x + 1; }
+};
+struct square : shape {
+	__device__ int f(int x) override { return x * 2; }
+};
+__device__ int sq(int x) { return x * x; }
+__device__ int neg(int x) { return -x; }
+__device__ int (*fn_table[2])(int) = { sq, neg };
+
+__global__ void indirect(int *o)
+{
+	shape *b = threadIdx.x & 1 ? new square() : new shape();
+
+	o[threadIdx.x] = b->f(threadIdx.x);
+	delete b;
+	o[32 + threadIdx.x] = fn_table[threadIdx.x % 2](threadIdx.x);
+}
+
+// texture and surface objects: a 4x4 float array read with linear
+// filtering (clamped), then written to a surface
+__global__ void texsurf(float *o, cudaTextureObject_t t,
+			cudaSurfaceObject_t s)
+{
+	int x = threadIdx.x, y = threadIdx.y;
+	float a = tex2D<float>(t, x + 0.5f, y + 0.5f);
+
+	o[y * 4 + x] = a;
+	o[16 + y * 4 + x] = tex2D<float>(t, x + 1.0f, y + 0.5f);
+	surf2Dwrite(2 * a, s, x * 4, y);
+}
+
+// warp operations over groups of lanes named by different member masks
+// in one instruction (cooperative groups' labeled_partition)
+__global__ void groups(int *o)
+{
+	int t = threadIdx.x;
+	unsigned g = __match_any_sync(0xffffffff, t % 3);
+
+	o[t] = __reduce_max_sync(g, t);
+	o[32 + t] = __ballot_sync(g, t & 1);
+	o[64 + t] = __all_sync(g, t % 3 == 1);
+}

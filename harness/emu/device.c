@@ -1,0 +1,331 @@
+/*
+ * The emulated device's attributes (device.h): one table indexed by
+ * enum cudaDeviceAttr holding what an H100 SXM5 80GB reports, read by
+ * cudaDeviceGetAttribute and, through the same table, by
+ * cudaGetDeviceProperties.  Samples and helper headers query attributes
+ * by number and abort on the first error, so every number the enum
+ * defines has an answer; reserved numbers answer 0.
+ */
+#include <string.h>
+#include <stdio.h>
+#include "emu/device.h"
+
+#define A(name, v) [cudaDevAttr##name] = { 1, (v) }
+
+struct attr {
+	int known;
+	int value;
+};
+
+static const struct attr attrs[] = {
+	A(MaxThreadsPerBlock, 1024),
+	A(MaxBlockDimX, 1024),
+	A(MaxBlockDimY, 1024),
+	A(MaxBlockDimZ, 64),
+	A(MaxGridDimX, 2147483647),
+	A(MaxGridDimY, 65535),
+	A(MaxGridDimZ, 65535),
+	A(MaxSharedMemoryPerBlock, DEV_SMEM_DEFAULT),
+	A(TotalConstantMemory, 65536),
+	A(WarpSize, 32),
+	A(MaxPitch, 2147483647),
+	A(MaxRegistersPerBlock, 65536),
+	A(ClockRate, 1980000),                 /* kHz, boost */
+	A(TextureAlignment, 512),
+	A(GpuOverlap, 1),
+	A(MultiProcessorCount, DEV_SM_COUNT),
+	A(KernelExecTimeout, 0),
+	A(Integrated, 0),
+	A(CanMapHostMemory, 1),
+	A(ComputeMode, cudaComputeModeDefault),
+	A(MaxTexture1DWidth, 131072),
+	A(MaxTexture2DWidth, 131072),
+	A(MaxTexture2DHeight, 65536),
+	A(MaxTexture3DWidth, 16384),
+	A(MaxTexture3DHeight, 16384),
+	A(MaxTexture3DDepth, 16384),
+	A(MaxTexture2DLayeredWidth, 32768),
+	A(MaxTexture2DLayeredHeight, 32768),
+	A(MaxTexture2DLayeredLayers, 2048),
+	A(SurfaceAlignment, 512),
+	A(ConcurrentKernels, 1),
+	A(EccEnabled, 1),
+	A(PciBusId, 0),                         /* the emulator's */
+	A(PciDeviceId, 0),                      /* the emulator's */
+	A(TccDriver, 0),
+	A(MemoryClockRate, 2619000),            /* kHz */
+	A(GlobalMemoryBusWidth, 5120),
+	A(L2CacheSize, 50 * 1024 * 1024),
+	A(MaxThreadsPerMultiProcessor, 2048),
+	A(AsyncEngineCount, 3),
+	A(UnifiedAddressing, 1),
+	A(MaxTexture1DLayeredWidth, 32768),
+	A(MaxTexture1DLayeredLayers, 2048),
+	A(MaxTexture2DGatherWidth, 32768),
+	A(MaxTexture2DGatherHeight, 32768),
+	A(MaxTexture3DWidthAlt, 8192),
+	A(MaxTexture3DHeightAlt, 8192),
+	A(MaxTexture3DDepthAlt, 32768),
+	A(PciDomainId, 0),                      /* the emulator's */
+	A(TexturePitchAlignment, 32),
+	A(MaxTextureCubemapWidth, 32768),
+	A(MaxTextureCubemapLayeredWidth, 32768),
+	A(MaxTextureCubemapLayeredLayers, 2046),
+	A(MaxSurface1DWidth, 32768),
+	A(MaxSurface2DWidth, 131072),
+	A(MaxSurface2DHeight, 65536),
+	A(MaxSurface3DWidth, 16384),
+	A(MaxSurface3DHeight, 16384),
+	A(MaxSurface3DDepth, 16384),
+	A(MaxSurface1DLayeredWidth, 32768),
+	A(MaxSurface1DLayeredLayers, 2048),
+	A(MaxSurface2DLayeredWidth, 32768),
+	A(MaxSurface2DLayeredHeight, 32768),
+	A(MaxSurface2DLayeredLayers, 2048),
+	A(MaxSurfaceCubemapWidth, 32768),
+	A(MaxSurfaceCubemapLayeredWidth, 32768),
+	A(MaxSurfaceCubemapLayeredLayers, 2046),
+	A(MaxTexture1DLinearWidth, 268435456),
+	A(MaxTexture2DLinearWidth, 131072),
+	A(MaxTexture2DLinearHeight, 65000),
+	A(MaxTexture2DLinearPitch, 2097120),
+	A(MaxTexture2DMipmappedWidth, 32768),
+	A(MaxTexture2DMipmappedHeight, 32768),
+	A(ComputeCapabilityMajor, 9),
+	A(ComputeCapabilityMinor, 0),
+	A(MaxTexture1DMipmappedWidth, 32768),
+	A(StreamPrioritiesSupported, 1),
+	A(GlobalL1CacheSupported, 1),
+	A(LocalL1CacheSupported, 1),
+	A(MaxSharedMemoryPerMultiprocessor, DEV_SMEM_PER_SM),
+	A(MaxRegistersPerMultiprocessor, 65536),
+	A(ManagedMemory, 1),
+	A(IsMultiGpuBoard, 0),
+	A(MultiGpuBoardGroupID, 0),
+	A(HostNativeAtomicSupported, 0),
+	A(SingleToDoublePrecisionPerfRatio, 2),
+	A(PageableMemoryAccess, 0),
+	A(ConcurrentManagedAccess, 1),
+	A(ComputePreemptionSupported, 1),
+	A(CanUseHostPointerForRegisteredMem, 1),
+	A(Reserved92, 0),
+	A(Reserved93, 0),
+	A(Reserved94, 0),
+	A(CooperativeLaunch, 1),
+	A(Reserved96, 0),
+	A(MaxSharedMemoryPerBlockOptin, DEV_SMEM_OPTIN),
+	A(CanFlushRemoteWrites, 0),
+	A(HostRegisterSupported, 1),
+	A(PageableMemoryAccessUsesHostPageTables, 0),
+	A(DirectManagedMemAccessFromHost, 0),
+	A(MaxBlocksPerMultiprocessor, 32),
+	A(MaxPersistingL2CacheSize, 32505856),
+	A(MaxAccessPolicyWindowSize, 134213632),
+	A(ReservedSharedMemoryPerBlock, 1024),
+	A(SparseCudaArraySupported, 1),
+	A(HostRegisterReadOnlySupported, 1),
+	A(TimelineSemaphoreInteropSupported, 1),
+	A(MemoryPoolsSupported, 1),
+	A(GPUDirectRDMASupported, 1),
+	A(GPUDirectRDMAFlushWritesOptions, 1),
+	A(GPUDirectRDMAWritesOrdering, 100),
+	A(MemoryPoolSupportedHandleTypes, 9),
+	A(ClusterLaunch, 1),
+	A(DeferredMappingCudaArraySupported, 1),
+	A(Reserved122, 0),
+	A(Reserved123, 0),
+	A(Reserved124, 0),
+	A(IpcEventSupport, 1),
+	A(MemSyncDomainCount, 4),
+	A(Reserved127, 0),
+	A(Reserved128, 0),
+	A(Reserved129, 0),
+	A(NumaConfig, 0),
+	A(NumaId, -1),
+	A(Reserved132, 0),
+	A(MpsEnabled, 0),
+	A(HostNumaId, -1),
+	A(D3D12CigSupported, 0),
+	A(VulkanCigSupported, 0),
+	A(GpuPciDeviceId, 0x233010de),
+	A(GpuPciSubsystemId, 0x16c110de),
+	A(Reserved141, 0),
+	A(HostNumaMemoryPoolsSupported, 0),
+	A(HostNumaMultinodeIpcSupported, 0),
+	A(HostMemoryPoolsSupported, 0),
+	A(Reserved145, 0),
+	A(OnlyPartialHostNativeAtomicSupported, 0),
+};
+
+#define NATTRS ((int)(sizeof(attrs) / sizeof(attrs[0])))
+
+int emu_device_attr(int attr, int *value)
+{
+	if (attr <= 0 || attr >= NATTRS || !attrs[attr].known)
+		return -1;
+	*value = attrs[attr].value;
+	return 0;
+}
+
+static int at(enum cudaDeviceAttr a)
+{
+	return attrs[a].value;
+}
+
+static void props_textures(struct cudaDeviceProp *p)
+{
+	p->maxTexture1D = at(cudaDevAttrMaxTexture1DWidth);
+	p->maxTexture1DMipmap = at(cudaDevAttrMaxTexture1DMipmappedWidth);
+	p->maxTexture2D[0] = at(cudaDevAttrMaxTexture2DWidth);
+	p->maxTexture2D[1] = at(cudaDevAttrMaxTexture2DHeight);
+	p->maxTexture2DMipmap[0] = at(cudaDevAttrMaxTexture2DMipmappedWidth);
+	p->maxTexture2DMipmap[1] = at(cudaDevAttrMaxTexture2DMipmappedHeight);
+	p->maxTexture2DLinear[0] = at(cudaDevAttrMaxTexture2DLinearWidth);
+	p->maxTexture2DLinear[1] = at(cudaDevAttrMaxTexture2DLinearHeight);
+	p->maxTexture2DLinear[2] = at(cudaDevAttrMaxTexture2DLinearPitch);
+	p->maxTexture2DGather[0] = at(cudaDevAttrMaxTexture2DGatherWidth);
+	p->maxTexture2DGather[1] = at(cudaDevAttrMaxTexture2DGatherHeight);
+	p->maxTexture3D[0] = at(cudaDevAttrMaxTexture3DWidth);
+	p->maxTexture3D[1] = at(cudaDevAttrMaxTexture3DHeight);
+	p->maxTexture3D[2] = at(cudaDevAttrMaxTexture3DDepth);
+	p->maxTexture3DAlt[0] = at(cudaDevAttrMaxTexture3DWidthAlt);
+	p->maxTexture3DAlt[1] = at(cudaDevAttrMaxTexture3DHeightAlt);
+	p->maxTexture3DAlt[2] = at(cudaDevAttrMaxTexture3DDepthAlt);
+	p->maxTextureCubemap = at(cudaDevAttrMaxTextureCubemapWidth);
+	p->maxTexture1DLayered[0] = at(cudaDevAttrMaxTexture1DLayeredWidth);
+	p->maxTexture1DLayered[1] = at(cudaDevAttrMaxTexture1DLayeredLayers);
+	p->maxTexture2DLayered[0] = at(cudaDevAttrMaxTexture2DLayeredWidth);
+	p->maxTexture2DLayered[1] = at(cudaDevAttrMaxTexture2DLayeredHeight);
+	p->maxTexture2DLayered[2] = at(cudaDevAttrMaxTexture2DLayeredLayers);
+	p->maxTextureCubemapLayered[0] =
+		at(cudaDevAttrMaxTextureCubemapLayeredWidth);
+	p->maxTextureCubemapLayered[1] =
+		at(cudaDevAttrMaxTextureCubemapLayeredLayers);
+}
+
+static void props_surfaces(struct cudaDeviceProp *p)
+{
+	p->maxSurface1D = at(cudaDevAttrMaxSurface1DWidth);
+	p->maxSurface2D[0] = at(cudaDevAttrMaxSurface2DWidth);
+	p->maxSurface2D[1] = at(cudaDevAttrMaxSurface2DHeight);
+	p->maxSurface3D[0] = at(cudaDevAttrMaxSurface3DWidth);
+	p->maxSurface3D[1] = at(cudaDevAttrMaxSurface3DHeight);
+	p->maxSurface3D[2] = at(cudaDevAttrMaxSurface3DDepth);
+	p->maxSurface1DLayered[0] = at(cudaDevAttrMaxSurface1DLayeredWidth);
+	p->maxSurface1DLayered[1] = at(cudaDevAttrMaxSurface1DLayeredLayers);
+	p->maxSurface2DLayered[0] = at(cudaDevAttrMaxSurface2DLayeredWidth);
+	p->maxSurface2DLayered[1] = at(cudaDevAttrMaxSurface2DLayeredHeight);
+	p->maxSurface2DLayered[2] = at(cudaDevAttrMaxSurface2DLayeredLayers);
+	p->maxSurfaceCubemap = at(cudaDevAttrMaxSurfaceCubemapWidth);
+	p->maxSurfaceCubemapLayered[0] =
+		at(cudaDevAttrMaxSurfaceCubemapLayeredWidth);
+	p->maxSurfaceCubemapLayered[1] =
+		at(cudaDevAttrMaxSurfaceCubemapLayeredLayers);
+	p->surfaceAlignment = (size_t)at(cudaDevAttrSurfaceAlignment);
+}
+
+static void props_limits(struct cudaDeviceProp *p)
+{
+	p->totalGlobalMem = (size_t)DEV_TOTAL_MEM;
+	p->sharedMemPerBlock = (size_t)at(cudaDevAttrMaxSharedMemoryPerBlock);
+	p->regsPerBlock = at(cudaDevAttrMaxRegistersPerBlock);
+	p->warpSize = at(cudaDevAttrWarpSize);
+	p->memPitch = (size_t)at(cudaDevAttrMaxPitch);
+	p->maxThreadsPerBlock = at(cudaDevAttrMaxThreadsPerBlock);
+	p->maxThreadsDim[0] = at(cudaDevAttrMaxBlockDimX);
+	p->maxThreadsDim[1] = at(cudaDevAttrMaxBlockDimY);
+	p->maxThreadsDim[2] = at(cudaDevAttrMaxBlockDimZ);
+	p->maxGridSize[0] = at(cudaDevAttrMaxGridDimX);
+	p->maxGridSize[1] = at(cudaDevAttrMaxGridDimY);
+	p->maxGridSize[2] = at(cudaDevAttrMaxGridDimZ);
+	p->totalConstMem = (size_t)at(cudaDevAttrTotalConstantMemory);
+	p->major = at(cudaDevAttrComputeCapabilityMajor);
+	p->minor = at(cudaDevAttrComputeCapabilityMinor);
+	p->textureAlignment = (size_t)at(cudaDevAttrTextureAlignment);
+	p->texturePitchAlignment = (size_t)at(cudaDevAttrTexturePitchAlignment);
+	p->multiProcessorCount = at(cudaDevAttrMultiProcessorCount);
+	p->memoryBusWidth = at(cudaDevAttrGlobalMemoryBusWidth);
+	p->l2CacheSize = at(cudaDevAttrL2CacheSize);
+	p->persistingL2CacheMaxSize = at(cudaDevAttrMaxPersistingL2CacheSize);
+	p->maxThreadsPerMultiProcessor =
+		at(cudaDevAttrMaxThreadsPerMultiProcessor);
+	p->sharedMemPerMultiprocessor =
+		(size_t)at(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+	p->regsPerMultiprocessor = at(cudaDevAttrMaxRegistersPerMultiprocessor);
+	p->sharedMemPerBlockOptin =
+		(size_t)at(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+	p->maxBlocksPerMultiProcessor = at(cudaDevAttrMaxBlocksPerMultiprocessor);
+	p->accessPolicyMaxWindowSize = at(cudaDevAttrMaxAccessPolicyWindowSize);
+	p->reservedSharedMemPerBlock =
+		(size_t)at(cudaDevAttrReservedSharedMemoryPerBlock);
+}
+
+static void props_features(struct cudaDeviceProp *p)
+{
+	p->integrated = at(cudaDevAttrIntegrated);
+	p->canMapHostMemory = at(cudaDevAttrCanMapHostMemory);
+	p->concurrentKernels = at(cudaDevAttrConcurrentKernels);
+	p->ECCEnabled = at(cudaDevAttrEccEnabled);
+	p->pciBusID = at(cudaDevAttrPciBusId);
+	p->pciDeviceID = at(cudaDevAttrPciDeviceId);
+	p->pciDomainID = at(cudaDevAttrPciDomainId);
+	p->tccDriver = at(cudaDevAttrTccDriver);
+	p->asyncEngineCount = at(cudaDevAttrAsyncEngineCount);
+	p->unifiedAddressing = at(cudaDevAttrUnifiedAddressing);
+	p->streamPrioritiesSupported = at(cudaDevAttrStreamPrioritiesSupported);
+	p->globalL1CacheSupported = at(cudaDevAttrGlobalL1CacheSupported);
+	p->localL1CacheSupported = at(cudaDevAttrLocalL1CacheSupported);
+	p->managedMemory = at(cudaDevAttrManagedMemory);
+	p->isMultiGpuBoard = at(cudaDevAttrIsMultiGpuBoard);
+	p->multiGpuBoardGroupID = at(cudaDevAttrMultiGpuBoardGroupID);
+	p->hostNativeAtomicSupported = at(cudaDevAttrHostNativeAtomicSupported);
+	p->pageableMemoryAccess = at(cudaDevAttrPageableMemoryAccess);
+	p->concurrentManagedAccess = at(cudaDevAttrConcurrentManagedAccess);
+	p->computePreemptionSupported =
+		at(cudaDevAttrComputePreemptionSupported);
+	p->canUseHostPointerForRegisteredMem =
+		at(cudaDevAttrCanUseHostPointerForRegisteredMem);
+	p->cooperativeLaunch = at(cudaDevAttrCooperativeLaunch);
+	p->pageableMemoryAccessUsesHostPageTables =
+		at(cudaDevAttrPageableMemoryAccessUsesHostPageTables);
+	p->directManagedMemAccessFromHost =
+		at(cudaDevAttrDirectManagedMemAccessFromHost);
+	p->hostRegisterSupported = at(cudaDevAttrHostRegisterSupported);
+	p->sparseCudaArraySupported = at(cudaDevAttrSparseCudaArraySupported);
+	p->hostRegisterReadOnlySupported =
+		at(cudaDevAttrHostRegisterReadOnlySupported);
+	p->timelineSemaphoreInteropSupported =
+		at(cudaDevAttrTimelineSemaphoreInteropSupported);
+	p->memoryPoolsSupported = at(cudaDevAttrMemoryPoolsSupported);
+	p->gpuDirectRDMASupported = at(cudaDevAttrGPUDirectRDMASupported);
+	p->gpuDirectRDMAFlushWritesOptions =
+		(unsigned)at(cudaDevAttrGPUDirectRDMAFlushWritesOptions);
+	p->gpuDirectRDMAWritesOrdering =
+		at(cudaDevAttrGPUDirectRDMAWritesOrdering);
+	p->memoryPoolSupportedHandleTypes =
+		(unsigned)at(cudaDevAttrMemoryPoolSupportedHandleTypes);
+	p->deferredMappingCudaArraySupported =
+		at(cudaDevAttrDeferredMappingCudaArraySupported);
+	p->ipcEventSupported = at(cudaDevAttrIpcEventSupport);
+	p->clusterLaunch = at(cudaDevAttrClusterLaunch);
+	p->unifiedFunctionPointers = 1;
+	p->deviceNumaConfig = at(cudaDevAttrNumaConfig);
+	p->deviceNumaId = at(cudaDevAttrNumaId);
+	p->mpsEnabled = at(cudaDevAttrMpsEnabled);
+	p->hostNumaId = at(cudaDevAttrHostNumaId);
+	p->gpuPciDeviceID = (unsigned)at(cudaDevAttrGpuPciDeviceId);
+	p->gpuPciSubsystemID = (unsigned)at(cudaDevAttrGpuPciSubsystemId);
+	p->hostNumaMultinodeIpcSupported =
+		at(cudaDevAttrHostNumaMultinodeIpcSupported);
+}
+
+void emu_device_props(struct cudaDeviceProp *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "warpgrade emulator (sm_90)");
+	memcpy(p->uuid.bytes, "warpgrade-emu-90", 16);
+	props_limits(p);
+	props_textures(p);
+	props_surfaces(p);
+	props_features(p);
+}

@@ -1,0 +1,29 @@
+/*
+ * The device the emulator presents: an NVIDIA H100 SXM5 80GB (sm_90).
+ * Every cudaDeviceAttr has its value in one table (device.c), from which
+ * cudaDeviceGetAttribute and cudaGetDeviceProperties both answer, so the
+ * two never disagree.  The values are what an H100 SXM5 reports, except
+ * where docs/EMULATOR.md ("The device") says a value is the emulator's
+ * own (memory size, PCI location, the name).
+ */
+#ifndef EMU_DEVICE_H
+#define EMU_DEVICE_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+/* limits the runtime enforces at launch and allocation */
+#define DEV_SMEM_DEFAULT 49152u      /* per block without opt-in */
+#define DEV_SMEM_OPTIN 232448u       /* per block with opt-in (227 KB) */
+#define DEV_SMEM_PER_SM 233472u      /* per multiprocessor (228 KB) */
+#define DEV_SM_COUNT 132
+#define DEV_TOTAL_MEM (80ull << 30)  /* the emulator's: 80 GiB */
+
+/* 0 and *value set for an attribute of enum cudaDeviceAttr (reserved
+ * numbers answer 0); -1 for a number the enum does not have. */
+int emu_device_attr(int attr, int *value);
+
+/* Fill *p (all of it) from the attribute table. */
+void emu_device_props(struct cudaDeviceProp *p);
+
+#endif

@@ -1,0 +1,127 @@
+/*
+ * Race tracking of shared memory (race.c): a shadow entry per 4-byte word
+ * holds the epoch and warp of the last write and of the readers; epochs
+ * advance at every block start and barrier (the interpreter counts
+ * them), so the shadow is never cleared.  A word that a sub-word access
+ * touches is split, for good, into four byte entries, so that warps
+ * writing different bytes of one word do not race while full-word
+ * accesses (nearly all) cost one entry.
+ *
+ * race_access decides; the interpreter reports (exec.c).
+ */
+#ifndef EMU_RACE_H
+#define EMU_RACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct race_entries {
+	uint32_t *wep, *rep;      /* epoch of the last write, of the reads */
+	uint16_t *ww, *rw;        /* their warp; rw 0xffff: several */
+	int32_t *wpc;             /* line of the last write */
+};
+
+struct race_shadow {
+	struct race_entries word, byte;
+	uint8_t *split;           /* per word: its bytes have entries */
+	size_t words;             /* capacity */
+};
+
+/* What an access found: a conflict (the first) and whether it read a
+ * byte no thread of the block wrote. */
+enum { RACE_NONE, RACE_AFTER_WRITE, RACE_AFTER_READ };
+struct race_hit {
+	int kind;
+	uint32_t off;             /* byte offset of the conflict */
+	int other_warp;           /* the writer (0xffff: several readers) */
+	int32_t other_line;       /* line of that write */
+	int uninit;
+	uint32_t uninit_off;
+};
+
+/* Room for bytes of shared memory (new entries never written): 0 or -1
+ * out of memory (the shadow then is as it was). */
+int race_reserve(struct race_shadow *s, size_t bytes);
+void race_release(struct race_shadow *s);
+
+/* the decision on one entry i (a word or a byte at byte offset off) */
+static inline int race_entry(struct race_entries *e, uint32_t i,
+			     uint32_t off, uint32_t epoch,
+			     uint32_t block_epoch, int warp, int32_t line,
+			     int is_store, int atomic, int same,
+			     struct race_hit *hit)
+{
+	if ((!is_store || atomic) && e->wep[i] < block_epoch &&
+	    !hit->uninit) {
+		hit->uninit = 1;
+		hit->uninit_off = off;
+	}
+	if (atomic) {
+		e->wep[i] = epoch;
+		e->ww[i] = (uint16_t)warp;
+		e->wpc[i] = line;
+		return 0;
+	}
+	if (e->wep[i] == epoch && e->ww[i] != warp && !same) {
+		hit->kind = RACE_AFTER_WRITE;
+		hit->other_warp = e->ww[i];
+		hit->other_line = e->wpc[i];
+	} else if (is_store && e->rep[i] == epoch && e->rw[i] != warp &&
+		   !same) {
+		hit->kind = RACE_AFTER_READ;
+		hit->other_warp = e->rw[i];
+	} else if (is_store) {
+		e->wep[i] = epoch;
+		e->ww[i] = (uint16_t)warp;
+		e->wpc[i] = line;
+		return 0;
+	} else if (e->rep[i] != epoch) {
+		e->rep[i] = epoch;
+		e->rw[i] = (uint16_t)warp;
+		return 0;
+	} else {
+		if (e->rw[i] != warp)
+			e->rw[i] = 0xffff;
+		return 0;
+	}
+	hit->off = off;
+	return 1;
+}
+
+int race_access_bytes(struct race_shadow *s, uint32_t epoch,
+		      uint32_t block_epoch, int warp, int32_t line,
+		      uint32_t off, int bytes, int is_store, int atomic,
+		      const uint8_t *mem, const uint8_t *val,
+		      struct race_hit *hit);
+
+/*
+ * One lane's access of [off, off+bytes) by warp in the given epochs,
+ * line its instruction's line.  Stores pass the bytes they store (val)
+ * and mem, the shared memory before the store: storing what a byte holds
+ * is no race.  Atomics are no race and count as writes.  0, or 1 with
+ * hit->kind set (the shadow then is partly updated: the launch stops).
+ * Inline: it runs for every lane of every shared access; a whole word
+ * not split is the common case.
+ */
+static inline int race_access(struct race_shadow *s, uint32_t epoch,
+			      uint32_t block_epoch, int warp, int32_t line,
+			      uint32_t off, int bytes, int is_store,
+			      int atomic, const uint8_t *mem,
+			      const uint8_t *val, struct race_hit *hit)
+{
+	uint32_t w = off / 4;
+	int same;
+
+	hit->kind = RACE_NONE;
+	hit->uninit = 0;
+	if (bytes != 4 || (off & 3) || s->split[w])
+		return race_access_bytes(s, epoch, block_epoch, warp, line,
+					 off, bytes, is_store, atomic, mem,
+					 val, hit);
+	same = is_store && val && !memcmp(mem + off, val, 4);
+	return race_entry(&s->word, w, off, epoch, block_epoch, warp, line,
+			  is_store, atomic, same, hit);
+}
+
+#endif

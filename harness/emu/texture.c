@@ -1,0 +1,555 @@
+/*
+ * CUDA arrays, texture and surface objects (texture.h).  Sampling
+ * follows the CUDA programming guide's texture fetching appendix:
+ * normalised coordinates scaled by the size, addressing (clamp, wrap,
+ * mirror, border) per dimension, nearest-point or linear filtering with
+ * the weights in 1.8 fixed point as the hardware has them, and
+ * integer texels returned as they are or as normalised floats.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "emu/emu.h"
+#include "emu/half.h"
+#include "emu/texture.h"
+
+struct cudaArray {
+	struct cudaChannelFormatDesc desc;
+	size_t w, h, d, esize;
+	uint8_t *data;
+};
+
+struct tobj {
+	int used, is_surf;
+	struct cudaResourceDesc res;
+	struct cudaTextureDesc tex;
+};
+
+static struct tobj *g_objs;
+static size_t g_nobjs;
+
+static size_t elem_size(const struct cudaChannelFormatDesc *d)
+{
+	return (size_t)(d->x + d->y + d->z + d->w) / 8;
+}
+
+static int channels(const struct cudaChannelFormatDesc *d)
+{
+	return (d->x > 0) + (d->y > 0) + (d->z > 0) + (d->w > 0);
+}
+
+/* ---- arrays ---- */
+cudaError_t cudaMalloc3DArray(cudaArray_t *array,
+			      const struct cudaChannelFormatDesc *desc,
+			      struct cudaExtent extent, unsigned int flags)
+{
+	struct cudaArray *a;
+	size_t n;
+
+	(void)flags;
+	if (!array || !desc || !elem_size(desc) || !extent.width)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return emu_rt_fail(cudaErrorMemoryAllocation);
+	a->desc = *desc;
+	a->esize = elem_size(desc);
+	a->w = extent.width;
+	a->h = extent.height ? extent.height : 1;
+	a->d = extent.depth ? extent.depth : 1;
+	n = a->w * a->h * a->d * a->esize;
+	a->data = malloc(n);
+	if (!a->data) {
+		free(a);
+		return emu_rt_fail(cudaErrorMemoryAllocation);
+	}
+	memset(a->data, 0, n);
+	*array = a;
+	return cudaSuccess;
+}
+
+cudaError_t cudaMallocArray(cudaArray_t *array,
+			    const struct cudaChannelFormatDesc *desc,
+			    size_t width, size_t height, unsigned int flags)
+{
+	struct cudaExtent e = { width, height, 0 };
+
+	return cudaMalloc3DArray(array, desc, e, flags);
+}
+
+cudaError_t cudaFreeArray(cudaArray_t array)
+{
+	if (array) {
+		free(array->data);
+		free(array);
+	}
+	return cudaSuccess;
+}
+
+cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc,
+			     struct cudaExtent *extent, unsigned int *flags,
+			     cudaArray_t array)
+{
+	if (!array)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	if (desc)
+		*desc = array->desc;
+	if (extent) {
+		extent->width = array->w;
+		extent->height = array->h > 1 ? array->h : 0;
+		extent->depth = array->d > 1 ? array->d : 0;
+	}
+	if (flags)
+		*flags = 0;
+	return cudaSuccess;
+}
+
+/* host memory of a pointer a copy names: device memory is looked up,
+ * host memory is itself */
+static uint8_t *mem_of(const void *p, size_t n, int dev)
+{
+	struct emu_alloc *a;
+
+	if (!dev)
+		return (uint8_t *)p;
+	a = emu_mem_find((uint64_t)(uintptr_t)p, n ? n : 1);
+	return a ? a->host + ((uint64_t)(uintptr_t)p - a->dev) : NULL;
+}
+
+static int src_is_dev(enum cudaMemcpyKind kind, const void *p)
+{
+	if (kind == cudaMemcpyDefault)
+		return emu_mem_find((uint64_t)(uintptr_t)p, 1) != NULL;
+	return kind == cudaMemcpyDeviceToDevice ||
+	       kind == cudaMemcpyDeviceToHost;
+}
+
+static int dst_is_dev(enum cudaMemcpyKind kind, const void *p)
+{
+	if (kind == cudaMemcpyDefault)
+		return emu_mem_find((uint64_t)(uintptr_t)p, 1) != NULL;
+	return kind == cudaMemcpyDeviceToDevice ||
+	       kind == cudaMemcpyHostToDevice;
+}
+
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset,
+				size_t hOffset, const void *src,
+				size_t spitch, size_t width, size_t height,
+				enum cudaMemcpyKind kind)
+{
+	const uint8_t *s;
+	size_t rowb;
+
+	if (!dst || wOffset + width > dst->w * dst->esize ||
+	    hOffset + height > dst->h * dst->d || width > spitch)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	s = mem_of(src, spitch * (height ? height - 1 : 0) + width,
+		   src_is_dev(kind, src));
+	if (!s)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	rowb = dst->w * dst->esize;
+	for (size_t r = 0; r < height; r++)
+		memcpy(dst->data + (hOffset + r) * rowb + wOffset,
+		       s + r * spitch, width);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch,
+				  cudaArray_const_t src, size_t wOffset,
+				  size_t hOffset, size_t width, size_t height,
+				  enum cudaMemcpyKind kind)
+{
+	uint8_t *d;
+	size_t rowb;
+
+	if (!src || wOffset + width > src->w * src->esize ||
+	    hOffset + height > src->h * src->d || width > dpitch)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	d = mem_of(dst, dpitch * (height ? height - 1 : 0) + width,
+		   dst_is_dev(kind, dst));
+	if (!d)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	rowb = src->w * src->esize;
+	for (size_t r = 0; r < height; r++)
+		memcpy(d + r * dpitch,
+		       src->data + (hOffset + r) * rowb + wOffset, width);
+	return cudaSuccess;
+}
+
+/* the deprecated linear forms: count bytes from (wOffset, hOffset) on,
+ * row after row */
+static cudaError_t to_array(cudaArray_t dst, size_t wOffset, size_t hOffset,
+			    const void *src, size_t count,
+			    enum cudaMemcpyKind kind)
+{
+	const uint8_t *s;
+	size_t off;
+
+	if (!dst)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	off = hOffset * dst->w * dst->esize + wOffset;
+	if (off + count > dst->w * dst->h * dst->d * dst->esize)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	s = mem_of(src, count, src_is_dev(kind, src));
+	if (!s)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	memcpy(dst->data + off, s, count);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+			      const void *src, size_t count,
+			      enum cudaMemcpyKind kind)
+{
+	return to_array(dst, wOffset, hOffset, src, count, kind);
+}
+
+cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src,
+				size_t wOffset, size_t hOffset, size_t count,
+				enum cudaMemcpyKind kind)
+{
+	uint8_t *d;
+	size_t off;
+
+	if (!src)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	off = hOffset * src->w * src->esize + wOffset;
+	if (off + count > src->w * src->h * src->d * src->esize)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	d = mem_of(dst, count, dst_is_dev(kind, dst));
+	if (!d)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	memcpy(d, src->data + off, count);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset,
+				     size_t hOffset, const void *src,
+				     size_t spitch, size_t width,
+				     size_t height, enum cudaMemcpyKind kind,
+				     cudaStream_t stream)
+{
+	(void)stream;
+	return cudaMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width,
+				   height, kind);
+}
+
+cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset,
+				   size_t hOffset, const void *src,
+				   size_t count, enum cudaMemcpyKind kind,
+				   cudaStream_t stream)
+{
+	(void)stream;
+	return to_array(dst, wOffset, hOffset, src, count, kind);
+}
+
+/* ---- objects ---- */
+static cudaError_t new_obj(unsigned long long *h, int is_surf,
+			   const struct cudaResourceDesc *res,
+			   const struct cudaTextureDesc *tex)
+{
+	size_t i;
+
+	if (!h || !res || (res->resType != cudaResourceTypeArray &&
+			   res->resType != cudaResourceTypeLinear &&
+			   res->resType != cudaResourceTypePitch2D) ||
+	    (res->resType == cudaResourceTypeArray && !res->res.array.array))
+		return emu_rt_fail(cudaErrorInvalidValue);
+	if (is_surf && res->resType != cudaResourceTypeArray)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	for (i = 0; i < g_nobjs && g_objs[i].used; i++)
+		;
+	if (i == g_nobjs) {
+		struct tobj *v = realloc(g_objs, (g_nobjs + 16) * sizeof(*v));
+
+		if (!v)
+			return emu_rt_fail(cudaErrorMemoryAllocation);
+		memset(v + g_nobjs, 0, 16 * sizeof(*v));
+		g_objs = v;
+		g_nobjs += 16;
+	}
+	g_objs[i].used = 1;
+	g_objs[i].is_surf = is_surf;
+	g_objs[i].res = *res;
+	if (tex)
+		g_objs[i].tex = *tex;
+	else
+		memset(&g_objs[i].tex, 0, sizeof(g_objs[i].tex));
+	*h = i + 1;
+	return cudaSuccess;
+}
+
+static struct tobj *obj(uint64_t h, int is_surf)
+{
+	if (!h || h > g_nobjs || !g_objs[h - 1].used ||
+	    g_objs[h - 1].is_surf != is_surf)
+		return NULL;
+	return &g_objs[h - 1];
+}
+
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
+				    const struct cudaResourceDesc *pResDesc,
+				    const struct cudaTextureDesc *pTexDesc,
+				    const struct cudaResourceViewDesc *view)
+{
+	(void)view;
+	if (!pTexDesc)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	return new_obj(pTexObject, 0, pResDesc, pTexDesc);
+}
+
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject)
+{
+	struct tobj *o = obj(texObject, 0);
+
+	if (o)
+		o->used = 0;
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *d,
+					     cudaTextureObject_t texObject)
+{
+	struct tobj *o = obj(texObject, 0);
+
+	if (!o || !d)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	*d = o->res;
+	return cudaSuccess;
+}
+
+cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject,
+				    const struct cudaResourceDesc *pResDesc)
+{
+	return new_obj(pSurfObject, 1, pResDesc, NULL);
+}
+
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
+{
+	struct tobj *o = obj(surfObject, 1);
+
+	if (o)
+		o->used = 0;
+	return cudaSuccess;
+}
+
+/* ---- sampling ---- */
+/* the texels of a resource: base, format, size, row and slice bytes */
+struct texels {
+	const uint8_t *base;
+	struct cudaChannelFormatDesc desc;
+	size_t esize, w, h, d, pitch, slice;
+};
+
+static int texels_of(const struct tobj *o, struct texels *t)
+{
+	const struct cudaResourceDesc *r = &o->res;
+	const struct emu_alloc *a;
+
+	memset(t, 0, sizeof(*t));
+	if (r->resType == cudaResourceTypeArray) {
+		const struct cudaArray *ar = r->res.array.array;
+
+		t->base = ar->data;
+		t->desc = ar->desc;
+		t->w = ar->w;
+		t->h = ar->h;
+		t->d = ar->d;
+		t->esize = ar->esize;
+		t->pitch = ar->w * ar->esize;
+	} else {
+		int lin = r->resType == cudaResourceTypeLinear;
+
+		t->desc = lin ? r->res.linear.desc : r->res.pitch2D.desc;
+		t->esize = elem_size(&t->desc);
+		if (!t->esize)
+			return -1;
+		a = emu_mem_find((uint64_t)(uintptr_t)(lin ?
+				 r->res.linear.devPtr :
+				 r->res.pitch2D.devPtr), 1);
+		if (!a)
+			return -1;
+		t->base = a->host + ((uint64_t)(uintptr_t)(lin ?
+			  r->res.linear.devPtr : r->res.pitch2D.devPtr) -
+			  a->dev);
+		t->w = lin ? r->res.linear.sizeInBytes / t->esize :
+			     r->res.pitch2D.width;
+		t->h = lin ? 1 : r->res.pitch2D.height;
+		t->d = 1;
+		t->pitch = lin ? t->w * t->esize : r->res.pitch2D.pitchInBytes;
+	}
+	t->slice = t->pitch * t->h;
+	return 0;
+}
+
+/* one channel of a texel as a float (normalised for integer formats when
+ * norm) or as an integer */
+static void read_texel(const struct texels *t, long x, long y, long z,
+		       int norm, float f[4], uint32_t u[4])
+{
+	const uint8_t *p = t->base + (size_t)z * t->slice +
+			   (size_t)y * t->pitch + (size_t)x * t->esize;
+	int bits = t->desc.x, n = channels(&t->desc), k = t->desc.f;
+
+	for (int c = 0; c < 4; c++) {
+		uint32_t v = 0;
+
+		f[c] = c == 3 ? 1.0f : 0.0f;
+		u[c] = c == 3 ? 1 : 0;
+		if (c >= n)
+			continue;
+		memcpy(&v, p + c * (bits / 8), (size_t)bits / 8);
+		if (k == cudaChannelFormatKindFloat) {
+			f[c] = bits == 32 ? ((union { uint32_t u; float f; })
+					     { v }).f :
+			       emu_f16_to_f32((uint16_t)v);
+			memcpy(&u[c], &f[c], 4);
+		} else if (k == cudaChannelFormatKindSigned) {
+			int32_t s = bits == 8 ? (int8_t)v : bits == 16 ?
+				    (int16_t)v : (int32_t)v;
+
+			u[c] = (uint32_t)s;
+			f[c] = norm ? fmaxf((float)s / (float)((1u << (bits -
+					    1)) - 1), -1.0f) : (float)s;
+		} else {
+			u[c] = v;
+			f[c] = norm ? (float)v / (float)(bits == 32 ?
+					4294967295.0 : (double)((1ull << bits) -
+					1)) : (float)v;
+		}
+	}
+}
+
+/* a texel coordinate after addressing; -1 for a border texel */
+static long address(long i, long n, int mode)
+{
+	if (i >= 0 && i < n)
+		return i;
+	switch (mode) {
+	case cudaAddressModeWrap:
+		i %= n;
+		return i < 0 ? i + n : i;
+	case cudaAddressModeMirror: {
+		long m = i < 0 ? -i - 1 : i, r = m % (2 * n);
+
+		return r < n ? r : 2 * n - 1 - r;
+	}
+	case cudaAddressModeBorder:
+		return -1;
+	default:
+		return i < 0 ? 0 : n - 1;
+	}
+}
+
+/* the addressing mode of dimension k: wrap and mirror need normalised
+ * coordinates, and are clamp without them */
+static int mode_of(const struct tobj *o, int k)
+{
+	int m = o->tex.addressMode[k];
+
+	if (!o->tex.normalizedCoords && (m == cudaAddressModeWrap ||
+					 m == cudaAddressModeMirror))
+		return cudaAddressModeClamp;
+	return m;
+}
+
+static void fetch(const struct tobj *o, const struct texels *t,
+		  const long *i, int geom, float f[4], uint32_t u[4])
+{
+	long x = address(i[0], (long)t->w, mode_of(o, 0));
+	long y = geom > 1 ? address(i[1], (long)t->h, mode_of(o, 1)) : 0;
+	long z = geom > 2 ? address(i[2], (long)t->d, mode_of(o, 2)) : 0;
+	int norm = o->tex.readMode == cudaReadModeNormalizedFloat;
+
+	if (x < 0 || y < 0 || z < 0) {
+		for (int c = 0; c < 4; c++) {
+			f[c] = o->tex.borderColor[c];
+			u[c] = 0;
+		}
+		return;
+	}
+	read_texel(t, x, y, z, norm, f, u);
+}
+
+int emu_tex_sample(uint64_t tex, int geom, int cfloat, const uint64_t *c,
+		   int rfloat, uint32_t out[4])
+{
+	const struct tobj *o = obj(tex, 0);
+	struct texels t;
+	size_t dim[3];
+	float acc[4] = { 0, 0, 0, 0 }, frac[3] = { 0, 0, 0 }, f[4];
+	long base[3] = { 0, 0, 0 };
+	uint32_t u[4];
+	int linear;
+
+	if (!o || texels_of(o, &t))
+		return -1;
+	dim[0] = t.w;
+	dim[1] = t.h;
+	dim[2] = t.d;
+	linear = cfloat && o->tex.filterMode == cudaFilterModeLinear;
+	for (int k = 0; k < geom; k++) {
+		float x;
+
+		if (!cfloat) {
+			base[k] = (long)(int32_t)c[k];
+			continue;
+		}
+		memcpy(&x, &c[k], 4);
+		if (o->tex.normalizedCoords)
+			x *= (float)dim[k];
+		if (linear) {
+			x -= 0.5f;
+			base[k] = (long)floorf(x);
+			/* the weight in 1.8 fixed point */
+			frac[k] = roundf((x - floorf(x)) * 256.0f) / 256.0f;
+		} else {
+			base[k] = (long)floorf(x);
+		}
+	}
+	if (!linear) {
+		fetch(o, &t, base, geom, f, u);
+		for (int k = 0; k < 4; k++)
+			out[k] = rfloat ? ((union { float f; uint32_t u; })
+					   { f[k] }).u : u[k];
+		return 0;
+	}
+	for (int n = 0; n < (1 << geom); n++) {
+		long i[3];
+		float wgt = 1;
+
+		for (int k = 0; k < geom; k++) {
+			int hi = (n >> k) & 1;
+
+			i[k] = base[k] + hi;
+			wgt *= hi ? frac[k] : 1 - frac[k];
+		}
+		fetch(o, &t, i, geom, f, u);
+		for (int k = 0; k < 4; k++)
+			acc[k] += wgt * f[k];
+	}
+	for (int k = 0; k < 4; k++)
+		memcpy(&out[k], &acc[k], 4);
+	return 0;
+}
+
+uint8_t *emu_surf_addr(uint64_t surf, int geom, int64_t x, int64_t y,
+		       int64_t z, int bytes)
+{
+	const struct tobj *o = obj(surf, 1);
+	struct texels t;
+
+	if (!o || texels_of(o, &t))
+		return NULL;
+	if (x < 0 || (uint64_t)x + (uint64_t)bytes > t.w * t.esize ||
+	    (geom > 1 && (y < 0 || (uint64_t)y >= t.h)) ||
+	    (geom > 2 && (z < 0 || (uint64_t)z >= t.d)))
+		return NULL;
+	if (geom < 2)
+		y = 0;
+	if (geom < 3)
+		z = 0;
+	return (uint8_t *)t.base + (size_t)z * t.slice + (size_t)y * t.pitch +
+	       (size_t)x;
+}
