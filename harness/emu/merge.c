@@ -13,8 +13,12 @@
  * (2 of 4 bytes) when the first address is provably a multiple of that
  * size.  What is provable comes from a known-alignment analysis of the
  * registers (known low zero bits, flow-insensitive, to a fixed point):
- * shared variables start at 16-byte boundaries (ptxas lays shared memory
- * out itself), other symbols at their declared alignment, kernel
+ * dynamic shared memory starts at a 16-byte boundary, and so does a
+ * kernel's static shared variable when it is the only one (ptxas puts
+ * it at offset 0); with several, ptxas packs them in an order of its
+ * own (a float[3] then a float[] starts the second at byte 12, measured
+ * on an H100), so each has only its declared alignment; other symbols
+ * have their declared alignment, kernel
  * parameters and loaded values are unknown.  A merged group is marked
  * on its instructions: the first carries the merged width, the others
  * MERGE_FOLLOW; each still executes and is checked alone.
@@ -45,13 +49,28 @@ static int min_i(int a, int b)
 	return a < b ? a : b;
 }
 
-static int sym_align(const struct emu_module *m, int si)
+/* Static shared variables function f can see (its own and the
+ * module's). */
+static int shared_vars(const struct emu_module *m, const struct emu_func *f)
+{
+	int fi = (int)(f - m->funcs), n = 0;
+
+	for (int i = 0; i < m->nsyms; i++)
+		n += m->syms[i].kind == SYM_SHARED &&
+		     (m->syms[i].owner == fi || m->syms[i].owner < 0);
+	return n;
+}
+
+static int sym_align(const struct emu_module *m, const struct emu_func *f,
+		     int si)
 {
 	const struct emu_sym *s = &m->syms[si];
+	int declared = lg(s->align ? s->align : 1);
 
-	if (s->kind == SYM_SHARED || s->kind == SYM_EXTERN_SHARED)
-		return 4 > lg(s->align) ? 4 : lg(s->align);
-	return lg(s->align ? s->align : 1);
+	if (s->kind == SYM_EXTERN_SHARED ||
+	    (s->kind == SYM_SHARED && shared_vars(m, f) == 1))
+		return 4 > declared ? 4 : declared;
+	return declared;
 }
 
 /* known log2 alignment of an operand's value */
@@ -61,7 +80,7 @@ static int opnd_align(const struct emu_module *m, const struct emu_func *f,
 	switch (o->kind) {
 	case OK_REG: return al[o->idx];
 	case OK_CONST: return tz(f->consts[(size_t)o->idx * 32]);
-	case OK_SYM: return sym_align(m, o->idx);
+	case OK_SYM: return sym_align(m, f, o->idx);
 	default: return 0;
 	}
 }
@@ -223,7 +242,8 @@ static void group(const struct emu_module *m, struct emu_func *f,
 
 	if (w != 4 && w != 8)
 		return;
-	base = lead->ak == AK_REG ? al[lead->areg] : sym_align(m, lead->asym);
+	base = lead->ak == AK_REG ? al[lead->areg] :
+	       sym_align(m, f, lead->asym);
 	for (int i = 0; i < n;) {
 		int a = min_i(base, tz((uint64_t)f->insns[mem[i]].aoff));
 

@@ -36,8 +36,11 @@ cat "$OUT/merge_sass.txt"
 # one row per kernel: name and the ten metrics in the order above
 python3 - "$OUT/merge_ncu.csv" "$M" "$OUT/merge_counters.txt" <<'PY'
 import csv, sys
-rows = [r for r in csv.reader(l for l in open(sys.argv[1])
-                              if not l.startswith('=='))]
+# the program's own output comes first in the same stream: the table
+# starts at its header line
+lines = open(sys.argv[1]).read().splitlines()
+start = next(i for i, l in enumerate(lines) if l.startswith('"ID"'))
+rows = list(csv.reader(lines[start:]))
 head, rows = rows[0], rows[1:]
 ki, mi, vi = (head.index(k) for k in
               ('Kernel Name', 'Metric Name', 'Metric Value'))
