@@ -635,6 +635,11 @@ START_TEST(test_race_bytes)
 	for (int t = 0; t < 128; t++)
 		ck_assert_int_eq(h[t], (t % 4) * 32 + t / 4 +
 				 (t < 64 ? (t % 2) * 32 + t / 2 : 0));
+	ck_assert_int_eq(launch("_Z4pollPi", 1, 1, 64, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
+			 WGEMU_FAULT_NONE);
 	ck_assert_int_eq(launch("_Z10same_valuePi", 1, 1, 128, 1, 0, args),
 			 cudaSuccess);
 	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);

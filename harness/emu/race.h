@@ -16,6 +16,9 @@
 #include <stdint.h>
 #include <string.h>
 
+/* ww: the writer's warp, with this bit when it wrote atomically */
+#define RACE_ATOMIC 0x8000
+
 struct race_entries {
 	uint32_t *wep, *rep;      /* epoch of the last write, of the reads */
 	uint16_t *ww, *rw;        /* their warp; rw 0xffff: several */
@@ -59,13 +62,16 @@ static inline int race_entry(struct race_entries *e, uint32_t i,
 	}
 	if (atomic) {
 		e->wep[i] = epoch;
-		e->ww[i] = (uint16_t)warp;
+		e->ww[i] = (uint16_t)(warp | RACE_ATOMIC);
 		e->wpc[i] = line;
 		return 0;
 	}
-	if (e->wep[i] == epoch && e->ww[i] != warp && !same) {
+	/* a plain read of what other warps change only atomically (a
+	 * counter polled) sees an old or a new value: no race */
+	if (e->wep[i] == epoch && (e->ww[i] & ~RACE_ATOMIC) != warp &&
+	    !same && (is_store || !(e->ww[i] & RACE_ATOMIC))) {
 		hit->kind = RACE_AFTER_WRITE;
-		hit->other_warp = e->ww[i];
+		hit->other_warp = e->ww[i] & ~RACE_ATOMIC;
 		hit->other_line = e->wpc[i];
 	} else if (is_store && e->rep[i] == epoch && e->rw[i] != warp &&
 		   !same) {

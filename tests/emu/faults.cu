@@ -138,3 +138,16 @@ __global__ void same_value(int *d)
 	__syncthreads();
 	d[threadIdx.x] = flag;
 }
+
+/* A counter that warps change only atomically, polled with plain reads
+ * (simpleAttributes does it): no race. */
+__global__ void poll(int *d)
+{
+	__shared__ unsigned hit;
+	if (threadIdx.x == 0)
+		hit = 0;
+	__syncthreads();
+	while (hit < 256)
+		atomicAdd(&hit, 1);
+	d[threadIdx.x] = 1;
+}
