@@ -261,16 +261,14 @@ static void sorted_insert(struct emu_alloc *a)
 	g_nallocs++;
 }
 
-struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
+/* A fresh allocation of size bytes, poisoned as a GPU's memory holds
+ * garbage, with room for it in the table; its address is the caller's. */
+static struct emu_alloc *alloc_new(uint64_t size)
 {
-	struct emu_alloc *a;
+	struct emu_alloc *a = calloc(1, sizeof(*a));
 
-	if (size > TOTAL_MEM - g_used)
-		return NULL;
-	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
-	/* poison fresh memory as a GPU's would hold garbage */
 	a->host = malloc(size ? size : 1);
 	if (!a->host ||
 	    (g_nallocs == g_capallocs &&
@@ -283,6 +281,18 @@ struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
 	}
 	memset(a->host, 0xcb, size ? size : 1);
 	a->size = size;
+	return a;
+}
+
+struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
+{
+	struct emu_alloc *a;
+
+	if (size > TOTAL_MEM - g_used)
+		return NULL;
+	a = alloc_new(size);
+	if (!a)
+		return NULL;
 	a->dev = g_next_dev;
 	a->is_const = is_const;
 	/* a gap after each allocation so overruns hit no allocation;
@@ -312,21 +322,9 @@ struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size)
 			break;
 	if (i < g_nallocs && g_allocs[i]->dev < addr + (size ? size : 1))
 		return NULL;
-	a = calloc(1, sizeof(*a));
+	a = alloc_new(size);
 	if (!a)
 		return NULL;
-	a->host = malloc(size ? size : 1);
-	if (!a->host ||
-	    (g_nallocs == g_capallocs &&
-	     !(g_capallocs = g_capallocs ? g_capallocs * 2 : 64,
-	       g_allocs = realloc(g_allocs, (size_t)g_capallocs *
-				  sizeof(*g_allocs))))) {
-		free(a->host);
-		free(a);
-		return NULL;
-	}
-	memset(a->host, 0xcb, size ? size : 1);
-	a->size = size;
 	a->dev = addr;
 	memmove(&g_allocs[i + 1], &g_allocs[i],
 		(size_t)(g_nallocs - i) * sizeof(*g_allocs));
