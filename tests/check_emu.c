@@ -1134,7 +1134,8 @@ START_TEST(test_warp_groups)
 END_TEST
 
 /* Forms cub's kernels use: bmsk, a predicate constant of -1,
- * griddepcontrol (programmatic dependent launch: nothing to wait for) */
+ * griddepcontrol (programmatic dependent launch: nothing to wait for);
+ * and vabsdiff4 (stereoDisparity) */
 START_TEST(test_cub_forms)
 {
 	static const char ptx[] = HDR
@@ -1151,10 +1152,13 @@ START_TEST(test_cub_forms)
 		"\tst.global.u32 [%rd1], %r3;\n"
 		"\tst.global.u32 [%rd1+4], %r4;\n"
 		"\tst.global.u32 [%rd1+8], %r5;\n"
+		"\tmov.u32 %r1, 0x10203040;\n\tmov.u32 %r2, 0x40302010;\n"
+		"\tvabsdiff4.u32.u32.u32.add %r5, %r1, %r2, 5;\n"
+		"\tst.global.u32 [%rd1+12], %r5;\n"
 		"\tgriddepcontrol.launch_dependents;\n"
 		"\tret;\n}\n";
 	char err[256];
-	unsigned h[3];
+	unsigned h[4];
 	void *d = dalloc(sizeof(h));
 	void *args[1] = { &d };
 
@@ -1166,6 +1170,7 @@ START_TEST(test_cub_forms)
 	ck_assert_uint_eq(h[0], 0xff0u);
 	ck_assert_uint_eq(h[1], 0xc0000000u);
 	ck_assert_uint_eq(h[2], 7);
+	ck_assert_uint_eq(h[3], 0x30 + 0x10 + 0x10 + 0x30 + 5);
 }
 END_TEST
 

@@ -22,7 +22,12 @@ build/libwgemu_stubs.a: build/harness/emu/stubs/stubs.o
 	$(if $(Q),@echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-.PHONY: emu-bench emu-fuzz
+.PHONY: emu-bench emu-fuzz check-samples
+
+# NVIDIA's cuda-samples on the emulator (docs/EMULATOR.md): set
+# CUDA_SAMPLES to a checkout or export of github.com/NVIDIA/cuda-samples.
+check-samples: all
+	$(Q)tests/emu/cuda-samples.sh $(CUDA_SAMPLES)
 
 # Throughput benchmark of the interpreter (docs/EMULATOR.md).
 emu-bench: build/libwgemu.a

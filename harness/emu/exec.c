@@ -2715,6 +2715,34 @@ static int run_warp(struct xctx *x, struct warp *w)
 			case OP_HALF:
 				do_half(x, w, in, m, R, P, f);
 				break;
+			case OP_VABSDIFF4: {
+				/* the sum of the four bytes' |a - b|, plus c */
+				A = src(x, w, R, f, &in->s[0], t0);
+				B = src(x, w, R, f, &in->s[1], t1);
+				C = src(x, w, R, f, &in->s[2], t2);
+				if (!in->sub)
+					return fault(x, WGEMU_FAULT_UNSUPPORTED,
+						     in, w->id, __builtin_ctz(m),
+						     "vabsdiff4 without .add");
+				D = dst(x, R, &in->d[0]);
+				LANES({
+					uint32_t sum = (uint32_t)C[l];
+
+					for (int k = 0; k < 32; k += 8) {
+						int a = (int)(A[l] >> k & 255);
+						int b = (int)(B[l] >> k & 255);
+
+						if (in->cmp & 1) {
+							a = (int8_t)a;
+							b = (int8_t)b;
+						}
+						sum += (uint32_t)(a > b ? a - b :
+								  b - a);
+					}
+					D[l] = sum;
+				});
+				break;
+			}
 			case OP_BMSK: {
 				/* bmsk.{clamp,wrap}.b32 d, start, width */
 				const uint64_t *S = src(x, w, R, f, &in->s[0],

@@ -38,7 +38,7 @@ const char *const emu_op_name[OP_COUNT] = {
 	"mad24", "sad", "copysign", "testp", "activemask", "slct", "set",
 	"mov", "mov", "dp4a", "mov", "bfind", "redux", "tanh", "bar.red",
 	"cp.async", "match", "half", "tex", "suld", "sust", "bmsk",
-	"unsupported"
+	"vabsdiff4", "unsupported"
 };
 
 static const char *const sreg_names[SR_COUNT] = {
@@ -1236,6 +1236,7 @@ static const struct opname opnames[] = {
 	{ "redux", OP_REDUX }, { "tanh", OP_TANH }, { "cp", OP_CPASYNC },
 	{ "match", OP_MATCH }, { "tex", OP_TEX }, { "suld", OP_SULD },
 	{ "sust", OP_SUST }, { "bmsk", OP_BMSK },
+	{ "vabsdiff4", OP_VABSDIFF4 },
 	{ NULL, 0 }
 };
 
@@ -1279,6 +1280,18 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 		const char *s = parts[i];
 		int op = in->op;
 
+		if (op == OP_VABSDIFF4) {
+			/* vabsdiff4.u32.{u32,s32}.{u32,s32}.add: only the
+			 * reduction form; the operand types name the bytes */
+			in->type = T_U32;
+			if (!strcmp(s, "add"))
+				in->sub = 1;
+			else if (!strcmp(s, "s32"))
+				in->cmp |= 1;   /* signed bytes */
+			else if (strcmp(s, "u32"))
+				return 1;
+			continue;
+		}
 		if ((k = type_of(s)) != T_NONE) {
 			if (in->type == T_NONE)
 				in->type = (uint8_t)k;
@@ -1777,6 +1790,17 @@ static int decode_operands(struct parser *p, struct fbuild *fb,
 		return 0;
 	case OP_TEX: case OP_SULD: case OP_SUST:
 		return decode_texsurf(p, fb, in, ops, n, line);
+	case OP_VABSDIFF4:
+		NOPS(4, 4);
+		in->ndst = 1;
+		in->nsrc = 3;
+		if (want_reg(p, fb, &ops[0], &in->d[0], line))
+			return -1;
+		for (i = 0; i < 3; i++)
+			if (want_val(p, fb, &ops[i + 1], T_U32, &in->s[i],
+				     line))
+				return -1;
+		return 0;
 	case OP_MATCH:
 		/* match.any.sync.b32 d, a, mask; match.all: d[|p], a, mask */
 		NOPS(3, 3);
