@@ -273,6 +273,15 @@ static void md_failure(FILE *f, const struct exercise *ex,
 		fputs(":\n", f);
 		if (ff->loc.source[0])
 			md_code(f, ff->loc.source, sizeof(ff->loc.source));
+		if (ff->loc.found_by[0]) {
+			fputs("\n(found by ", f);
+			md_text(f, ff->loc.found_by);
+			fputs(")\n", f);
+		}
+	}
+	if (ff->sanitizer[0]) {
+		fputs("\ncompute-sanitizer on this shape:\n", f);
+		md_code(f, ff->sanitizer, sizeof(ff->sanitizer));
 	}
 	if (!ff->win.present)
 		return;
@@ -1224,7 +1233,10 @@ static void rd_failure_picture(struct rd *d, json_t *ff,
 		rd_strbuf(d, loc, "block", f->loc.block,
 			  sizeof(f->loc.block));
 		rd_strbuf(d, loc, "what", f->loc.what, sizeof(f->loc.what));
+		rd_strbuf(d, loc, "found_by", f->loc.found_by,
+			  sizeof(f->loc.found_by));
 	}
+	rd_strbuf(d, ff, "sanitizer", f->sanitizer, sizeof(f->sanitizer));
 }
 
 /* A check's blamed lines (absent in results from before they existed). */

@@ -204,6 +204,15 @@ static void text_failure(FILE *f, const struct exercise *ex,
 			puts_clean(f, l->source);
 			fputc('\n', f);
 		}
+		if (l->found_by[0]) {
+			fputs("          (found by ", f);
+			puts_clean(f, l->found_by);
+			fputs(")\n", f);
+		}
+	}
+	if (ff->sanitizer[0]) {
+		fputs("        compute-sanitizer on this shape:\n", f);
+		indent_block(f, ff->sanitizer, 20);
 	}
 }
 
@@ -517,6 +526,12 @@ static void failure_json(const struct exercise *ex, const struct failure *f,
 			"thread", report_json_text(l->thread),
 			"block", report_json_text(l->block),
 			"what", report_json_text(l->what)));
+	if (l->file[0] && l->found_by[0])
+		json_object_set_new(json_object_get(ff, "location"),
+				    "found_by", report_json_text(l->found_by));
+	if (f->sanitizer[0])
+		json_object_set_new(ff, "sanitizer",
+				    report_json_text(f->sanitizer));
 }
 
 static json_t *exercise_json(const struct exercise_result *e)

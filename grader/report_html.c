@@ -226,6 +226,11 @@ static void location(FILE *f, const char *ex,
 		fputs(": ", f);
 		esc(f, l->what);
 	}
+	if (l->found_by[0]) {
+		fputs(" (found by ", f);
+		esc(f, l->found_by);
+		fputs(")", f);
+	}
 	fputs("</p>", f);
 }
 
@@ -250,6 +255,11 @@ static void first_failure(FILE *f, const struct exercise_result *e)
 	fputs("</p>", f);
 	if (ff->loc.file[0])
 		location(f, e->ex->name, &ff->loc);
+	if (ff->sanitizer[0]) {
+		fputs("<p>compute-sanitizer on this shape:</p><pre>", f);
+		esc(f, ff->sanitizer);
+		fputs("</pre>", f);
+	}
 	if (!w->present)
 		return;
 	fprintf(f, "<p class=\"legend\">%s of the %lldx%lld output; the first "

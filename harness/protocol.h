@@ -150,9 +150,11 @@ struct proto_job {
 	uint32_t phases;     /* PROTO_PHASE_* bits */
 	uint32_t perf_reps;  /* timed repetitions per launcher */
 	uint32_t flags;      /* PROTO_JOB_* */
+	uint32_t shape;      /* with PROTO_JOB_ONE_SHAPE: its index */
 };
 #define PROTO_JOB_SKIP_GPU_ONLY 0x1u /* skip edges flagged GPU-only */
 #define PROTO_JOB_MEASURED_ONLY 0x2u /* only the measured calls */
+#define PROTO_JOB_ONE_SHAPE 0x4u     /* only shape `shape` (a rerun) */
 
 struct proto_hello {
 	char backend[16];  /* "cuda" or "emu" */

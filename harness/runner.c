@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crashlog.h"
 #include "exercise.h"
 #include "launches.h"
 #include "protocol.h"
@@ -342,7 +343,9 @@ static void plan_shapes(struct runner *r, struct corr_plan *pl)
 		if (((flags & EXERCISE_EDGE_GPU_ONLY) &&
 		     (r->job.flags & PROTO_JOB_SKIP_GPU_ONLY)) ||
 		    (!(flags & EXERCISE_SHAPE_MEASURED) &&
-		     (r->job.flags & PROTO_JOB_MEASURED_ONLY))) {
+		     (r->job.flags & PROTO_JOB_MEASURED_ONLY)) ||
+		    ((r->job.flags & PROTO_JOB_ONE_SHAPE) &&
+		     i != r->job.shape)) {
 			pl->skip[i] = 1;
 			elems = 0;
 			region = 0;
@@ -772,6 +775,7 @@ int main(void)
 	const struct runner_entry *e;
 	cudaError_t err;
 
+	crashlog_install();
 	memset(&r, 0, sizeof(r));
 	r.emu = wgemu_record_begin != NULL;
 	/* hello first: the grader sends the job (and its seed) only now,
