@@ -392,6 +392,10 @@ static void check_part(const struct exercise_result *e,
 		md_text(b.f, c->detail);
 		fputc('\n', b.f);
 	}
+	if (c->has_shape)
+		fprintf(b.f, "\nFirst failing shape: #%zu (%s=%lld, %s=%lld)\n",
+			c->shape_index, e->ex->dim_m, (long long)c->m,
+			e->ex->dim_n, (long long)c->n);
 	for (size_t i = 0; i < c->nlines; i++) {
 		const struct line_finding *l = &c->lines[i];
 
@@ -1410,6 +1414,13 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 			rd_strbuf(d, v, "detail", c->detail,
 				  sizeof(c->detail));
 			rd_lines(d, json_object_get(v, "lines"), c);
+			if (json_object_get(v, "shape_index")) {
+				c->has_shape = 1;
+				c->shape_index = (size_t)rd_int(d, v,
+							"shape_index");
+				c->m = rd_int(d, v, "m");
+				c->n = rd_int(d, v, "n");
+			}
 		}
 	}
 	e->source = rd_str(d, o, "source", 0);

@@ -339,6 +339,11 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				fprintf(f, " (%.3g, limit %.3g)", c->value,
 					c->limit);
 			fprintf(f, "\n");
+			if (c->has_shape)
+				fprintf(f, "        first failing shape: #%zu "
+					"(%s=%lld, %s=%lld)\n", c->shape_index,
+					e->ex->dim_m, (long long)c->m,
+					e->ex->dim_n, (long long)c->n);
 			/* checks that fail for one reason say it once */
 			if (c->detail[0] && !same_as_next(e, k)) {
 				fprintf(f, "        %s", dim);
@@ -441,16 +446,27 @@ static json_t *line_json(const struct line_finding *l)
 
 static json_t *check_json(const struct check_result *c)
 {
-	json_t *lines = json_array();
+	json_t *lines = json_array(), *o;
+	char shape[64];
 
 	for (size_t i = 0; i < c->nlines; i++)
 		json_array_append_new(lines, line_json(&c->lines[i]));
-	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:o}", "name", c->name,
-			 "passed", c->passed < 0 ? json_null() :
-				   json_boolean(c->passed),
-			 "value", num_or_null(c->value),
-			 "limit", num_or_null(c->limit),
-			 "detail", c->detail, "lines", lines);
+	o = json_pack("{s:s, s:o, s:o, s:o, s:s, s:o}", "name", c->name,
+		      "passed", c->passed < 0 ? json_null() :
+				json_boolean(c->passed),
+		      "value", num_or_null(c->value),
+		      "limit", num_or_null(c->limit),
+		      "detail", c->detail, "lines", lines);
+	if (c->has_shape) {
+		snprintf(shape, sizeof(shape), "%lldx%lld", (long long)c->m,
+			 (long long)c->n);
+		json_object_set_new(o, "shape", json_string(shape));
+		json_object_set_new(o, "shape_index",
+				    json_integer((json_int_t)c->shape_index));
+		json_object_set_new(o, "m", json_integer(c->m));
+		json_object_set_new(o, "n", json_integer(c->n));
+	}
+	return o;
 }
 
 /* The per-line traffic of the student's file (the source view). */

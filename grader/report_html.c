@@ -314,6 +314,14 @@ static void technique(FILE *f, const struct exercise_result *e)
 			fputs(": ", f);
 			esc(f, c->detail);
 		}
+		if (c->has_shape) {
+			fprintf(f, "; first failing shape: #%zu (",
+				c->shape_index);
+			esc(f, e->ex->dim_m);
+			fprintf(f, "=%lld, ", (long long)c->m);
+			esc(f, e->ex->dim_n);
+			fprintf(f, "=%lld)", (long long)c->n);
+		}
 		if (c->nlines) {
 			fputs("<ul>", f);
 			for (size_t i = 0; i < c->nlines; i++)

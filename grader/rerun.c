@@ -65,6 +65,7 @@ struct one_run {
 	const char *runner;
 	int gpu;
 	const char *tag;         /* names its working directory */
+	uint32_t job_flags;      /* besides PROTO_JOB_ONE_SHAPE */
 };
 
 /* One runner on one shape.  Its stdout and stderr into *output (owned
@@ -84,7 +85,8 @@ static int run_one(const struct rerun_job *j, const struct exercise *ex,
 		{ NULL, 0 }
 	};
 	struct proto_job job = { "", j->seed, PROTO_PHASE_CORRECTNESS, 0,
-				 PROTO_JOB_ONE_SHAPE, (uint32_t)shape };
+				 PROTO_JOB_ONE_SHAPE | how->job_flags,
+				 (uint32_t)shape };
 	struct sandbox_spec spec;
 	struct sandbox_result res;
 	struct rerun_ctx c;
@@ -142,7 +144,7 @@ static void on_emulator(const struct rerun_job *j, struct exercise_result *e)
 	struct failure *f = &e->first_failure;
 	const char *argv[] = { j->emu_runner, NULL };
 	const char *ro[] = { j->emu_runner, NULL };
-	const struct one_run how = { argv, ro, j->emu_runner, 0, "emu" };
+	const struct one_run how = { argv, ro, j->emu_runner, 0, "emu", 0 };
 	struct failure_location loc;
 	char fault[512] = "", name[96], *out = NULL;
 	const char *k;
@@ -252,7 +254,8 @@ static void on_sanitizer(const struct rerun_job *j,
 			       "--show-backtrace", "no", j->gpu_runner,
 			       NULL };
 	const char *ro[] = { NULL, j->gpu_runner, NULL };
-	const struct one_run how = { argv, ro, j->gpu_runner, 1, tool };
+	const struct one_run how = { argv, ro, j->gpu_runner, 1, tool,
+				     PROTO_JOB_BARE_OUTPUT };
 	char fault[512], file[96];
 
 	if (!san)

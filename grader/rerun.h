@@ -11,8 +11,10 @@
  *    as found by the rerun;
  *  - when the toolkit has compute-sanitizer, the GPU runner runs that
  *    shape under it (memcheck for an out-of-bounds write or a runtime
- *    error, racecheck for a wrong answer), and its first finding is
- *    quoted in first_failure.sanitizer.
+ *    error, racecheck for a wrong answer), the output alone in an
+ *    allocation of its size (PROTO_JOB_BARE_OUTPUT: a write past its
+ *    end is outside every allocation, not in a guard band), and its
+ *    first finding is quoted in first_failure.sanitizer.
  *
  * Both run as untrusted guests in the sandbox, like the runner itself,
  * with the grader's job and the correctness phase's limits.  What they

@@ -71,6 +71,10 @@ struct check_result {
 	char detail[400];
 	struct line_finding lines[RESULT_MAX_LINES]; /* worst first */
 	size_t nlines;
+	/* a failed check: the first measured shape that fails it alone */
+	int has_shape;
+	size_t shape_index;
+	int64_t m, n;
 };
 
 /* One distinct message of the emulator in the program's output: how

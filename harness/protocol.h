@@ -155,6 +155,10 @@ struct proto_job {
 #define PROTO_JOB_SKIP_GPU_ONLY 0x1u /* skip edges flagged GPU-only */
 #define PROTO_JOB_MEASURED_ONLY 0x2u /* only the measured calls */
 #define PROTO_JOB_ONE_SHAPE 0x4u     /* only shape `shape` (a rerun) */
+/* the output in an allocation of its own size, no guard bands, nothing
+ * sent back: a write past its end is outside every allocation, where
+ * compute-sanitizer sees it */
+#define PROTO_JOB_BARE_OUTPUT 0x8u
 
 struct proto_hello {
 	char backend[16];  /* "cuda" or "emu" */

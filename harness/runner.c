@@ -360,6 +360,32 @@ static void plan_shapes(struct runner *r, struct corr_plan *pl)
 	}
 }
 
+/* A call for compute-sanitizer's eyes (PROTO_JOB_BARE_OUTPUT): the
+ * output alone in an allocation of its size.  0; 1 the context is lost. */
+static int run_bare(struct runner *r, size_t i, unsigned char *d_in)
+{
+	struct exercise_shape s = exercise_shape_of(r->ex, r->job.seed, i,
+						    NULL);
+	size_t bytes = exercise_shape_elems(s) * r->ex->elem_size;
+	void *out = NULL;
+	cudaError_t err = cudaMalloc(&out, bytes ? bytes : 1);
+
+	if (err == cudaSuccess)
+		err = cudaMemset(out, POISON_BYTE, bytes);
+	if (err == cudaSuccess) {
+		call_launcher(r, r->student, out, d_in, s,
+			      PROTO_PHASE_CORRECTNESS, i, 0);
+		err = cudaGetLastError();
+		if (err == cudaSuccess)
+			err = cudaDeviceSynchronize();
+	}
+	if (err != cudaSuccess)
+		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
+				"running the launcher");
+	cudaFree(out);
+	return context_alive() ? 0 : 1;
+}
+
 /* One correctness call: a fresh poisoned, guarded region, the launcher
  * (with a launch record around a measured call), the region and the
  * input's hash back to the grader.  0; 1 the context is lost (the phase
@@ -378,6 +404,8 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 		       wgemu_record_begin;
 	cudaError_t err;
 
+	if (r->job.flags & PROTO_JOB_BARE_OUTPUT)
+		return run_bare(r, i, d_in);
 	memset(h_region, GUARD_BYTE, GUARD_ELEMS * es);
 	memset(h_region + GUARD_ELEMS * es, POISON_BYTE, elems * es);
 	memset(h_region + (GUARD_ELEMS + elems) * es, GUARD_BYTE,
