@@ -442,6 +442,12 @@ static void performance_part(const struct exercise_result *e,
 			"speedup **%.2fx** (95%% CI %.2f to %.2f).\n",
 			e->student_ms, e->reference_ms, e->speedup,
 			e->ci_low, e->ci_high);
+	} else if (!strcmp(e->perf_model, "predicted") &&
+		   isfinite(e->speedup)) {
+		fprintf(b.f, "Predicted %s time %.3f ms (reference %.3f ms): "
+			"**%.2fx** -- the emulator's performance model, not "
+			"a measurement. %s\n", e->perf_gpu, e->student_ms,
+			e->reference_ms, e->speedup, e->perf_why);
 	} else if (!strcmp(e->perf_model, "traffic") &&
 		   isfinite(e->speedup)) {
 		fprintf(b.f, "Emulator traffic model (no GPU): **%.2fx** "
@@ -542,8 +548,8 @@ static char *summary_md(const struct grade_result *r, int exit_status)
 	}
 	if (r->backend && !strcmp(r->backend, "emu"))
 		fputs("\nNo GPU: correctness and technique are exact; "
-		      "performance is the emulator's traffic model, not "
-		      "time.\n", b.f);
+		      "performance is the emulator's prediction of the time "
+		      "on a GPU, not a measurement.\n", b.f);
 	if (results_internal(r, exit_status))
 		fputs("\n**An exercise hit an internal error of the grader "
 		      "(XX)**: not your fault; it will be regraded.\n", b.f);
@@ -1437,6 +1443,12 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 					       "bandwidth_fraction");
 		rd_strbuf(d, perf, "model", e->perf_model,
 			  sizeof(e->perf_model));
+		if (json_object_get(perf, "gpu"))
+			rd_strbuf(d, perf, "gpu", e->perf_gpu,
+				  sizeof(e->perf_gpu));
+		if (json_object_get(perf, "why"))
+			rd_strbuf(d, perf, "why", e->perf_why,
+				  sizeof(e->perf_why));
 		arr = json_object_get(perf, "flags");
 		json_array_foreach(arr, i, v)
 			if (json_is_string(v))

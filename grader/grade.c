@@ -284,7 +284,8 @@ static void run_exercise(const struct grade_opts *o, struct task *k,
 	verify_init(&v, k->ex, o->cfg, seed, !gpu, e);
 	if (run_runner(o, &v, k->runner[0], workdir, gpu,
 		       PROTO_PHASE_CORRECTNESS | (gpu ? PROTO_PHASE_PERF : 0),
-		       gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY,
+		       gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY |
+				 PROTO_JOB_PERF_RECORD,
 		       &e->runner_output)) {
 		e->status = STATUS_XX;
 		v.worst = STATUS_XX;

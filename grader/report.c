@@ -283,8 +283,8 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 	text_notes(f, r, dim, off);
 	if (r->backend && !strcmp(r->backend, "emu"))
 		fprintf(f, "  %sno GPU: correctness and technique are exact; "
-			"performance is the emulator's traffic model "
-			"(sectors and wavefronts), not time%s\n", dim, off);
+			"performance is the emulator's prediction of the "
+			"time on a GPU, not a measurement%s\n", dim, off);
 	for (size_t i = 0; i < r->nex; i++) {
 		const struct exercise_result *e = &r->ex[i];
 		const struct failure *ff = &e->first_failure;
@@ -377,6 +377,18 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 						"bandwidth",
 						100 * e->bandwidth_fraction);
 				fprintf(f, "\n");
+			} else if (!strcmp(e->perf_model, "predicted")) {
+				fprintf(f, "      performance: predicted %s "
+					"time %.3f ms (reference %.3f ms): "
+					"%.2fx -- a prediction of the "
+					"emulator's model, not a measurement"
+					"\n", e->perf_gpu, e->student_ms,
+					e->reference_ms, e->speedup);
+				if (e->perf_why[0]) {
+					fprintf(f, "        %s", dim);
+					puts_clean(f, e->perf_why);
+					fprintf(f, "%s\n", off);
+				}
 			} else {
 				fprintf(f, "      performance (traffic model):"
 					" %.2fx the reference's efficiency\n",
@@ -602,6 +614,10 @@ static json_t *exercise_json(const struct exercise_result *e)
 			 "flags", flags,
 			 "model", e->perf_model[0] ?
 				  json_string(e->perf_model) : json_null());
+	if (!strcmp(e->perf_model, "predicted")) {
+		json_object_set_new(perf, "gpu", json_string(e->perf_gpu));
+		json_object_set_new(perf, "why", json_string(e->perf_why));
+	}
 	o = json_pack("{s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
 		      "name", e->ex->name,
 		      "status", status_name(e->status),

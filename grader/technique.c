@@ -264,14 +264,40 @@ static void all_checks(struct verify *v, int passed, const char *fmt,
 	}
 }
 
-/* On the emulator, where nothing is timed: the reference's traffic over
- * the student's. */
+/* On the emulator, where nothing is timed: the performance model's
+ * prediction of the performance call (emu/perf.h), the reference's
+ * predicted time over the student's. */
+static int predicted_speedup(struct verify *v)
+{
+	struct exercise_result *r = v->res;
+	const struct proto_prediction *p = &v->prediction;
+
+	if (!v->have_prediction || !(p->student_ms > 0) ||
+	    !(p->reference_ms > 0))
+		return 0;
+	snprintf(r->perf_model, sizeof(r->perf_model), "predicted");
+	snprintf(r->perf_gpu, sizeof(r->perf_gpu), "%s", p->gpu);
+	r->student_ms = p->student_ms;
+	r->reference_ms = p->reference_ms;
+	r->speedup = p->reference_ms / p->student_ms;
+	snprintf(r->perf_why, sizeof(r->perf_why), "%s%s%.60s: %u blocks, "
+		 "%u resident per SM on %u SMs; bound by %s (%u blocks "
+		 "interpreted)", p->launches > 1 ? "slowest of " : "",
+		 p->launches > 1 ? "its launches, " : "", p->kernel,
+		 p->grid_blocks, p->resident_blocks, p->active_sms, p->limit,
+		 p->sampled);
+	return 1;
+}
+
+/* Without a prediction: the reference's traffic over the student's. */
 static void traffic_speedup(struct verify *v, const struct sums *t)
 {
 	struct exercise_result *r = v->res;
 	double cost[2];
 
 	if (r->perf_model[0] || !v->skip_gpu_only || !t->have_ref)
+		return;
+	if (predicted_speedup(v))
 		return;
 	for (int w = 0; w < 2; w++) {
 		const uint64_t *c = w ? t->ref : t->stu;

@@ -480,6 +480,36 @@ static void dry_shape(struct runner *r, size_t i, unsigned char *d_in,
  * its region is copied back (per shape, because a later fault can lose
  * the context).
  */
+/*
+ * The performance call on the emulator: the launcher once more at the
+ * performance shape after every correctness shape, as the GPU's timed
+ * runs call it after them, with nothing run
+ * and nothing allocated for real (wgemu_dry(2)); its record goes to the
+ * grader, whose replay predicts its time (emu/perf.h).
+ */
+static void record_perf_call(struct runner *r)
+{
+	struct exercise_shape s = r->ex->perf_shape;
+	size_t bytes = exercise_shape_elems(s) * r->ex->elem_size;
+	unsigned char *d_in = NULL, *d_out = NULL;
+
+	if (!wgemu_dry || !wgemu_record_begin)
+		return;
+	wgemu_dry(2);
+	if (cudaMalloc((void **)&d_in, bytes) == cudaSuccess &&
+	    cudaMalloc((void **)&d_out, bytes) == cudaSuccess) {
+		wgemu_record_begin(d_in, bytes, d_out, bytes);
+		call_launcher(r, r->student, d_out, d_in, s, PROTO_PHASE_PERF,
+			      0, 0);
+		cudaStreamSynchronize(r->stream);
+		cudaGetLastError();
+		send_record(exercise_nshapes_all(r->ex));
+	}
+	wgemu_dry(0);
+	cudaFree(d_in);
+	cudaFree(d_out);
+}
+
 static int phase_correctness(struct runner *r)
 {
 	const struct exercise *ex = r->ex;
@@ -534,6 +564,8 @@ static int phase_correctness(struct runner *r)
 			goto out;
 		done++;
 	}
+	if ((r->job.flags & PROTO_JOB_PERF_RECORD) && r->emu)
+		record_perf_call(r);
 	send_done(PROTO_PHASE_CORRECTNESS, (unsigned)done);
 	rc = 0;
 out:

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 
@@ -113,14 +114,20 @@ static double predict_ms(const struct perf_gpu *g, const struct variant *v)
 	return ms;
 }
 
+static int verbose;
+
 static void predict_all(const struct perf_gpu *g)
 {
 	for (size_t i = 0; i < NR; i++)
 		refs[i].pred_ms = predict_ms(g, &refs[i]);
 	for (size_t i = 0; i < NV; i++) {
 		struct variant *r = ref_of(table[i].exercise);
+		clock_t c0 = clock();
 
 		table[i].pred_ms = predict_ms(g, &table[i]);
+		if (verbose)
+			fprintf(stderr, "%s %.3f s\n", table[i].name,
+				(double)(clock() - c0) / CLOCKS_PER_SEC);
 		table[i].pred = table[i].pred_ms > 0 ?
 				r->pred_ms / table[i].pred_ms : 0;
 	}
@@ -237,7 +244,7 @@ static const struct {
 	size_t off;
 } params[] = {
 	P(dram_gbps), P(sm_max_bytes_per_clk), P(dram_latency_clk),
-	P(latency_spread), P(l2_latency_clk), P(l2_load_sectors_per_clk),
+	P(latency_spread), P(latency_queueing), P(l2_latency_clk), P(l2_load_sectors_per_clk),
 	P(l2_store_sectors_per_clk), P(l2_partial_sectors_per_clk),
 	P(lsu_clk_per_wavefront), P(issue_per_clk), P(block_launch_clk),
 	P(launch_us),
@@ -251,22 +258,20 @@ static double *field(struct perf_gpu *g, size_t k)
 
 static void search(struct perf_gpu *g)
 {
-	static const double step[] = { 0.5, 0.75, 0.9, 1.1, 1.33, 2 };
-	double best;
-	int improved = 1;
+	double best, f = 1.6;
 
 	predict_all(g);
 	best = cost();
-	for (int round = 0; round < 12 && improved; round++) {
-		improved = 0;
+	for (int round = 0; round < 16 && f > 1.02; round++) {
+		int improved = 0;
+
 		for (size_t k = 0; k < NP; k++) {
 			double keep = *field(g, k), bv = keep;
 
-			for (size_t s = 0; s < sizeof(step) / sizeof(step[0]);
-			     s++) {
+			for (int s = 0; s < 2; s++) {
 				double c;
 
-				*field(g, k) = keep * step[s];
+				*field(g, k) = s ? keep * f : keep / f;
 				predict_all(g);
 				c = cost();
 				if (c < best - 1e-9) {
@@ -277,17 +282,46 @@ static void search(struct perf_gpu *g)
 			}
 			*field(g, k) = bv;
 		}
-		fprintf(stderr, "fit: round %d cost %.4f\n", round, best);
+		if (!improved)
+			f = sqrt(f);
+		fprintf(stderr, "fit: round %d cost %.4f step %.3f\n", round,
+			best, f);
 	}
 	for (size_t k = 0; k < NP; k++)
 		printf("\t.%s = %.4g,\n", params[k].name, *field(g, k));
+}
+
+/* "name=value,name=value": set fitted constants; 0 or -1. */
+static int apply(struct perf_gpu *g, const char *spec)
+{
+	char buf[512], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (char *tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		size_t k;
+
+		for (k = 0; k < NP && eq; k++)
+			if (!strncmp(tok, params[k].name,
+				     (size_t)(eq - tok)) &&
+			    !params[k].name[eq - tok])
+				break;
+		if (!eq || k == NP) {
+			fprintf(stderr, "fit: no constant '%s'\n", tok);
+			return -1;
+		}
+		*field(g, k) = atof(eq + 1);
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	const char *gpu = "H100";
 	struct perf_gpu g;
-	int fit = 0;
+	int fit = 0, nsets = 0, ntries = 0;
+	const char *sets[32], *tries[32];
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: fit MEASURED.csv [--gpu NAME] "
@@ -297,12 +331,23 @@ int main(int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--fit"))
 			fit = 1;
+		else if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else if (!strcmp(argv[i], "--set") && i + 1 < argc &&
+			 nsets < 32)
+			sets[nsets++] = argv[++i];
+		else if (!strcmp(argv[i], "--try") && i + 1 < argc &&
+			 ntries < 32)
+			tries[ntries++] = argv[++i];
 		else if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
 			gpu = argv[++i];
 	}
 	if (read_measured(argv[1]) || !perf_gpu_find(gpu))
 		return 2;
 	g = *perf_gpu_find(gpu);
+	for (int i = 0; i < nsets; i++)
+		if (apply(&g, sets[i]))
+			return 2;
 	emu_perf_keep(1);
 	wgemu_perf_begin(gpu, 1);
 	for (size_t i = 0; i < NR; i++)
@@ -310,6 +355,18 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NV; i++)
 		run(&table[i]);
 	wgemu_perf_end();
+	for (int i = 0; i < ntries; i++) {
+		struct perf_gpu t = g;
+
+		if (apply(&t, tries[i]))
+			return 2;
+		predict_all(&t);
+		printf("try %s: cost %.3f\n", tries[i], cost());
+		summary("calib");
+		summary("hold");
+	}
+	if (ntries)
+		return 0;
 	if (fit)
 		search(&g);
 	predict_all(&g);

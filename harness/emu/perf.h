@@ -50,6 +50,8 @@ struct perf_gpu {
 	double dram_latency_clk;    /* a load that misses L2, unloaded */
 	double latency_spread;      /* share of it that varies (an
 				     * exponential tail) */
+	double latency_queueing;    /* how much it grows with DRAM's
+				     * utilisation u: x (1 + q u / (1 - u)) */
 	double l2_latency_clk;      /* a load served by L2 */
 	double shared_latency_clk;
 	double l2_load_sectors_per_clk;  /* whole GPU */

@@ -23,8 +23,9 @@ const struct perf_gpu perf_h100 = {
 
 	.dram_gbps = 3000,
 	.sm_max_bytes_per_clk = 64,
-	.dram_latency_clk = 500,
-	.latency_spread = 0.5,
+	.dram_latency_clk = 600,
+	.latency_spread = 1,
+	.latency_queueing = 0,
 	.l2_latency_clk = 300,
 	.shared_latency_clk = 30,
 	.l2_load_sectors_per_clk = 87,
@@ -54,8 +55,9 @@ const struct perf_gpu perf_h200 = {
 
 	.dram_gbps = 4150,
 	.sm_max_bytes_per_clk = 64,
-	.dram_latency_clk = 500,
-	.latency_spread = 0.5,
+	.dram_latency_clk = 600,
+	.latency_spread = 1,
+	.latency_queueing = 0,
 	.l2_latency_clk = 300,
 	.shared_latency_clk = 30,
 	.l2_load_sectors_per_clk = 87,

@@ -43,7 +43,7 @@ struct sim_warp {
 	uint32_t issued;         /* loads issued so far */
 	double t;
 	int slot;               /* block slot */
-	int at_barrier, done;
+	int at_barrier, done, in_heap;
 	double ring[RING];
 };
 
@@ -66,6 +66,7 @@ struct sim {
 	uint64_t rng;
 	/* the SM's rates, per cycle */
 	double dram_bpc, l2ld_spc, l2st_spc, l2part_spc;
+	int *heap, nheap;        /* ready warps, earliest first */
 	/* busy cycles per pipe, for the limit */
 	double busy_issue, busy_lsu, busy_l2, busy_dram;
 	double end;
@@ -106,6 +107,53 @@ static double max2(double a, double b)
 	return a > b ? a : b;
 }
 
+/* ---- the ready warps, a binary heap on their time ---- */
+
+static int earlier(const struct sim *s, int a, int b)
+{
+	return s->w[a].t < s->w[b].t || (s->w[a].t == s->w[b].t && a < b);
+}
+
+static void heap_push(struct sim *s, int i)
+{
+	int k;
+
+	if (s->w[i].in_heap)
+		return;
+	s->w[i].in_heap = 1;
+	k = s->nheap++;
+	while (k > 0 && earlier(s, i, s->heap[(k - 1) / 2])) {
+		s->heap[k] = s->heap[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	s->heap[k] = i;
+}
+
+static int heap_pop(struct sim *s)
+{
+	int top, last, k = 0;
+
+	if (!s->nheap)
+		return -1;
+	top = s->heap[0];
+	s->w[top].in_heap = 0;
+	last = s->heap[--s->nheap];
+	for (;;) {
+		int c = 2 * k + 1;
+
+		if (c >= s->nheap)
+			break;
+		if (c + 1 < s->nheap && earlier(s, s->heap[c + 1], s->heap[c]))
+			c++;
+		if (!earlier(s, s->heap[c], last))
+			break;
+		s->heap[k] = s->heap[c];
+		k = c;
+	}
+	s->heap[k] = last;
+	return top;
+}
+
 /* Put the SM's next block (if any) on slot s, once the SM's block
  * dispatch, one block at a time, gets to it after t. */
 static void start_block(struct sim *s, int k, double t)
@@ -134,6 +182,7 @@ static void start_block(struct sim *s, int k, double t)
 		if (i < b->nwarps) {
 			w->trace = &b->warps[i];
 			sl->live++;
+			heap_push(s, k * s->wpb + i);
 		} else {
 			w->done = 1;
 		}
@@ -153,6 +202,7 @@ static void maybe_release(struct sim *s, int k)
 		if (w->at_barrier) {
 			w->at_barrier = 0;
 			w->t = sl->bar_t + s->g->barrier_clk;
+			heap_push(s, k * s->wpb + i);
 		}
 	}
 	sl->arrived = 0;
@@ -172,16 +222,23 @@ static void warp_done(struct sim *s, struct sim_warp *w)
 		maybe_release(s, w->slot);
 }
 
-/* A DRAM latency: the launch's mean under load, varied by an
- * exponential tail (a deterministic sequence), so that a block that
- * waits for all its warps' loads waits for the slowest. */
-static double dram_latency(struct sim *s)
+/* The DRAM latency of a request for n lines: each line's is the
+ * launch's mean under load varied by an exponential tail (from a
+ * deterministic sequence), and the request waits for its slowest line
+ * -- as a block at a barrier waits for its slowest warp. */
+static double dram_latency(struct sim *s, int n)
 {
-	double u, spread = s->g->latency_spread;
+	double worst = 0, spread = s->g->latency_spread;
 
-	s->rng = s->rng * 6364136223846793005ull + 1442695040888963407ull;
-	u = ((double)(s->rng >> 11) + 0.5) / 9007199254740992.0;
-	return s->latency * ((1 - spread) - spread * log(u));
+	for (int i = 0; i < (n > 0 ? n : 1); i++) {
+		double u;
+
+		s->rng = s->rng * 6364136223846793005ull +
+			 1442695040888963407ull;
+		u = ((double)(s->rng >> 11) + 0.5) / 9007199254740992.0;
+		worst = max2(worst, -log(u));
+	}
+	return s->latency * ((1 - spread) + spread * worst);
 }
 
 /* The L2 and DRAM legs of a load; when its data arrives. */
@@ -199,7 +256,7 @@ static double load_path(struct sim *s, double t, const struct perf_event *e)
 					   s->dram_bpc;
 	s->busy_dram += e->dram * (double)PERF_SECTOR / s->dram_bpc;
 	s->dram_free = d;
-	return d + dram_latency(s);
+	return d + dram_latency(s, e->lines < e->dram ? e->lines : e->dram);
 }
 
 /* When the data of a load whose sectors all or partly hit in L1
@@ -298,21 +355,6 @@ static void step(struct sim *s, struct sim_warp *w, int idx)
 	}
 }
 
-/* The ready warp that is first in time; -1 when none is left. */
-static int next_warp(const struct sim *s)
-{
-	int best = -1;
-
-	for (int i = 0; i < s->nslots * s->wpb; i++) {
-		const struct sim_warp *w = &s->w[i];
-
-		if (w->done || w->at_barrier || !w->trace)
-			continue;
-		if (best < 0 || w->t < s->w[best].t)
-			best = i;
-	}
-	return best;
-}
 
 static void rates(struct sim *s, const struct perf_gpu *g, int active)
 {
@@ -392,24 +434,38 @@ static int run_sm(struct sim *s, const struct perf_launch *l, int active,
 	rates(s, s->g, active);
 	s->w = calloc((size_t)s->nslots * (size_t)s->wpb, sizeof(*s->w));
 	s->slot = calloc((size_t)s->nslots, sizeof(*s->slot));
-	if (!s->w || !s->slot) {
+	s->heap = calloc((size_t)s->nslots * (size_t)s->wpb + 1,
+			 sizeof(*s->heap));
+	if (!s->w || !s->slot || !s->heap) {
 		free(s->w);
 		free(s->slot);
+		free(s->heap);
 		return -1;
 	}
 	for (i = 0; i < s->nslots; i++)
 		start_block(s, i, 0);
-	while ((i = next_warp(s)) >= 0) {
+	while ((i = heap_pop(s)) >= 0) {
 		struct sim_warp *w = &s->w[i];
 
-		if (w->pos >= w->trace->n)
-			warp_done(s, w);
-		else
+		/* a warp runs on while it stays the earliest */
+		for (;;) {
+			if (w->pos >= w->trace->n) {
+				warp_done(s, w);
+				break;
+			}
 			step(s, w, i);
+			if (w->at_barrier || w->in_heap)
+				break;
+			if (s->nheap && earlier(s, s->heap[0], i)) {
+				heap_push(s, i);
+				break;
+			}
+		}
 	}
 	s->end = max2(s->end, max2(s->lsu_free, s->dram_free));
 	free(s->w);
 	free(s->slot);
+	free(s->heap);
 	return 0;
 }
 
@@ -437,11 +493,12 @@ int perf_simulate(const struct perf_gpu *g, const struct perf_collect *pc,
 		s.g = g;
 		s.pc = pc;
 		if (run_sm(&s, l, e->active_sms,
-			   g->dram_latency_clk / (1 - util)))
+			   g->dram_latency_clk * (1 + g->latency_queueing *
+						  util / (1 - util))))
 			return -1;
 		u = s.end > 0 ? s.busy_dram / s.end : 0;
 		u = u > 0.9 ? 0.9 : u;
-		if (fabs(u - util) < 0.01)
+		if (fabs(u - util) < 0.01 || g->latency_queueing == 0)
 			break;
 		util = (util + u) / 2;
 	}
