@@ -6,10 +6,12 @@
  * process exclude each other.  The holds are read back from the lock's
  * own trace (WARPGRADE_GPU_LOCK_TRACE), written by every process.
  *
- * A batch on "the GPU" with a fake grader shows the plumbing: the
- * children run side by side, each is given the batch's lock, and their
- * timed holds (this binary run as `check_gpulock hold MODE SECONDS FILE`,
- * standing in for the runners) take turns.
+ * The grade command holds it shared around its GPU probe, and cannot
+ * grade without it when it is given one.  A batch on "the GPU" with a
+ * fake grader shows the plumbing: the children run side by side, each is
+ * given the batch's lock, and their timed holds (this binary run as
+ * `check_gpulock hold MODE SECONDS FILE`, standing in for the runners)
+ * take turns.
  */
 #include <check.h>
 #include <pthread.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "build.h"
 #include "gpulock.h"
 #include "protocol.h"
 #include "report.h"
@@ -408,6 +411,70 @@ START_TEST(batch_children_take_turns_on_the_gpu)
 }
 END_TEST
 
+/* ---- the grade command ---- */
+
+/* bin/warpgrade grade ARGS...; its exit status. */
+static int grade(const char *const *args)
+{
+	const char *argv[24];
+	pid_t pid;
+	int ws, n = 0;
+
+	argv[n++] = "bin/warpgrade";
+	argv[n++] = "grade";
+	while (*args)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+	ck_assert(WIFEXITED(ws));
+	return WEXITSTATUS(ws);
+}
+
+START_TEST(grade_holds_it_shared_around_the_probe)
+{
+	struct hold h[MAX_HOLDS];
+	char out[160], why[256];
+	const char *args[] = { "tests/fixtures/compile_error/submission",
+			       "--exercise", "aos_to_soa", "--backend", "emu",
+			       "--quiet", "--format", "json", "--output", out,
+			       "--gpu-lock", lockp, NULL };
+
+	if (!build_emu_available(why, sizeof(why))) {
+		printf("SKIP: grade --gpu-lock (%s)\n", why);
+		return;
+	}
+	snprintf(out, sizeof(out), "%s/result.json", root);
+	/* a compile error: nothing runs, only the probe touches the GPU */
+	ck_assert_int_eq(grade(args), 0);
+	ck_assert_uint_eq(read_trace(h), 1);
+	ck_assert_int_eq(h[0].mode, 'S');
+}
+END_TEST
+
+START_TEST(grade_without_its_lock_is_an_internal_error)
+{
+	char out[160];
+	const char *args[] = { "tests/fixtures/compile_error/submission",
+			       "--backend", "emu", "--quiet", "--format",
+			       "json", "--output", out, "--gpu-lock",
+			       "/nonexistent-dir/gpu.lock", NULL };
+	char *doc;
+
+	snprintf(out, sizeof(out), "%s/result.json", root);
+	ck_assert_int_eq(grade(args), 3);
+	doc = read_file(out, 1 << 20, NULL);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_ptr_nonnull(strstr(doc, "cannot open the GPU lock"));
+	free(doc);
+}
+END_TEST
+
 static Suite *gpulock_suite(void)
 {
 	Suite *s = suite_create("gpulock");
@@ -427,6 +494,13 @@ static Suite *gpulock_suite(void)
 	tcase_add_test(tc, two_handles_in_one_process_exclude);
 	tcase_add_test(tc, unopenable_lock_is_an_error);
 	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("grade");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, grade_holds_it_shared_around_the_probe);
+	tcase_add_test(tc, grade_without_its_lock_is_an_internal_error);
+	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("batch");
@@ -453,10 +527,14 @@ static int hold_main(char **argv)
 int main(int argc, char **argv)
 {
 	SRunner *sr;
+	char cwd[4096];
 	int failed;
 
 	if (argc == 5 && !strcmp(argv[1], "hold"))
 		return hold_main(argv);
+	/* the tree is the working directory (make check runs from it) */
+	if (getcwd(cwd, sizeof(cwd)))
+		setenv("WARPGRADE_ROOT", cwd, 1);
 	sr = srunner_create(gpulock_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
