@@ -516,7 +516,8 @@ static int children_use_gpu(const struct batch_opts *o,
 		return 0;
 	if (!strcmp(o->backend, "cuda"))
 		return 1;
-	/* auto: the children will use the GPU when there is one */
+	/* auto: the children will use the GPU when there is one; in doubt
+	 * the lock, which costs nothing where there is no GPU */
 	if (build_env_init(&env, cfg))
 		return 1;
 	return env.have_gpu;
