@@ -5,6 +5,9 @@
       per exercise: the speedups and performance points of the results
       given (grades of one submission), their spread -- (max - min) /
       median -- and the largest spread over the exercises.
+  batch_summary.py verdicts RESULTS_DIR FIXTURES_DIR
+      every batch-bench result (studentNNN-CASE.json) against the
+      verdicts in FIXTURES_DIR/CASE/expected; exit status 1 on a mismatch.
   batch_summary.py trace TRACE WALL_SECONDS
       the GPU lock's trace (grader/gpulock.h): holds by mode, time held,
       waits, overlaps of exclusive holds (must be none), and the share of
@@ -13,6 +16,9 @@
 import json
 import statistics
 import sys
+
+EXERCISES = ("coalesced_transpose", "padded_tile", "aos_to_soa",
+             "dynamic_reverse")
 
 
 def spread(paths):
@@ -39,6 +45,34 @@ def spread(paths):
                   " ".join("%.2f" % p for p in sorted(set(pts)))))
     print("largest speedup spread: %.2f%% over %d results" %
           (worst, len(paths)))
+
+
+def verdicts(results, fixtures):
+    import glob
+    import os
+    bad = checked = 0
+    for path in sorted(glob.glob(os.path.join(results, "student*.json"))):
+        case = os.path.basename(path)[:-5].split("-", 1)[1]
+        try:
+            with open(os.path.join(fixtures, case, "expected")) as f:
+                # "<exercise> <STATUS>" lines; the others say more
+                want = dict(w for w in (line.split() for line in f)
+                            if len(w) == 2 and w[0] in EXERCISES)
+        except OSError:
+            continue
+        with open(path) as f:
+            got = {e["name"]: e["status"]
+                   for e in json.load(f).get("exercises", [])}
+        checked += 1
+        wrong = ["%s %s (want %s)" % (k, got.get(k), v)
+                 for k, v in want.items() if got.get(k) != v]
+        if wrong:
+            bad += 1
+            print("MISMATCH %s: %s" % (os.path.basename(path),
+                                       ", ".join(wrong)))
+    print("verdicts: %d results checked against their fixture, %d "
+          "mismatched" % (checked, bad))
+    return 1 if bad or not checked else 0
 
 
 def trace(path, wall):
@@ -73,6 +107,8 @@ def trace(path, wall):
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "spread":
         spread(sys.argv[2:])
+    elif len(sys.argv) == 4 and sys.argv[1] == "verdicts":
+        sys.exit(verdicts(sys.argv[2], sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "trace":
         trace(sys.argv[2], float(sys.argv[3]))
     else:
