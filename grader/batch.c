@@ -28,6 +28,7 @@
 
 #include "build.h"
 #include "formats.h"
+#include "gpukeep.h"
 #include "grade.h"
 #include "report.h"
 #include "sandbox.h"
@@ -650,6 +651,7 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 	struct sched s;
 	struct sigaction sa, old_int, old_term, old_hup;
 	struct batch_plan plan;
+	struct gpukeep *keeper = NULL;
 	char *lockp = NULL;
 	int lockfd = -1, rc = BATCH_USAGE, failed;
 	unsigned char *todo = NULL;
@@ -715,7 +717,10 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
+	if (plan.gpu_lock)
+		keeper = gpukeep_start();
 	failed = run_pool(&s, todo, &plan);
+	gpukeep_stop(keeper);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);

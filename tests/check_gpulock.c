@@ -11,7 +11,8 @@
  * fake grader shows the plumbing: the children run side by side, each is
  * given the batch's lock, and their timed holds (this binary run as
  * `check_gpulock hold MODE SECONDS FILE`, standing in for the runners)
- * take turns.
+ * take turns.  The batch's GPU keeper (grader/gpukeep.c) holds on from
+ * gpukeep_start to gpukeep_stop, and not longer.
  */
 #include <check.h>
 #include <pthread.h>
@@ -26,6 +27,7 @@
 
 #include "batch.h"
 #include "build.h"
+#include "gpukeep.h"
 #include "gpulock.h"
 #include "protocol.h"
 #include "report.h"
@@ -127,6 +129,15 @@ static size_t check_exclusive(struct hold *h)
 					      h[i].acq, h[i].rel, h[j].mode,
 					      h[j].acq, h[j].rel);
 	return n;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_msg(f != NULL, "cannot write %s", path);
+	fputs(text, f);
+	fclose(f);
 }
 
 /* ---- the plan ---- */
@@ -327,15 +338,6 @@ static const char fake_script[] =
 	"\"$D/hold\" hold X 0.05 \"$lock\" || exit 2\n"
 	"cp \"$sub\" \"$out\"\n";
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_msg(f != NULL, "cannot write %s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
 START_TEST(batch_children_take_turns_on_the_gpu)
 {
 	char subs[128], res[128], fake[128], hold[128], path[256];
@@ -475,6 +477,47 @@ START_TEST(grade_without_its_lock_is_an_internal_error)
 }
 END_TEST
 
+/* ---- the batch's GPU keeper ---- */
+
+START_TEST(the_keeper_lives_as_long_as_asked)
+{
+	char dir[160], probe[200], pidp[200], *text;
+	const char *old = getenv("WARPGRADE_ROOT");
+	struct gpukeep *k;
+	long pid = 0;
+
+	/* a tree whose probe records its pid and holds on */
+	snprintf(dir, sizeof(dir), "%s/build", root);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(probe, sizeof(probe), "%s/wg-probe", dir);
+	snprintf(pidp, sizeof(pidp), "%s/keeper.pid", root);
+	text = xstrfmt("#!/bin/sh\n[ \"$1\" = --hold ] || exit 1\n"
+		       "echo $$ > %s.tmp && mv %s.tmp %s\nexec sleep 100\n",
+		       pidp, pidp, pidp);
+	write_text(probe, text);
+	free(text);
+	ck_assert_int_eq(chmod(probe, 0755), 0);
+	setenv("WARPGRADE_ROOT", root, 1);
+	k = gpukeep_start();
+	ck_assert_ptr_nonnull(k);
+	for (int i = 0; i < 100 && access(pidp, F_OK); i++)
+		sleep_s(0.05);
+	text = read_file(pidp, 64, NULL);
+	ck_assert_ptr_nonnull(text);
+	pid = atol(text);
+	free(text);
+	ck_assert_int_gt(pid, 1);
+	sleep_s(0.2);
+	ck_assert_int_eq(kill((pid_t)pid, 0), 0); /* still holding */
+	gpukeep_stop(k);
+	ck_assert_int_ne(kill((pid_t)pid, 0), 0); /* gone, reaped */
+	if (old)
+		setenv("WARPGRADE_ROOT", old, 1);
+	else
+		unsetenv("WARPGRADE_ROOT");
+}
+END_TEST
+
 static Suite *gpulock_suite(void)
 {
 	Suite *s = suite_create("gpulock");
@@ -501,6 +544,12 @@ static Suite *gpulock_suite(void)
 	tcase_add_test(tc, grade_holds_it_shared_around_the_probe);
 	tcase_add_test(tc, grade_without_its_lock_is_an_internal_error);
 	tcase_set_timeout(tc, 300);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("keeper");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, the_keeper_lives_as_long_as_asked);
+	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("batch");
