@@ -9,7 +9,8 @@
  * runner process is started only once its grader holds the lock, and the
  * lock is released only after the process (and its group) is gone.  A
  * runner that times holds it exclusively; any other GPU runner (a
- * correctness sweep) and the GPU probe hold it shared.  So while one
+ * correctness sweep, the first failure's rerun under compute-sanitizer)
+ * and the GPU probe hold it shared.  So while one
  * runner is timed no other runner of these graders exists on the device,
  * whatever the runners do; a runner can only waste its own time.  A lock
  * never changes mode under a live process (a runner between modes would
