@@ -4,7 +4,8 @@
 # the AoS->SoA reference:
 #
 #   1. bench/run-aos: the AoS->SoA candidates against one thread per
-#      record (BLOCK=128 and 256) in one run          -> aos.txt
+#      record (BLOCK=128 and 256) in one run, then the fastest one as
+#      the reference through every correctness shape  -> aos.txt
 #   2. five grades of tests/fixtures/good one after another (the first
 #      also builds the reference objects): warm time and the spread of
 #      the timed results alone                         -> grades.txt
