@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emu/emu.h"
+#include "emu/texture.h"
 #include "emu/half.h"
 
 const uint8_t emu_type_size[T_COUNT] = {
@@ -1310,9 +1311,9 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 		}
 		if (op == OP_TEX || op == OP_SULD || op == OP_SUST) {
 			/* tex.2d.v4.f32.f32, suld.b.2d.v2.b32.trap, ... */
-			if (!strcmp(s, "1d") || !strcmp(s, "2d") ||
-			    !strcmp(s, "3d"))
-				in->sub = (uint8_t)(s[0] - '0');
+			if (emu_tex_geom(s) &&
+			    (op == OP_TEX || emu_tex_geom(s) <= TG_3D))
+				in->sub = (uint8_t)emu_tex_geom(s);
 			else if (!strcmp(s, "v2") || !strcmp(s, "v4"))
 				in->vec = (uint8_t)(s[1] - '0');
 			else if (!strcmp(s, "trap"))
@@ -1519,8 +1520,10 @@ static int decode_texsurf(struct parser *p, struct fbuild *fb,
 	struct emu_opnd h;
 	int k, ct = in->op == OP_TEX ? in->type2 : T_B32;
 
-	if (n != 2 || a->kind != RO_ADDR || !a->has_base || !in->sub ||
-	    a->n < in->sub || a->n > 4)
+	int nc = emu_tex_ncoords(in->sub);
+
+	if (n != 2 || a->kind != RO_ADDR || !a->has_base || !nc ||
+	    a->n < nc || a->n > 4)
 		return perr(p, line, "'%s' takes a value and [handle, "
 			    "{coordinates}]", emu_op_name[in->op]);
 	{
@@ -1537,9 +1540,11 @@ static int decode_texsurf(struct parser *p, struct fbuild *fb,
 			    "(use texture objects)");
 	in->areg = h.idx;
 	in->ak = AK_REG;
-	in->nsrc = (uint8_t)in->sub;
-	for (int i = 0; i < in->sub; i++)
-		if (want_val(p, fb, &a->sub[i], ct, &in->s[i], line))
+	in->nsrc = (uint8_t)nc;
+	for (int i = 0; i < nc; i++)
+		if (want_val(p, fb, &a->sub[i], i == 0 && (in->sub == TG_A1D ||
+			     in->sub == TG_A2D || in->sub == TG_ACUBE) ?
+			     T_S32 : ct, &in->s[i], line))
 			return -1;
 	k = want_regs(p, fb, v, in->d, 4, line);
 	if (k < 0)
