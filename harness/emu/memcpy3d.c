@@ -4,6 +4,7 @@
  * either side, widths and x positions count the array's elements;
  * between pitched pointers they count bytes.  A pitched pointer's slice
  * is ysize rows of pitch bytes.  Synchronous, as every copy here.
+ * cudaMalloc3D allocates such memory.
  */
 #include <stdint.h>
 #include <string.h>
@@ -97,4 +98,26 @@ cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p,
 	if (emu_stream_capture(stream))
 		return emu_capture_memcpy3d(stream, p);
 	return cudaMemcpy3D(p);
+}
+
+/* Pitched 3D memory: depth slices of height rows, each row padded as
+ * cudaMallocPitch pads it. */
+cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr,
+			 struct cudaExtent extent)
+{
+	size_t pitch = 0, rows = extent.height * (extent.depth ? extent.depth :
+						  1);
+	void *p = NULL;
+	cudaError_t e;
+
+	if (!pitchedDevPtr)
+		return emu_rt_fail(cudaErrorInvalidValue);
+	e = cudaMallocPitch(&p, &pitch, extent.width, rows);
+	if (e)
+		return e;
+	pitchedDevPtr->ptr = p;
+	pitchedDevPtr->pitch = pitch;
+	pitchedDevPtr->xsize = extent.width;
+	pitchedDevPtr->ysize = extent.height;
+	return cudaSuccess;
 }
