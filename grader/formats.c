@@ -273,6 +273,15 @@ static void md_failure(FILE *f, const struct exercise *ex,
 		fputs(":\n", f);
 		if (ff->loc.source[0])
 			md_code(f, ff->loc.source, sizeof(ff->loc.source));
+		if (ff->loc.found_by[0]) {
+			fputs("\n(found by ", f);
+			md_text(f, ff->loc.found_by);
+			fputs(")\n", f);
+		}
+	}
+	if (ff->sanitizer[0]) {
+		fputs("\ncompute-sanitizer on this shape:\n", f);
+		md_code(f, ff->sanitizer, sizeof(ff->sanitizer));
 	}
 	if (!ff->win.present)
 		return;
@@ -383,6 +392,10 @@ static void check_part(const struct exercise_result *e,
 		md_text(b.f, c->detail);
 		fputc('\n', b.f);
 	}
+	if (c->has_shape)
+		fprintf(b.f, "\nFirst failing shape: #%zu (%s=%lld, %s=%lld)\n",
+			c->shape_index, e->ex->dim_m, (long long)c->m,
+			e->ex->dim_n, (long long)c->n);
 	for (size_t i = 0; i < c->nlines; i++) {
 		const struct line_finding *l = &c->lines[i];
 
@@ -1224,7 +1237,10 @@ static void rd_failure_picture(struct rd *d, json_t *ff,
 		rd_strbuf(d, loc, "block", f->loc.block,
 			  sizeof(f->loc.block));
 		rd_strbuf(d, loc, "what", f->loc.what, sizeof(f->loc.what));
+		rd_strbuf(d, loc, "found_by", f->loc.found_by,
+			  sizeof(f->loc.found_by));
 	}
+	rd_strbuf(d, ff, "sanitizer", f->sanitizer, sizeof(f->sanitizer));
 }
 
 /* A check's blamed lines (absent in results from before they existed). */
@@ -1398,6 +1414,13 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 			rd_strbuf(d, v, "detail", c->detail,
 				  sizeof(c->detail));
 			rd_lines(d, json_object_get(v, "lines"), c);
+			if (json_object_get(v, "shape_index")) {
+				c->has_shape = 1;
+				c->shape_index = (size_t)rd_int(d, v,
+							"shape_index");
+				c->m = rd_int(d, v, "m");
+				c->n = rd_int(d, v, "n");
+			}
 		}
 	}
 	e->source = rd_str(d, o, "source", 0);

@@ -22,10 +22,12 @@
 #include "build.h"
 #include "compile.h"
 #include "digest.h"
+#include "hostcrash.h"
 #include "intake.h"
 #include "measure.h"
 #include "paths.h"
 #include "protocol.h"
+#include "rerun.h"
 #include "sandbox.h"
 #include "util.h"
 #include "verify.h"
@@ -311,6 +313,34 @@ static void run_exercise(const struct grade_opts *o, struct task *k,
 out:
 	verify_finish(&v);
 	verify_release(&v);
+}
+
+/*
+ * Say where the first failure happened when the run did not: a host
+ * crash from the runner's crash line, and on a GPU (or when the tests
+ * force it) the first failing shape once more on the emulator and under
+ * compute-sanitizer.  Then the output is digested.
+ */
+static void locate_failure(const struct grade_opts *o, struct task *k,
+			   const struct build_target *tgt, uint64_t seed,
+			   const char *workdir)
+{
+	struct exercise_result *e = k->res;
+	int gpu = tgt->backend == BUILD_CUDA;
+	const struct rerun_job job = {
+		o->cfg, seed, gpu ? (k->emu_ok ? k->runner[1] : NULL) :
+		k->runner[0], gpu ? k->runner[0] : NULL, workdir
+	};
+	char *debug = xstrfmt("%s%s", k->runner[0], BUILD_DEBUG_SUFFIX);
+
+	hostcrash_locate(e, debug, workdir);
+	free(debug);
+	if (rerun_wanted(e, gpu)) {
+		progress(o, "%s: rerunning shape #%zu to locate it",
+			 k->ex->name, e->first_failure.shape_index);
+		rerun_first_failure(&job, e);
+	}
+	digest_output(e);
 }
 
 static int selected(const struct grade_opts *o, const struct exercise *ex)
@@ -758,7 +788,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		}
 		e->source = read_file(k->src, GRADE_SOURCE_MAX, NULL);
 		run_exercise(o, k, tgt, replay, r->seed, workdir);
-		digest_output(e);
+		locate_failure(o, k, tgt, r->seed, workdir);
 		e->seconds = now_s() - te;
 	}
 	r->isolation = isolation_line();

@@ -381,6 +381,7 @@ void proto_enc_job(struct proto_buf *b, const struct proto_job *m)
 	proto_put_u32(&m_, m->phases);
 	proto_put_u32(&m_, m->perf_reps);
 	proto_put_u32(&m_, m->flags);
+	proto_put_u32(&m_, m->shape);
 	ENCODE_END(PROTO_JOB);
 }
 
@@ -395,6 +396,7 @@ int proto_dec_job(const void *p, size_t n, struct proto_job *m)
 	m->phases = proto_get_u32(&r);
 	m->perf_reps = proto_get_u32(&r);
 	m->flags = proto_get_u32(&r);
+	m->shape = proto_get_u32(&r);
 	if (m->perf_reps > PROTO_MAX_REPS)
 		return -1;
 	return proto_reader_done(&r) ? 0 : -1;

@@ -150,9 +150,15 @@ struct proto_job {
 	uint32_t phases;     /* PROTO_PHASE_* bits */
 	uint32_t perf_reps;  /* timed repetitions per launcher */
 	uint32_t flags;      /* PROTO_JOB_* */
+	uint32_t shape;      /* with PROTO_JOB_ONE_SHAPE: its index */
 };
 #define PROTO_JOB_SKIP_GPU_ONLY 0x1u /* skip edges flagged GPU-only */
 #define PROTO_JOB_MEASURED_ONLY 0x2u /* only the measured calls */
+#define PROTO_JOB_ONE_SHAPE 0x4u     /* only shape `shape` (a rerun) */
+/* the output in an allocation of its own size, no guard bands, nothing
+ * sent back: a write past its end is outside every allocation, where
+ * compute-sanitizer sees it */
+#define PROTO_JOB_BARE_OUTPUT 0x8u
 
 struct proto_hello {
 	char backend[16];  /* "cuda" or "emu" */

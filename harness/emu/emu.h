@@ -258,6 +258,10 @@ struct emu_launch_cfg {
 	size_t dyn_smem;
 	const uint8_t *params;    /* kernel parameter buffer, kparam_bytes */
 	uint64_t insn_limit;      /* lane instructions, 0 for the default */
+	/* the performance model (perf.h): collect a sample of the blocks
+	 * into perf; with perf_only run nothing but that sample */
+	struct perf_collect *perf;
+	int perf_only;
 };
 
 struct emu_result {

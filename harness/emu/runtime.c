@@ -24,6 +24,7 @@
 #include "emu/emu.h"
 #include "emu/graph.h"
 #include "emu/rt.h"
+#include "emu/runtime_perf.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
 
@@ -286,7 +287,9 @@ static struct emu_alloc *alloc_new(uint64_t size)
 
 	if (!a)
 		return NULL;
-	a->host = malloc(size ? size : 1);
+	/* dry or predicting: untouched pages cost nothing */
+	a->host = g_dry || emu_perf_only() ? calloc(1, size ? size : 1)
+					   : malloc(size ? size : 1);
 	if (!a->host ||
 	    (g_nallocs == g_capallocs &&
 	     !(g_capallocs = g_capallocs ? g_capallocs * 2 : 64,
@@ -296,7 +299,8 @@ static struct emu_alloc *alloc_new(uint64_t size)
 		free(a);
 		return NULL;
 	}
-	memset(a->host, 0xcb, size ? size : 1);
+	if (!g_dry && !emu_perf_only())
+		memset(a->host, 0xcb, size ? size : 1);
 	a->size = size;
 	return a;
 }
@@ -961,6 +965,7 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	const struct emu_module *m;
 	const struct emu_func *f;
 	uint8_t *params = NULL;
+	struct perf_collect *pc;
 	size_t st;
 	uint64_t nthreads;
 	int i;
@@ -1024,11 +1029,15 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	cfg.dyn_smem = smem;
 	cfg.params = params;
 	if (g_dry) {
+		if (g_dry == 2)
+			trace_launch(k, grid, block, smem, params,
+				     f->kparam_bytes);
 		free(params);
 		g_clock_ms += 0.003;
 		return cudaSuccess;
 	}
 	trace_launch(k, grid, block, smem, params, f->kparam_bytes);
+	pc = emu_perf_prepare(&cfg, st);
 	emu_run(m, k->fi, &cfg, &res);
 	free(params);
 	memset(&rec, 0, sizeof(rec));
@@ -1042,6 +1051,7 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	rec.lines = res.lines;
 	rec.nlines = res.lines ? compact_lines(res.lines, m->nlines) : 0;
 	add_record(&rec);
+	emu_perf_finish(pc, k->name, rec.l.kernel, &cfg, res.static_smem);
 	/* the modelled time: DRAM sectors at 3 TB/s plus 3 us of launch */
 	bytes = 32.0 * (double)(res.total.global_load_sectors +
 				res.total.global_store_sectors);
@@ -1490,7 +1500,7 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 
 	if (g_sticky)
 		return g_sticky;
-	if (!count || g_dry)
+	if (!count || g_dry == 1)
 		return cudaSuccess;
 	if (kind == cudaMemcpyDefault)
 		kind = is_dev(dst) ? (is_dev(src) ? cudaMemcpyDeviceToDevice :
@@ -1508,6 +1518,11 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 	if (kind != cudaMemcpyHostToHost)
 		trace_copy(kind, (uint64_t)(uintptr_t)dst,
 			   (uint64_t)(uintptr_t)src, src, count);
+	if (kind != cudaMemcpyHostToHost)
+		emu_perf_transfer(kind == cudaMemcpyDeviceToDevice ?
+				  EMU_PERF_D2D : EMU_PERF_HOST, count);
+	if (g_dry || emu_perf_only())
+		return cudaSuccess;
 	memmove(d, s, count);
 	g_clock_ms += 0.002 + (double)count /
 		      (kind == cudaMemcpyDeviceToDevice ? 1.5e9 : 2.5e7);
@@ -1534,7 +1549,7 @@ static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 
 	if (g_sticky)
 		return g_sticky;
-	if (!count || g_dry)
+	if (!count || g_dry == 1)
 		return cudaSuccess;
 	d = dev_ptr(devPtr, count);
 	if (!d)
@@ -1549,6 +1564,9 @@ static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 		op.n = count;
 		emu_trace_put(&op);
 	}
+	emu_perf_transfer(EMU_PERF_MEMSET, count);
+	if (g_dry || emu_perf_only())
+		return cudaSuccess;
 	memset(d, value, count);
 	g_clock_ms += 0.002 + (double)count / 1.5e9;
 	return cudaSuccess;
