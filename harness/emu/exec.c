@@ -24,6 +24,7 @@
 #include "emu/perf.h"
 #include "emu/race.h"
 #include "emu/texture.h"
+#include "emu/wmma.h"
 
 #define FULL 0xffffffffu
 #define MAXFRAMES 64
@@ -641,6 +642,8 @@ static uint64_t cvt_one(const struct emu_insn *in, uint64_t a)
 	int dsz = emu_type_size[dt], ssz = emu_type_size[st];
 	int sat = (in->flags & F_SAT) != 0, ftz = (in->flags & F_FTZ) != 0;
 
+	if (in->sub == CVT_TF32)
+		return emu_f32_to_tf32((uint32_t)a);
 	if (sk != 'f' && dk != 'f') {
 		int64_t sv = sk == 's' ? sx(a, ssz) : (int64_t)trunc_sz(a, ssz);
 
@@ -2308,6 +2311,51 @@ static int do_tex(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	return 0;
 }
 
+/* wmma (wmma.c): each element access of the warp checked and counted as
+ * an instruction of its own */
+struct wmma_ctx {
+	struct xctx *x;
+	struct warp *w;
+	const struct emu_insn *in;
+	uint32_t m;
+};
+
+static int wmma_access(void *ctx, const uint64_t *a, int bytes,
+		       int is_store, uint8_t **hp)
+{
+	struct wmma_ctx *c = ctx;
+	uint32_t gm, sm;
+
+	memset(hp, 0, 32 * sizeof(*hp));
+	if (resolve(c->x, c->w, c->in, c->m, a, bytes, is_store, 0, hp, &gm,
+		    &sm))
+		return -1;
+	if (gm | sm)
+		count_access(c->x, c->in, a, gm, sm, bytes,
+			     is_store ? ACC_STORE : ACC_LOAD);
+	return 0;
+}
+
+static int do_wmma(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R, const struct emu_func *f)
+{
+	struct wmma_ctx c = { x, w, in, m };
+	struct emu_wmma_io io;
+	uint64_t tmp[32];
+
+	memset(&io, 0, sizeof(io));
+	io.R = R;
+	io.access = wmma_access;
+	io.ctx = &c;
+	lane_addrs(x, w, R, in, m, io.addr);
+	if (in->nsrc)
+		io.ldm = src(x, w, R, f, &in->s[0], tmp)[__builtin_ctz(m)];
+	if (emu_wmma_run(&f->wmma[in->call], &io))
+		return x->res->fault ? -1 : fault(x, WGEMU_FAULT_LIMIT, in,
+						  w->id, 0, "out of memory");
+	return 0;
+}
+
 /* suld.b / sust.b: bytes at byte x, rows y and z of a surface object;
  * out of range: a fault (.trap), the edge (.clamp) or nothing (.zero) */
 static int do_surf(struct xctx *x, struct warp *w, const struct emu_insn *in,
@@ -2725,6 +2773,10 @@ static int run_warp(struct xctx *x, struct warp *w)
 				break;
 			case OP_HALF:
 				do_half(x, w, in, m, R, P, f);
+				break;
+			case OP_WMMA:
+				if (do_wmma(x, w, in, m, R, f))
+					return -1;
 				break;
 			case OP_VABSDIFF4: {
 				/* the sum of the four bytes' |a - b|, plus c */

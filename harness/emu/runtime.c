@@ -22,6 +22,8 @@
 #include <cuda_runtime_api.h>
 #include "emu/device.h"
 #include "emu/emu.h"
+#include "emu/graph.h"
+#include "emu/rt.h"
 #include "emu/runtime_perf.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
@@ -89,11 +91,6 @@ struct record {
 	struct emu_line_counters *lines;
 	int nlines;
 	const struct emu_module *m;
-};
-
-struct event {
-	double t_ms;
-	int recorded;
 };
 
 static struct module *g_mods;
@@ -215,6 +212,26 @@ int emu_rt_unsupported(const char *name)
 		     "(cudaErrorNotSupported)", name);
 	}
 	return fail(cudaErrorNotSupported);
+}
+
+int emu_rt_sticky(void)
+{
+	return g_sticky;
+}
+
+double emu_rt_now_ms(void)
+{
+	return g_clock_ms;
+}
+
+void emu_rt_lock(void)
+{
+	pthread_mutex_lock(&g_lock);
+}
+
+void emu_rt_unlock(void)
+{
+	pthread_mutex_unlock(&g_lock);
 }
 
 static void ensure_atexit(void)
@@ -866,6 +883,33 @@ static int kernel_load(struct kernel *k)
 	return 0;
 }
 
+int emu_rt_kernel_params(const void *func, size_t *sizes, int max)
+{
+	struct kernel *k;
+	const struct emu_module *m;
+	const struct emu_func *f;
+	int i, r = -1;
+
+	pthread_mutex_lock(&g_lock);
+	k = find_kernel(func);
+	if (!k) {
+		fail(cudaErrorInvalidDeviceFunction);
+		goto out;
+	}
+	if (kernel_load(k)) {
+		fail(cudaErrorInvalidPtx);
+		goto out;
+	}
+	m = g_mods[k->mod].m;
+	f = &m->funcs[k->fi];
+	for (i = 0; i < f->nparams && i < max; i++)
+		sizes[i] = m->syms[f->params[i]].size;
+	r = f->nparams;
+out:
+	pthread_mutex_unlock(&g_lock);
+	return r;
+}
+
 static cudaError_t fault_error(enum wgemu_fault_kind k)
 {
 	switch (k) {
@@ -1036,7 +1080,9 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
 			       dim3 blockDim, void **args, size_t sharedMem,
 			       cudaStream_t stream)
 {
-	(void)stream;
+	if (emu_stream_capture(stream))
+		return emu_capture_kernel(stream, (const void *)kernel,
+					  gridDim, blockDim, args, sharedMem);
 	return launch(find_kernel((const void *)kernel), gridDim, blockDim,
 		      args, sharedMem);
 }
@@ -1053,7 +1099,9 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
 			     void **args, size_t sharedMem,
 			     cudaStream_t stream)
 {
-	(void)stream;
+	if (emu_stream_capture(stream))
+		return emu_capture_kernel(stream, func, gridDim, blockDim, args,
+					  sharedMem);
 	return launch(find_kernel(func), gridDim, blockDim, args, sharedMem);
 }
 
@@ -1073,11 +1121,12 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
 			       void *userData)
 {
-	(void)stream;
 	if (g_sticky)
 		return g_sticky;
 	if (!fn)
 		return fail(cudaErrorInvalidValue);
+	if (emu_stream_capture(stream))
+		return emu_capture_host(stream, fn, userData);
 	fn(userData);
 	return cudaSuccess;
 }
@@ -1210,6 +1259,10 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 {
 	if (!config)
 		return fail(cudaErrorInvalidValue);
+	if (emu_stream_capture(config->stream))
+		return emu_capture_kernel(config->stream, func, config->gridDim,
+					  config->blockDim, args,
+					  config->dynamicSmemBytes);
 	return launch(find_kernel(func), config->gridDim, config->blockDim,
 		      args, config->dynamicSmemBytes);
 }
@@ -1485,7 +1538,8 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 			    enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-	(void)stream;
+	if (emu_stream_capture(stream))
+		return emu_capture_memcpy(stream, dst, src, count, kind);
 	return cudaMemcpy(dst, src, count, kind);
 }
 
@@ -1526,7 +1580,8 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
 			    cudaStream_t stream)
 {
-	(void)stream;
+	if (emu_stream_capture(stream))
+		return emu_capture_memset(stream, devPtr, value, count);
 	return cudaMemset(devPtr, value, count);
 }
 
@@ -1654,136 +1709,6 @@ cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol,
 {
 	(void)stream;
 	return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
-}
-
-/* ---- streams, events, synchronisation ---- */
-cudaError_t cudaStreamCreate(cudaStream_t *pStream)
-{
-	if (g_sticky)
-		return g_sticky;
-	*pStream = malloc(1);
-	return *pStream ? cudaSuccess : fail(cudaErrorMemoryAllocation);
-}
-
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
-				      unsigned int flags)
-{
-	(void)flags;
-	return cudaStreamCreate(pStream);
-}
-
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
-					 unsigned int flags, int priority)
-{
-	(void)flags;
-	(void)priority;
-	return cudaStreamCreate(pStream);
-}
-
-cudaError_t cudaStreamDestroy(cudaStream_t stream)
-{
-	free(stream);
-	return g_sticky;
-}
-
-cudaError_t cudaStreamSynchronize(cudaStream_t stream)
-{
-	(void)stream;
-	return g_sticky;
-}
-
-cudaError_t cudaStreamQuery(cudaStream_t stream)
-{
-	(void)stream;
-	return g_sticky;
-}
-
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
-				unsigned int flags)
-{
-	(void)stream;
-	(void)event;
-	(void)flags;
-	return g_sticky;
-}
-
-cudaError_t cudaDeviceSynchronize(void)
-{
-	return g_sticky;
-}
-
-cudaError_t cudaEventCreate(cudaEvent_t *event)
-{
-	struct event *e;
-
-	if (g_sticky)
-		return g_sticky;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return fail(cudaErrorMemoryAllocation);
-	*event = (cudaEvent_t)(void *)e;
-	return cudaSuccess;
-}
-
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
-{
-	(void)flags;
-	return cudaEventCreate(event);
-}
-
-cudaError_t cudaEventDestroy(cudaEvent_t event)
-{
-	free((void *)event);
-	return g_sticky;
-}
-
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
-{
-	struct event *e = (struct event *)(void *)event;
-
-	(void)stream;
-	if (g_sticky)
-		return g_sticky;
-	if (!e)
-		return fail(cudaErrorInvalidResourceHandle);
-	e->t_ms = g_clock_ms;
-	e->recorded = 1;
-	return cudaSuccess;
-}
-
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
-				     unsigned int flags)
-{
-	(void)flags;
-	return cudaEventRecord(event, stream);
-}
-
-cudaError_t cudaEventSynchronize(cudaEvent_t event)
-{
-	(void)event;
-	return g_sticky;
-}
-
-cudaError_t cudaEventQuery(cudaEvent_t event)
-{
-	(void)event;
-	return g_sticky;
-}
-
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
-				 cudaEvent_t end)
-{
-	struct event *a = (struct event *)(void *)start;
-	struct event *b = (struct event *)(void *)end;
-
-	if (g_sticky)
-		return g_sticky;
-	if (!a || !b || !ms)
-		return fail(cudaErrorInvalidResourceHandle);
-	if (!a->recorded || !b->recorded)
-		return fail(cudaErrorInvalidResourceHandle);
-	*ms = (float)(b->t_ms - a->t_ms);
-	return cudaSuccess;
 }
 
 /* ---- device ---- */
@@ -2014,24 +1939,6 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 	return cudaSuccess;
 }
 
-cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
-{
-	(void)hStream;
-	if (g_sticky)
-		return g_sticky;
-	*flags = cudaStreamDefault;
-	return cudaSuccess;
-}
-
-cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
-{
-	(void)hStream;
-	if (g_sticky)
-		return g_sticky;
-	*priority = 0;
-	return cudaSuccess;
-}
-
 cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
 					     int *greatestPriority)
 {
@@ -2067,6 +1974,8 @@ static cudaError_t cudaMallocAsync_locked(void **devPtr, size_t size, cudaStream
 
 cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
+	if (emu_stream_capture(hStream))
+		return emu_capture_malloc(hStream, devPtr, size);
 	LOCKED(cudaMallocAsync_locked(devPtr, size, hStream));
 }
 
@@ -2078,6 +1987,8 @@ static cudaError_t cudaFreeAsync_locked(void *devPtr, cudaStream_t hStream)
 
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
+	if (emu_stream_capture(hStream))
+		return emu_capture_free(hStream, devPtr);
 	LOCKED(cudaFreeAsync_locked(devPtr, hStream));
 }
 
