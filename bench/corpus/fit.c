@@ -271,7 +271,9 @@ static void search(struct perf_gpu *g)
 			for (int s = 0; s < 2; s++) {
 				double c;
 
-				*field(g, k) = s ? keep * f : keep / f;
+				/* a constant at zero steps away by adding */
+				*field(g, k) = keep == 0 ? (s ? 0.1 * f : 0) :
+					       s ? keep * f : keep / f;
 				predict_all(g);
 				c = cost();
 				if (c < best - 1e-9) {
