@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "emu/hw.h"
 #include "emu/wgemu.h"
 
 /* ---- types ---- */

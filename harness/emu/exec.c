@@ -24,7 +24,7 @@
 #include "emu/race.h"
 #include "emu/texture.h"
 
-#define FULL 0xffffffffu
+#define FULL EMU_FULL_MASK
 #define MAXFRAMES 64
 
 struct sentry {
@@ -82,12 +82,13 @@ struct xctx {
 	unsigned nthreads;
 	uint64_t lane_insns, limit;
 	struct emu_alloc *cache;
-	uint64_t sink[32];
+	uint64_t sink[EMU_WARP_SIZE];
 	uint64_t clock;
 	int checks;
 	int warned_uninit;            /* one warning per launch */
 	int warned_guard;             /* the same for the guard bands */
-	const uint8_t (*stv)[16];     /* do_st: the bytes each lane stores */
+	/* do_st: the bytes each lane stores */
+	const uint8_t (*stv)[EMU_MAX_ACCESS_BYTES];
 	size_t printf_bytes;          /* device printf output this launch */
 };
 
@@ -151,7 +152,7 @@ static inline int64_t sx(uint64_t v, int sz)
 /* run body for every lane of m */
 #define LANES(...) do { \
 	if (m == FULL) { \
-		for (int l = 0; l < 32; l++) { __VA_ARGS__; } \
+		for (int l = 0; l < EMU_WARP_SIZE; l++) { __VA_ARGS__; } \
 	} else { \
 		for (uint32_t mm_ = m; mm_; mm_ &= mm_ - 1) { \
 			int l = __builtin_ctz(mm_); \
@@ -169,7 +170,8 @@ static const char *base_name(const char *p)
 
 static void thread_of(struct xctx *x, int warp, int lane, unsigned t[3])
 {
-	unsigned id = (unsigned)warp * 32 + (unsigned)lane;
+	unsigned id = (unsigned)warp * EMU_WARP_SIZE +
+		      (unsigned)lane;
 	const unsigned *b = x->cfg->block;
 
 	t[0] = id % b[0];
@@ -225,11 +227,12 @@ static int fault(struct xctx *x, enum wgemu_fault_kind kind,
 
 /* The uninitialised reads warned about: per instruction, once per
  * process, with the count of later launches that did it again. */
+#define MAX_WARNED 32
 static struct {
 	const struct emu_insn *in;
 	char where[200];
 	unsigned long again;
-} g_warned[32];
+} g_warned[MAX_WARNED];
 static int g_nwarned;
 
 static void report_warned(void)
@@ -265,7 +268,7 @@ static void warn_uninit(struct xctx *x, const struct emu_insn *in,
 		return;
 	}
 	where(x, in, loc, sizeof(loc));
-	if (g_nwarned < 32) {
+	if (g_nwarned < MAX_WARNED) {
 		g_warned[g_nwarned].in = in;
 		snprintf(g_warned[g_nwarned].where,
 			 sizeof(g_warned[g_nwarned].where), "%.80s in '%.100s'",
@@ -337,12 +340,12 @@ static void init_specials(struct xctx *x, struct warp *w, uint64_t *R,
 
 	if (!used)
 		return;
-	for (l = 0; l < 32; l++) {
+	for (l = 0; l < EMU_WARP_SIZE; l++) {
 		unsigned t[3];
 		uint32_t lm = 1u << l;
 
 		thread_of(x, w->id, l, t);
-#define SET(sr, v) if (used & (1ull << (sr))) R[(sr) * 32 + l] = (v)
+#define SET(sr, v) if (used & (1ull << (sr))) R[(sr) * EMU_WARP_SIZE + l] = (v)
 		SET(SR_TID_X, t[0]);
 		SET(SR_TID_Y, t[1]);
 		SET(SR_TID_Z, t[2]);
@@ -357,9 +360,9 @@ static void init_specials(struct xctx *x, struct warp *w, uint64_t *R,
 		SET(SR_NCTAID_Z, g[2]);
 		SET(SR_LANEID, (unsigned)l);
 		SET(SR_WARPID, (unsigned)w->id);
-		SET(SR_NWARPID, 64u);
+		SET(SR_NWARPID, (unsigned)EMU_MAX_SM_WARPS);
 		SET(SR_SMID, 0u);
-		SET(SR_NSMID, 132u);
+		SET(SR_NSMID, (unsigned)EMU_SM_COUNT);
 		SET(SR_GRIDID, 1u);
 		SET(SR_LANEMASK_EQ, lm);
 		SET(SR_LANEMASK_LT, lm - 1);
@@ -377,27 +380,29 @@ static int push_frame(struct xctx *x, struct warp *w,
 		      const struct emu_func *f, const struct emu_insn *in)
 {
 	struct frame *fr, *up = w->nf ? &w->fr[w->nf - 1] : NULL;
-	size_t roff = up ? up->roff + (size_t)up->f->nregs * 32 : 0;
+	size_t roff = up ? up->roff + (size_t)up->f->nregs * EMU_WARP_SIZE
+			 : 0;
 	size_t poff = up ? up->poff + (size_t)up->f->npreds : 0;
-	size_t paoff = up ? up->paoff + (size_t)up->f->param_bytes * 32 : 0;
+	size_t paoff = up ? up->paoff +
+			    (size_t)up->f->param_bytes * EMU_WARP_SIZE : 0;
 	uint32_t lb = up ? up->local_top : 0;
 
 	if (w->nf == MAXFRAMES)
 		return fault(x, WGEMU_FAULT_LIMIT, in, w->id,
-			     __builtin_ctz(w->live | 1u << 31),
+			     __builtin_ctz(w->live | 1u << (EMU_WARP_SIZE - 1)),
 			     "call stack deeper than %d frames", MAXFRAMES);
-	if (ensure(&w->regs, &w->rcap, roff + (size_t)f->nregs * 32,
+	if (ensure(&w->regs, &w->rcap, roff + (size_t)f->nregs * EMU_WARP_SIZE,
 		   sizeof(uint64_t)) ||
 	    ensure(&w->preds, &w->pcap, poff + (size_t)f->npreds + 1,
 		   sizeof(uint32_t)) ||
 	    ensure(&w->params, &w->pacap,
-		   paoff + (size_t)f->param_bytes * 32 + 1, 1))
+		   paoff + (size_t)f->param_bytes * EMU_WARP_SIZE + 1, 1))
 		return fault(x, WGEMU_FAULT_RESOURCES, in, -1, -1,
 			     "out of host memory");
 	lb = (lb + 15) & ~15u;
 	if ((uint64_t)lb + f->depot_bytes > x->lcap)
 		return fault(x, WGEMU_FAULT_RESOURCES, in, w->id,
-			     __builtin_ctz(w->live | 1u << 31),
+			     __builtin_ctz(w->live | 1u << (EMU_WARP_SIZE - 1)),
 			     "local memory exhausted (recursion too deep)");
 	fr = &w->fr[w->nf++];
 	fr->f = f;
@@ -448,16 +453,16 @@ static const uint64_t *src(struct xctx *x, struct warp *w,
 
 	switch (o->kind) {
 	case OK_REG:
-		return R + (size_t)o->idx * 32;
+		return R + (size_t)o->idx * EMU_WARP_SIZE;
 	case OK_CONST:
-		return f->consts + (size_t)o->idx * 32;
+		return f->consts + (size_t)o->idx * EMU_WARP_SIZE;
 	case OK_SYM:
 		v = sym_value(x, w, o->idx);
-		for (l = 0; l < 32; l++)
+		for (l = 0; l < EMU_WARP_SIZE; l++)
 			tmp[l] = v;
 		return tmp;
 	default:
-		memset(tmp, 0, 32 * sizeof(*tmp));
+		memset(tmp, 0, EMU_WARP_SIZE * sizeof(*tmp));
 		return tmp;
 	}
 }
@@ -468,7 +473,7 @@ static uint32_t pred_src(const uint32_t *P, const struct emu_func *f,
 	uint32_t v;
 
 	if (o->kind == OK_CONST)
-		return f->consts[(size_t)o->idx * 32] ? FULL : 0;
+		return f->consts[(size_t)o->idx * EMU_WARP_SIZE] ? FULL : 0;
 	if (o->kind != OK_PRED)
 		return 0;
 	v = P[o->idx];
@@ -1113,14 +1118,16 @@ static int count_distinct(uint64_t *v, int n)
 
 static int global_sectors(const uint64_t *addr, uint32_t m, int bytes)
 {
-	uint64_t s[32 * 2];
+	uint64_t s[EMU_WARP_SIZE * 2];
 	int n = 0;
 
 	LANES({
-		uint64_t a = addr[l] >> 5, b = (addr[l] + (uint64_t)bytes - 1)
-					       >> 5;
+		uint64_t a = addr[l] >> EMU_SECTOR_SHIFT;
+		uint64_t b = (addr[l] + (uint64_t)bytes - 1) >>
+			     EMU_SECTOR_SHIFT;
+
 		s[n++] = a;
-		if (b != a && n < 64)
+		if (b != a && n < EMU_WARP_SIZE * 2)
 			s[n++] = b;
 	});
 	return count_distinct(s, n);
@@ -1131,14 +1138,16 @@ static int global_sectors(const uint64_t *addr, uint32_t m, int bytes)
 static int shared_wavefronts(const uint64_t *addr, uint32_t m, int bytes,
 			     int *ideal)
 {
-	int per = bytes <= 4 ? 32 : bytes == 8 ? 16 : 8;
-	int words = bytes <= 4 ? 1 : bytes / 4, total = 0, ph;
+	int per = EMU_PHASE_LANES(bytes);
+	int words = bytes <= EMU_BANK_BYTES ? 1 : bytes / EMU_BANK_BYTES;
+	int total = 0, ph;
 
 	*ideal = 0;
-	for (ph = 0; ph < 32; ph += per) {
-		uint32_t pm = m & (per == 32 ? FULL : ((1u << per) - 1) << ph);
-		uint64_t w[32 * 4];
-		int n = 0, i, cnt[32], mx = 0;
+	for (ph = 0; ph < EMU_WARP_SIZE; ph += per) {
+		uint32_t pm = m & (per == EMU_WARP_SIZE ? FULL :
+				   ((1u << per) - 1) << ph);
+		uint64_t w[EMU_WARP_SIZE * 4];
+		int n = 0, i, cnt[EMU_BANKS], mx = 0;
 
 		if (!pm)
 			continue;
@@ -1147,13 +1156,14 @@ static int shared_wavefronts(const uint64_t *addr, uint32_t m, int bytes,
 			int l = __builtin_ctz(mm);
 
 			for (i = 0; i < words; i++)
-				w[n++] = (addr[l] >> 2) + (uint64_t)i;
+				w[n++] = addr[l] / EMU_BANK_BYTES +
+					 (uint64_t)i;
 		}
 		count_distinct(w, n);
 		memset(cnt, 0, sizeof(cnt));
 		for (i = 0; i < n; i++)
 			if (i == 0 || w[i] != w[i - 1]) {
-				int b = (int)(w[i] & 31);
+				int b = (int)(w[i] % EMU_BANKS);
 
 				if (++cnt[b] > mx)
 					mx = cnt[b];
@@ -1378,7 +1388,7 @@ static void count_access(struct xctx *x, const struct emu_insn *in,
 	}
 	if (sm) {
 		int ideal, wf;
-		uint64_t sa[32], dyn = 0, moved;
+		uint64_t sa[EMU_WARP_SIZE], dyn = 0, moved;
 		uint32_t m = sm;
 
 		LANES({
@@ -1404,7 +1414,7 @@ static void lane_addrs(struct xctx *x, struct warp *w, const uint64_t *R,
 
 	switch (in->ak) {
 	case AK_REG: {
-		const uint64_t *A = R + (size_t)in->areg * 32;
+		const uint64_t *A = R + (size_t)in->areg * EMU_WARP_SIZE;
 
 		LANES(addr[l] = A[l] + off);
 		break;
@@ -1421,7 +1431,7 @@ static void lane_addrs(struct xctx *x, struct warp *w, const uint64_t *R,
 
 static uint64_t *dst(struct xctx *x, uint64_t *R, const struct emu_opnd *o)
 {
-	return o->kind == OK_REG ? R + (size_t)o->idx * 32 : x->sink;
+	return o->kind == OK_REG ? R + (size_t)o->idx * EMU_WARP_SIZE : x->sink;
 }
 
 static int do_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
@@ -1429,8 +1439,8 @@ static int do_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 {
 	int esz = emu_type_size[in->type], bytes = esz * in->vec, i;
 	char k = emu_type_kind[in->type];
-	uint64_t addr[32];
-	uint8_t *hp[32];
+	uint64_t addr[EMU_WARP_SIZE];
+	uint8_t *hp[EMU_WARP_SIZE];
 	uint32_t gm, sm;
 
 	lane_addrs(x, w, R, in, m, addr);
@@ -1471,8 +1481,9 @@ static int do_cpasync(struct xctx *x, struct warp *w,
 {
 	struct emu_insn ld = *in, st = *in;
 	const uint64_t *S, *N, *Z = NULL;
-	uint64_t dst_a[32], src_a[32], t0[32], t1[32], t2[32];
-	uint8_t *dh[32], *sh[32];
+	uint64_t dst_a[EMU_WARP_SIZE], src_a[EMU_WARP_SIZE];
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE], t2[EMU_WARP_SIZE];
+	uint8_t *dh[EMU_WARP_SIZE], *sh[EMU_WARP_SIZE];
 	uint32_t gm, sm, gm2, sm2;
 	int bytes;
 
@@ -1510,9 +1521,9 @@ static int do_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		 uint32_t m, uint64_t *R, const struct emu_func *f)
 {
 	int esz = emu_type_size[in->type], bytes = esz * in->vec, i;
-	uint64_t addr[32], tmp[32];
-	uint8_t vals[32][16];
-	uint8_t *hp[32];
+	uint64_t addr[EMU_WARP_SIZE], tmp[EMU_WARP_SIZE];
+	uint8_t vals[EMU_WARP_SIZE][EMU_MAX_ACCESS_BYTES];
+	uint8_t *hp[EMU_WARP_SIZE];
 	uint32_t gm, sm;
 
 	lane_addrs(x, w, R, in, m, addr);
@@ -1534,7 +1545,7 @@ static int do_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 
 		LANES(memcpy(&vals[l][o], &A[l], (size_t)esz));
 	}
-	x->stv = (const uint8_t (*)[16])vals;
+	x->stv = (const uint8_t (*)[EMU_MAX_ACCESS_BYTES])vals;
 	i = resolve(x, w, in, m, addr, bytes, 1, 0, hp, &gm, &sm);
 	x->stv = NULL;
 	if (i)
@@ -1552,8 +1563,9 @@ static int do_atom(struct xctx *x, struct warp *w, const struct emu_insn *in,
 {
 	int esz = emu_type_size[in->type];
 	char k = emu_type_kind[in->type];
-	uint64_t addr[32], t0[32], t1[32], res[32];
-	uint8_t *hp[32];
+	uint64_t addr[EMU_WARP_SIZE], res[EMU_WARP_SIZE];
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE];
+	uint8_t *hp[EMU_WARP_SIZE];
 	uint32_t gm, sm;
 	const uint64_t *B = src(x, w, R, f, &in->s[0], t0);
 	const uint64_t *C = in->nsrc > 1 ? src(x, w, R, f, &in->s[1], t1) : B;
@@ -2012,7 +2024,7 @@ static int indirect_callee(struct xctx *x, struct warp *w,
 			   const struct emu_insn *in, uint32_t m, int pc)
 {
 	const uint64_t *A = w->regs + w->fr[w->nf - 1].roff +
-			    (size_t)in->areg * 32;
+			    (size_t)in->areg * EMU_WARP_SIZE;
 	int l0 = __builtin_ctz(m);
 	uint64_t v = A[l0], k = (v - EMU_FUNC_BASE) / 16;
 	uint32_t same = 0;
@@ -2210,7 +2222,7 @@ static void do_match(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		     uint32_t m, uint64_t *R, uint32_t *P,
 		     const struct emu_func *f, uint64_t *tmp)
 {
-	uint64_t t1[32];
+	uint64_t t1[EMU_WARP_SIZE];
 	const uint64_t *A = src(x, w, R, f, &in->s[0], tmp);
 	const uint64_t *M = src(x, w, R, f, &in->s[1], t1);
 	uint64_t vm = emu_type_size[in->type] == 8 ? ~0ull : 0xffffffffull;
@@ -2242,7 +2254,7 @@ static void do_half(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		    uint32_t m, uint64_t *R, uint32_t *P,
 		    const struct emu_func *f)
 {
-	uint64_t t0[32], t1[32], t2[32];
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE], t2[EMU_WARP_SIZE];
 	const uint64_t *A = src(x, w, R, f, &in->s[0], t0);
 	const uint64_t *B = in->nsrc > 1 ? src(x, w, R, f, &in->s[1], t1) : A;
 	const uint64_t *C = in->nsrc > 2 ? src(x, w, R, f, &in->s[2], t2) : A;
@@ -2273,9 +2285,9 @@ static void do_half(struct xctx *x, struct warp *w, const struct emu_insn *in,
 static int do_tex(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		  uint32_t m, uint64_t *R, const struct emu_func *f)
 {
-	uint64_t tmp[4][32];
+	uint64_t tmp[4][EMU_WARP_SIZE];
 	const uint64_t *C[4] = { NULL, NULL, NULL, NULL };
-	const uint64_t *H = R + (size_t)in->areg * 32;
+	const uint64_t *H = R + (size_t)in->areg * EMU_WARP_SIZE;
 	uint64_t *D[4];
 	int cf = emu_type_kind[in->type2] == 'f';
 	int rf = emu_type_kind[in->type] == 'f';
@@ -2305,9 +2317,9 @@ static int do_tex(struct xctx *x, struct warp *w, const struct emu_insn *in,
 static int do_surf(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		   uint32_t m, uint64_t *R, const struct emu_func *f)
 {
-	uint64_t tmp[4][32], vt[4][32];
+	uint64_t tmp[4][EMU_WARP_SIZE], vt[4][EMU_WARP_SIZE];
 	const uint64_t *C[4] = { NULL, NULL, NULL, NULL }, *V[4];
-	const uint64_t *H = R + (size_t)in->areg * 32;
+	const uint64_t *H = R + (size_t)in->areg * EMU_WARP_SIZE;
 	int esz = emu_type_size[in->type], bytes = esz * in->ndst;
 	int st = in->op == OP_SUST;
 
@@ -2370,7 +2382,8 @@ static int unsupported(struct xctx *x, struct warp *w,
 
 static int run_warp(struct xctx *x, struct warp *w)
 {
-	uint64_t t0[32], t1[32], t2[32], t3[32];
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE];
+	uint64_t t2[EMU_WARP_SIZE], t3[EMU_WARP_SIZE];
 
 	for (;;) {
 		struct sentry *e;
@@ -2869,7 +2882,7 @@ next_entry:
 }
 
 /* ---- blocks and launches ---- */
-static struct warp g_warps[32];
+static struct warp g_warps[EMU_MAX_BLOCK_WARPS];
 static uint8_t *g_smem;
 static size_t g_smem_cap;
 static struct race_shadow g_shadow;
@@ -2923,10 +2936,11 @@ static int run_block(struct xctx *x)
 		memset(x->smem, 0xcb, x->smem_size);
 	for (i = 0; i < x->nwarps; i++) {
 		struct warp *w = &x->warps[i];
-		unsigned lanes = x->nthreads - (unsigned)i * 32;
+		unsigned lanes = x->nthreads -
+				 (unsigned)i * EMU_WARP_SIZE;
 
 		w->id = i;
-		w->init = lanes >= 32 ? FULL : (1u << lanes) - 1;
+		w->init = lanes >= EMU_WARP_SIZE ? FULL : (1u << lanes) - 1;
 		w->live = w->init;
 		w->state = W_RUN;
 		w->sp = 0;
@@ -3016,7 +3030,7 @@ static uint64_t env_u64(const char *name, uint64_t def)
 
 static int alu_form_supported(const struct emu_insn *in)
 {
-	static uint64_t dummy[32];
+	static uint64_t dummy[EMU_WARP_SIZE];
 	struct xctx x;
 
 	memset(&x, 0, sizeof(x));
@@ -3086,7 +3100,7 @@ static int insn_unsupported(const struct emu_module *m,
 	}
 	if (in->op == OP_CPASYNC && in->sub == CA_COPY &&
 	    in->s[1].kind == OK_CONST) {
-		uint64_t n = f->consts[(size_t)in->s[1].idx * 32];
+		uint64_t n = f->consts[(size_t)in->s[1].idx * EMU_WARP_SIZE];
 
 		if (n != 4 && n != 8 && n != 16) {
 			snprintf(why, len, "cp.async of %llu bytes",
@@ -3141,7 +3155,7 @@ int emu_run(const struct emu_module *m, int k,
 	struct xctx x;
 	const struct emu_func *f = &m->funcs[k];
 	char kname[256];
-	uint64_t off = 0, dyn_align = 16, lcap;
+	uint64_t off = 0, dyn_align = EMU_DYN_SMEM_ALIGN, lcap;
 	unsigned bx, by, bz;
 	int i, rc = -1;
 
@@ -3215,10 +3229,11 @@ int emu_run(const struct emu_module *m, int k,
 	lcap += lcap ? 4096 : 0;
 	x.lcap = (uint32_t)lcap;
 	x.nthreads = cfg->block[0] * cfg->block[1] * cfg->block[2];
-	x.nwarps = (int)((x.nthreads + 31) / 32);
+	x.nwarps = (int)((x.nthreads + EMU_WARP_SIZE - 1) /
+			 EMU_WARP_SIZE);
 	for (i = 0; i < x.nwarps; i++) {
 		struct warp *w = &g_warps[i];
-		size_t need = (size_t)lcap * 32;
+		size_t need = (size_t)lcap * EMU_WARP_SIZE;
 		size_t have = 0;
 
 		if (need && ensure(&w->local, &have, need, 1)) {
@@ -3246,7 +3261,7 @@ done:
 	res->lines = x.lines;
 	x.lines = NULL;
 out:
-	for (i = 0; i < 32; i++) {
+	for (i = 0; i < EMU_MAX_BLOCK_WARPS; i++) {
 		/* local memory is reallocated per launch: free it */
 		free(g_warps[i].local);
 		g_warps[i].local = NULL;

@@ -980,15 +980,15 @@ static int add_const(struct parser *p, struct fbuild *fb, uint64_t v,
 	int i, l;
 
 	for (i = 0; i < f->nconsts; i++)
-		if (f->consts[i * 32] == v)
+		if (f->consts[i * EMU_WARP_SIZE] == v)
 			return i;
 	if (f->nconsts >= 100000)
 		return perr(p, line, "too many constants");
-	if (grow(&f->consts, &fb->capconsts, (f->nconsts + 1) * 32,
+	if (grow(&f->consts, &fb->capconsts, (f->nconsts + 1) * EMU_WARP_SIZE,
 		 sizeof(uint64_t)))
 		return perr(p, line, "out of memory");
-	for (l = 0; l < 32; l++)
-		f->consts[f->nconsts * 32 + l] = v;
+	for (l = 0; l < EMU_WARP_SIZE; l++)
+		f->consts[f->nconsts * EMU_WARP_SIZE + l] = v;
 	return f->nconsts++;
 }
 
