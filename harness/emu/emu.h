@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "emu/hw.h"
+#include "emu/opcodes.h"
 #include "emu/wgemu.h"
 
 /* ---- types ---- */
@@ -34,20 +35,6 @@ enum emu_space {
 	SP_KPARAM /* the kernel's own parameters (read-only, one copy) */
 };
 
-enum emu_op {
-	OP_NOP, OP_MOV, OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA, OP_DIV,
-	OP_REM, OP_MIN, OP_MAX, OP_ABS, OP_NEG, OP_AND, OP_OR, OP_XOR,
-	OP_NOT, OP_CNOT, OP_SHL, OP_SHR, OP_POPC, OP_CLZ, OP_BREV, OP_BFE,
-	OP_BFI, OP_PRMT, OP_SHF, OP_SQRT, OP_RSQRT, OP_RCP, OP_EX2,
-	OP_LG2, OP_SIN, OP_COS, OP_SETP, OP_SELP, OP_CVT, OP_CVTA, OP_LD,
-	OP_ST, OP_ATOM, OP_RED, OP_BAR, OP_WARPSYNC, OP_SHFL, OP_VOTE,
-	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_MEMBAR, OP_MUL24,
-	OP_MAD24, OP_SAD, OP_COPYSIGN, OP_TESTP, OP_ACTIVEMASK, OP_SLCT,
-	OP_SET, OP_MOVPACK, OP_MOVUNPACK, OP_DP4A, OP_CLOCK, OP_BFIND,
-	OP_REDUX, OP_TANH, OP_BARRED, OP_CPASYNC, OP_MATCH, OP_HALF, OP_TEX, OP_SULD, OP_SUST, OP_BMSK, OP_VABSDIFF4, OP_UNSUP,
-	OP_COUNT
-};
-extern const char *const emu_op_name[OP_COUNT];
 
 /* modifier flags of an instruction */
 enum {

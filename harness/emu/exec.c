@@ -3041,24 +3041,13 @@ static int alu_form_supported(const struct emu_insn *in)
 	return int_op(in, 0, dummy, dummy, dummy, dummy) == 0;
 }
 
+/* an instruction of int_op or float_op (and, or, xor and not on
+ * predicates are run_warp's own) */
 static int is_alu(const struct emu_insn *in)
 {
-	switch (in->op) {
-	case OP_AND: case OP_OR: case OP_XOR: case OP_NOT:
-		return in->type != T_PRED;
-	case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD:
-	case OP_FMA: case OP_DIV: case OP_REM: case OP_MIN:
-	case OP_MAX: case OP_ABS: case OP_NEG: case OP_CNOT:
-	case OP_SHL: case OP_SHR: case OP_POPC: case OP_CLZ:
-	case OP_BFIND: case OP_TANH:
-	case OP_BREV: case OP_BFE: case OP_PRMT: case OP_SHF:
-	case OP_SQRT: case OP_RSQRT: case OP_RCP: case OP_EX2:
-	case OP_LG2: case OP_SIN: case OP_COS: case OP_MUL24:
-	case OP_MAD24: case OP_SAD: case OP_COPYSIGN:
-		return 1;
-	default:
-		return 0;
-	}
+	return emu_op_class[in->op] == CLASS_ALU &&
+	       !((in->op == OP_AND || in->op == OP_OR || in->op == OP_XOR ||
+		  in->op == OP_NOT) && in->type == T_PRED);
 }
 
 /* 1 and why when run_warp would stop at `in` with

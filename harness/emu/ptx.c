@@ -28,19 +28,6 @@ static const char *const type_names[T_COUNT] = {
 	"f16x2", "bf16x2"
 };
 
-const char *const emu_op_name[OP_COUNT] = {
-	"nop", "mov", "add", "sub", "mul", "mad", "fma", "div", "rem",
-	"min", "max", "abs", "neg", "and", "or", "xor", "not", "cnot", "shl",
-	"shr", "popc", "clz", "brev", "bfe", "bfi", "prmt", "shf", "sqrt",
-	"rsqrt", "rcp", "ex2", "lg2", "sin", "cos", "setp", "selp", "cvt",
-	"cvta", "ld", "st", "atom", "red", "bar", "bar.warp", "shfl",
-	"vote", "bra", "call", "ret", "exit", "trap", "membar", "mul24",
-	"mad24", "sad", "copysign", "testp", "activemask", "slct", "set",
-	"mov", "mov", "dp4a", "mov", "bfind", "redux", "tanh", "bar.red",
-	"cp.async", "match", "half", "tex", "suld", "sust", "bmsk",
-	"vabsdiff4", "unsupported"
-};
-
 static const char *const sreg_names[SR_COUNT] = {
 	"%tid.x", "%tid.y", "%tid.z", "%ntid.x", "%ntid.y", "%ntid.z",
 	"%ctaid.x", "%ctaid.y", "%ctaid.z", "%nctaid.x", "%nctaid.y",
@@ -1206,39 +1193,29 @@ struct opname {
 	int op;
 };
 
-static const struct opname opnames[] = {
-	{ "mov", OP_MOV }, { "add", OP_ADD }, { "sub", OP_SUB },
-	{ "mul", OP_MUL }, { "mad", OP_MAD }, { "fma", OP_FMA },
-	{ "div", OP_DIV }, { "rem", OP_REM }, { "min", OP_MIN },
-	{ "max", OP_MAX }, { "abs", OP_ABS }, { "neg", OP_NEG },
-	{ "and", OP_AND }, { "or", OP_OR }, { "xor", OP_XOR },
-	{ "not", OP_NOT }, { "cnot", OP_CNOT }, { "shl", OP_SHL },
-	{ "shr", OP_SHR }, { "popc", OP_POPC }, { "clz", OP_CLZ },
-	{ "brev", OP_BREV }, { "bfe", OP_BFE }, { "bfi", OP_BFI },
-	{ "prmt", OP_PRMT }, { "shf", OP_SHF }, { "sqrt", OP_SQRT },
-	{ "rsqrt", OP_RSQRT }, { "rcp", OP_RCP }, { "ex2", OP_EX2 },
-	{ "lg2", OP_LG2 }, { "sin", OP_SIN }, { "cos", OP_COS },
-	{ "setp", OP_SETP }, { "selp", OP_SELP }, { "cvt", OP_CVT },
-	{ "cvta", OP_CVTA }, { "ld", OP_LD }, { "ldu", OP_LD },
-	{ "st", OP_ST }, { "atom", OP_ATOM }, { "red", OP_RED },
-	{ "bar", OP_BAR }, { "barrier", OP_BAR }, { "shfl", OP_SHFL },
-	{ "vote", OP_VOTE }, { "bra", OP_BRA }, { "call", OP_CALL },
-	{ "ret", OP_RET }, { "exit", OP_EXIT }, { "trap", OP_TRAP },
-	{ "membar", OP_MEMBAR }, { "fence", OP_MEMBAR },
-	{ "mul24", OP_MUL24 }, { "mad24", OP_MAD24 }, { "sad", OP_SAD },
-	{ "copysign", OP_COPYSIGN }, { "testp", OP_TESTP },
-	{ "activemask", OP_ACTIVEMASK }, { "slct", OP_SLCT },
-	{ "set", OP_SET }, { "dp4a", OP_DP4A }, { "pmevent", OP_NOP },
-	{ "nanosleep", OP_NOP }, { "prefetch", OP_NOP },
-	{ "prefetchu", OP_NOP }, { "brkpt", OP_NOP }, { "bfind", OP_BFIND },
+/* mnemonics beyond the opcode table's own (opcodes.h) */
+static const struct opname aliases[] = {
+	{ "ldu", OP_LD }, { "barrier", OP_BAR }, { "fence", OP_MEMBAR },
+	{ "pmevent", OP_NOP }, { "nanosleep", OP_NOP },
+	{ "prefetch", OP_NOP }, { "prefetchu", OP_NOP }, { "brkpt", OP_NOP },
 	/* programmatic dependent launch: launches are in order anyway */
 	{ "griddepcontrol", OP_NOP },
-	{ "redux", OP_REDUX }, { "tanh", OP_TANH }, { "cp", OP_CPASYNC },
-	{ "match", OP_MATCH }, { "tex", OP_TEX }, { "suld", OP_SULD },
-	{ "sust", OP_SUST }, { "bmsk", OP_BMSK },
-	{ "vabsdiff4", OP_VABSDIFF4 },
 	{ NULL, 0 }
 };
+
+/* the opcode a mnemonic selects, or -1 */
+static int opcode_of(const char *mn)
+{
+	const struct opname *a;
+
+	for (int op = 0; op < OP_COUNT; op++)
+		if (emu_op_mnemonic[op][0] && !strcmp(emu_op_mnemonic[op], mn))
+			return op;
+	for (a = aliases; a->name; a++)
+		if (!strcmp(a->name, mn))
+			return a->op;
+	return -1;
+}
 
 static const char *const cmp_names[] = {
 	"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ",
@@ -1866,24 +1843,8 @@ static int decode_operands(struct parser *p, struct fbuild *fb,
 				return -1;
 		return 0;
 	}
-	switch (in->op) {
-	case OP_MAD: case OP_FMA: case OP_MAD24: case OP_SAD: case OP_BFE:
-	case OP_PRMT: case OP_SHF: case OP_SLCT: case OP_DP4A:
-		ns = 3;
-		break;
-	case OP_BFI:
-		ns = 4;
-		break;
-	case OP_MOV: case OP_ABS: case OP_NEG: case OP_NOT: case OP_CNOT:
-	case OP_POPC: case OP_CLZ: case OP_BREV: case OP_SQRT:
-	case OP_RSQRT: case OP_RCP: case OP_EX2: case OP_LG2: case OP_SIN:
-	case OP_COS: case OP_CVT: case OP_CVTA: case OP_BFIND: case OP_TANH:
-		ns = 1;
-		break;
-	default:
-		ns = 2;
-		break;
-	}
+	/* the plain shapes: d and ns sources (opcodes.h) */
+	ns = emu_op_shape[in->op];
 	NOPS(ns + 1, ns + 1);
 	if (t == T_NONE)
 		return perr(p, line, "'%s' without a type", emu_op_name[in->op]);
@@ -2075,8 +2036,7 @@ static int parse_insn(struct parser *p, struct fbuild *fb)
 	struct rop ops[8];
 	char mn[160], mcopy[160];
 	char *parts[16];
-	int nops = 0, nparts, i, line = t->line, rc = -1, unsup = 0;
-	const struct opname *on;
+	int nops = 0, nparts, i, line = t->line, rc = -1, unsup = 0, op;
 
 	if (grow(&f->insns, &fb->capinsns, f->ninsns + 1, sizeof(*in)) ||
 	    grow(&fb->targets, &fb->captargets, f->ninsns + 1,
@@ -2117,13 +2077,11 @@ static int parse_insn(struct parser *p, struct fbuild *fb)
 	nparts = split_mnemonic(mn, parts, 16);
 	if (nparts < 0)
 		return perr(p, line, "bad mnemonic '%s'", mcopy);
-	for (on = opnames; on->name; on++)
-		if (!strcmp(on->name, parts[0]))
-			break;
-	if (!on->name)
+	op = opcode_of(parts[0]);
+	if (op < 0)
 		unsup = 1;
 	else
-		in->op = (uint16_t)on->op;
+		in->op = (uint16_t)op;
 	if (!unsup && apply_mods(in, parts, nparts))
 		unsup = 1;
 	if (!unsup && in->op == OP_LD && !strcmp(parts[0], "ldu"))

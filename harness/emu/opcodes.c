@@ -1,0 +1,22 @@
+/*
+ * The tables generated from the opcode list of opcodes.h: names,
+ * mnemonics, operand shapes and dispatch classes, indexed by enum
+ * emu_op.
+ */
+#include "emu/opcodes.h"
+
+#define NAME(name, text, mn, shape, cls) text,
+const char *const emu_op_name[OP_COUNT] = { EMU_OPCODES(NAME) };
+#undef NAME
+
+#define MNEMONIC(name, text, mn, shape, cls) mn,
+const char *const emu_op_mnemonic[OP_COUNT] = { EMU_OPCODES(MNEMONIC) };
+#undef MNEMONIC
+
+#define SHAPE(name, text, mn, shape, cls) SHAPE_##shape,
+const unsigned char emu_op_shape[OP_COUNT] = { EMU_OPCODES(SHAPE) };
+#undef SHAPE
+
+#define CLASS(name, text, mn, shape, cls) CLASS_##cls,
+const unsigned char emu_op_class[OP_COUNT] = { EMU_OPCODES(CLASS) };
+#undef CLASS
