@@ -1,7 +1,7 @@
 /*
  * Internal interface of the emulator (harness/emu): the decoded form of a
  * PTX module, the parser that produces it (ptx.c), the interpreter that
- * runs one launch of it (exec.c) and the device memory both share with the
+ * runs one launch of it (exec.h) and the device memory both share with the
  * CUDA runtime front end (runtime.c).  Nothing here is thread-safe.
  *
  * The parser turns PTX text into arrays of pre-decoded instructions whose
@@ -50,6 +50,10 @@ enum {
 	C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE, C_LO, C_LS, C_HI, C_HS, C_EQU,
 	C_NEU, C_LTU, C_LEU, C_GTU, C_GEU, C_NUM, C_NAN
 };
+/* comparison cmp of two floating-point values, as setp does it: the
+ * ordered forms are false and the unordered ones true when either is a
+ * NaN (alu.c) */
+int emu_fcmp(int cmp, double x, double y);
 /* sub-operations: shfl modes, vote modes, atomic ops, setp bool ops */
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { VO_BALLOT, VO_ANY, VO_ALL, VO_UNI };
@@ -230,7 +234,7 @@ struct emu_alloc *emu_mem_map_host(void *p, uint64_t size, int owned);
  * otherwise. */
 struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size);
 
-/* ---- one launch (exec.c) ---- */
+/* ---- one launch (sched.c; the interpreter's files: exec.h) ---- */
 struct emu_line_counters {
 	int32_t file, line;
 	struct wgemu_counters c;

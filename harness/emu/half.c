@@ -165,24 +165,5 @@ uint32_t emu_half_alu(int op, int t, int ftz, uint32_t a, uint32_t b,
 
 int emu_half_cmp(int cmp, int t, uint32_t a, uint32_t b)
 {
-	float x = to_f(t, (uint16_t)a), y = to_f(t, (uint16_t)b);
-	int un = isnan(x) || isnan(y);
-
-	switch (cmp) {
-	case C_EQ: return !un && x == y;
-	case C_NE: return !un && x != y;
-	case C_LT: return !un && x < y;
-	case C_LE: return !un && x <= y;
-	case C_GT: return !un && x > y;
-	case C_GE: return !un && x >= y;
-	case C_EQU: return un || x == y;
-	case C_NEU: return un || x != y;
-	case C_LTU: return un || x < y;
-	case C_LEU: return un || x <= y;
-	case C_GTU: return un || x > y;
-	case C_GEU: return un || x >= y;
-	case C_NUM: return !un;
-	case C_NAN: return un;
-	default: return 0;
-	}
+	return emu_fcmp(cmp, to_f(t, (uint16_t)a), to_f(t, (uint16_t)b));
 }

@@ -1,6 +1,6 @@
 /*
  * The interpreter's instruction set, one row per opcode (the model is
- * Lua's lopcodes.h): the opcode enum (emu.h), the names messages use
+ * Lua's lopcodes.h): the opcode enum, the names messages use
  * (emu_op_name), the PTX mnemonic the parser maps to each, the shape of
  * the operands the parser reads and the class the interpreter dispatches
  * on are all generated from EMU_OPCODES, so adding an instruction is one
@@ -16,8 +16,8 @@
  *             prefetch ...) are the parser's own (ptx_insn.c)
  *   SHAPE     the operands: d and 1 to 4 sources of the instruction's
  *             type, or OWN, read by a decoder of its own
- *   CLASS     the interpreter's dispatch (exec.c): ALU (int_op and
- *             float_op, alu.c), LANE (other lane-by-lane operations),
+ *   CLASS     the interpreter's dispatch (exec.c): ALU (alu_int and
+ *             alu_float, alu.c), LANE (other lane-by-lane operations),
  *             MEM (memory.c), WARP (operations across the lanes), TEX
  *             (textures and surfaces), CTRL (control flow, barriers),
  *             NONE (nothing to do in a lockstep warp)

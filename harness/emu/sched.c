@@ -1,0 +1,287 @@
+/*
+ * The scheduler of a launch: blocks one after the other; in a block,
+ * each running warp runs (exec.c) until it exits or reaches a barrier,
+ * then the barrier is released once every thread still running has
+ * arrived (a barrier some threads cannot reach is a fault), so results
+ * and counters are deterministic.  Epochs (race.c) advance at every
+ * block start and barrier.  emu_run sets a launch up: symbols' addresses,
+ * shared memory and its shadow, local memory, limits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emu/exec.h"
+#include "emu/race.h"
+
+/* epochs only grow, so shadow entries of earlier blocks and launches
+ * read as "never written" without clearing the shadow */
+static uint32_t g_epoch = 1;
+
+static struct warp g_warps[EMU_MAX_BLOCK_WARPS];
+
+static uint8_t *g_smem;
+
+static size_t g_smem_cap;
+
+static struct race_shadow g_shadow;
+
+/* Every warp waits at a barrier: let them go on, giving those at a
+ * bar.red the block's reduction. */
+static void release_barrier(struct xctx *x)
+{
+	uint32_t sum = 0, all = 1, any = 0;
+	int i;
+
+	for (i = 0; i < x->nwarps; i++) {
+		const struct warp *w = &x->warps[i];
+
+		if (w->state != W_BAR ||
+		    w->fr[w->nf - 1].f->insns[w->bar_pc].op != OP_BARRED)
+			continue;
+		sum += w->bar_red;
+		all &= w->bar_red != 0;
+		any |= w->bar_red != 0;
+	}
+	for (i = 0; i < x->nwarps; i++) {
+		struct warp *w = &x->warps[i];
+		const struct frame *fr = &w->fr[w->nf - 1];
+		const struct emu_insn *in = &fr->f->insns[w->bar_pc];
+		uint32_t m = w->bar_mask;
+
+		if (w->state != W_BAR)
+			continue;
+		w->state = W_RUN;
+		if (in->op != OP_BARRED)
+			continue;
+		if (in->sub == BR_POPC) {
+			uint64_t *D = dst(x, w->regs + fr->roff, &in->d[0]);
+
+			LANES(D[l] = sum);
+		} else {
+			pred_set(w->preds + fr->poff, &in->d[0], m,
+				 (in->sub == BR_AND ? all : any) ? FULL : 0);
+		}
+	}
+}
+
+static int run_block(struct xctx *x)
+{
+	int i;
+
+	x->epoch = g_epoch++;
+	x->block_epoch = x->epoch;
+	if (x->smem_size)
+		memset(x->smem, 0xcb, x->smem_size);
+	for (i = 0; i < x->nwarps; i++) {
+		struct warp *w = &x->warps[i];
+		unsigned lanes = x->nthreads -
+				 (unsigned)i * EMU_WARP_SIZE;
+
+		w->id = i;
+		w->init = lanes >= EMU_WARP_SIZE ? FULL : (1u << lanes) - 1;
+		w->live = w->init;
+		w->state = W_RUN;
+		w->sp = 0;
+		w->nf = 0;
+		if (simt_push_frame(x, w, x->k, NULL) ||
+		    simt_push(w, 0, x->k->ninsns, w->init))
+			return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+					 "out of host memory");
+	}
+	for (;;) {
+		unsigned arrived = 0;
+		int nbar = 0;
+		struct warp *wb = NULL;
+
+		for (i = 0; i < x->nwarps; i++) {
+			struct warp *w = &x->warps[i];
+
+			if (w->state == W_RUN && exec_warp(x, w))
+				return -1;
+		}
+		for (i = 0; i < x->nwarps; i++) {
+			struct warp *w = &x->warps[i];
+
+			if (w->state == W_BAR) {
+				arrived += (unsigned)__builtin_popcount(
+					w->bar_mask);
+				nbar++;
+				wb = w;
+			}
+		}
+		if (!nbar)
+			return 0;
+		/* as on sm_70 and later, threads that have exited do not
+		 * take part in a barrier: only those still running must all
+		 * have arrived */
+		{
+			unsigned live = 0;
+
+			for (i = 0; i < x->nwarps; i++)
+				live += (unsigned)__builtin_popcount(
+					x->warps[i].live);
+			if (arrived == live)
+				arrived = x->nthreads;
+		}
+		if (arrived != x->nthreads) {
+			const struct emu_insn *in =
+				&wb->fr[wb->nf - 1].f->insns[wb->bar_pc];
+
+			return emu_fault(x, WGEMU_FAULT_BARRIER, in, -1, -1,
+					 "barrier reached by %u of the %u "
+					 "threads of the block (the others "
+					 "exited or wait elsewhere)", arrived,
+					 x->nthreads);
+		}
+		x->epoch = g_epoch++;
+		release_barrier(x);
+	}
+}
+
+size_t emu_static_smem(const struct emu_module *m, int k)
+{
+	const struct emu_func *f = &m->funcs[k];
+	uint64_t off = 0;
+	int i;
+
+	for (i = 0; i < f->nshared_syms; i++) {
+		const struct emu_sym *s = &m->syms[f->shared_syms[i]];
+
+		off = (off + s->align - 1) / s->align * s->align + s->size;
+	}
+	return (size_t)off;
+}
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtoull(s, &end, 0);
+	return *end ? def : (uint64_t)v;
+}
+
+int emu_run(const struct emu_module *m, int k,
+	    const struct emu_launch_cfg *cfg, struct emu_result *res)
+{
+	struct xctx x;
+	const struct emu_func *f = &m->funcs[k];
+	char kname[256];
+	uint64_t off = 0, dyn_align = EMU_DYN_SMEM_ALIGN, lcap;
+	unsigned bx, by, bz;
+	int i, rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	x.k = f;
+	x.cfg = cfg;
+	x.res = res;
+	x.warps = g_warps;
+	emu_demangle(f->name, kname, sizeof(kname));
+	x.kname = kname;
+	x.symaddr = calloc((size_t)m->nsyms + 1, sizeof(uint64_t));
+	x.lines = calloc((size_t)m->nlines + 1, sizeof(*x.lines));
+	if (!x.symaddr || !x.lines) {
+		snprintf(res->msg, sizeof(res->msg), "out of host memory");
+		res->fault = WGEMU_FAULT_RESOURCES;
+		goto out;
+	}
+	for (i = 0; i < m->nlines; i++) {
+		x.lines[i].file = m->lines[i].file;
+		x.lines[i].line = m->lines[i].line;
+	}
+	for (i = 0; i < f->nshared_syms; i++) {
+		const struct emu_sym *s = &m->syms[f->shared_syms[i]];
+
+		off = (off + s->align - 1) / s->align * s->align;
+		x.symaddr[f->shared_syms[i]] = off;
+		off += s->size;
+	}
+	res->static_smem = (size_t)off;
+	for (i = 0; i < m->nsyms; i++) {
+		const struct emu_sym *s = &m->syms[i];
+
+		if (s->kind == SYM_EXTERN_SHARED && s->align > dyn_align)
+			dyn_align = s->align;
+	}
+	x.dyn_base = (uint32_t)((off + dyn_align - 1) / dyn_align * dyn_align);
+	for (i = 0; i < m->nsyms; i++) {
+		const struct emu_sym *s = &m->syms[i];
+
+		if (s->kind == SYM_EXTERN_SHARED)
+			x.symaddr[i] = x.dyn_base;
+		else if (s->kind == SYM_GLOBAL || s->kind == SYM_CONST)
+			x.symaddr[i] = s->dev;
+		else if (s->kind == SYM_KPARAM || s->kind == SYM_PARAM)
+			x.symaddr[i] = s->off;
+	}
+	x.smem_size = cfg->dyn_smem ? x.dyn_base + (uint32_t)cfg->dyn_smem
+				    : (uint32_t)off;
+	if (x.smem_size + 64 > g_smem_cap) {
+		size_t n = x.smem_size + 64;
+		void *a = realloc(g_smem, n);
+
+		if (a)
+			g_smem = a;
+		if (!a || race_reserve(&g_shadow, n)) {
+			res->fault = WGEMU_FAULT_RESOURCES;
+			snprintf(res->msg, sizeof(res->msg),
+				 "out of host memory");
+			goto out;
+		}
+		g_smem_cap = n;
+	}
+	x.smem = g_smem;
+	x.sh = &g_shadow;
+	lcap = 0;
+	for (i = 0; i < m->nfuncs; i++)
+		if (i == k || !m->funcs[i].is_entry)
+			lcap += (m->funcs[i].depot_bytes + 15u) & ~15u;
+	lcap += lcap ? 4096 : 0;
+	x.lcap = (uint32_t)lcap;
+	x.nthreads = cfg->block[0] * cfg->block[1] * cfg->block[2];
+	x.nwarps = (int)((x.nthreads + EMU_WARP_SIZE - 1) /
+			 EMU_WARP_SIZE);
+	for (i = 0; i < x.nwarps; i++) {
+		struct warp *w = &g_warps[i];
+		size_t need = (size_t)lcap * EMU_WARP_SIZE;
+		size_t have = 0;
+
+		if (need && simt_grow(&w->local, &have, need, 1)) {
+			res->fault = WGEMU_FAULT_RESOURCES;
+			snprintf(res->msg, sizeof(res->msg),
+				 "out of host memory");
+			goto out;
+		}
+	}
+	x.limit = cfg->insn_limit ? cfg->insn_limit :
+		  env_u64("WGEMU_INSN_LIMIT", 20000000000ull);
+	x.checks = env_u64("WGEMU_CHECKS", 1) != 0;
+	for (bz = 0; bz < cfg->grid[2]; bz++)
+		for (by = 0; by < cfg->grid[1]; by++)
+			for (bx = 0; bx < cfg->grid[0]; bx++) {
+				x.bid[0] = bx;
+				x.bid[1] = by;
+				x.bid[2] = bz;
+				if (run_block(&x))
+					goto done;
+			}
+	rc = 0;
+done:
+	res->total.lane_instructions = x.lane_insns;
+	res->lines = x.lines;
+	x.lines = NULL;
+out:
+	for (i = 0; i < EMU_MAX_BLOCK_WARPS; i++) {
+		/* local memory is reallocated per launch: free it */
+		free(g_warps[i].local);
+		g_warps[i].local = NULL;
+	}
+	free(x.symaddr);
+	free(x.lines);
+	return rc;
+}
