@@ -27,6 +27,14 @@ enum emu_type {
 	T_COUNT
 };
 extern const uint8_t emu_type_size[T_COUNT];
+/* A register's bits as a float or a double, and back (a float in the
+ * low 32 bits, the rest zero); C lets a union reinterpret them. */
+union bits32 { uint32_t u; float f; };
+union bits64 { uint64_t u; double d; };
+#define u2f(v) ((union bits32){ .u = (uint32_t)(v) }.f)
+#define f2u(x) ((uint64_t)(union bits32){ .f = (x) }.u)
+#define u2d(v) ((union bits64){ .u = (v) }.d)
+#define d2u(x) ((union bits64){ .d = (x) }.u)
 /* 'b', 'u', 's', 'f' or 'p' */
 extern const char emu_type_kind[T_COUNT];
 
@@ -191,6 +199,9 @@ int emu_merge_mark(const struct emu_module *m, struct emu_func *f);
 /* Immediate post-dominators of the blocks of f, for tests: ipdom[i] is the
  * pc where a warp diverging at pc i reconverges (f->ninsns: the exit). */
 int emu_func_rpc(const struct emu_func *f, int pc);
+/* Compute the reconvergence pc (rpc) of every instruction of f, for a
+ * warp diverging there (reconv.c); 0, or -1 when out of memory. */
+int emu_reconv_compute(struct emu_func *f);
 
 /* ---- device memory (runtime.c) ---- */
 #define EMU_SHARED_WIN 0x0000100000000000ull  /* generic shared window */

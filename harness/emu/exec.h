@@ -95,15 +95,6 @@ struct xctx {
 	size_t printf_bytes;          /* device printf output this launch */
 };
 
-/* A register's bits as a float or a double, and back (a float in the
- * low 32 bits, the rest zero); C lets a union reinterpret them. */
-union bits32 { uint32_t u; float f; };
-union bits64 { uint64_t u; double d; };
-#define u2f(v) ((union bits32){ .u = (uint32_t)(v) }.f)
-#define f2u(x) ((uint64_t)(union bits32){ .f = (x) }.u)
-#define u2d(v) ((union bits64){ .u = (v) }.d)
-#define d2u(x) ((union bits64){ .d = (x) }.u)
-
 static inline uint64_t trunc_sz(uint64_t v, int sz)
 {
 	switch (sz) {

@@ -9,22 +9,6 @@
 #include "emu/emu.h"
 #include "emu/half.h"
 
-static float u2f(uint32_t u)
-{
-	float f;
-
-	memcpy(&f, &u, 4);
-	return f;
-}
-
-static uint32_t f2u(float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, 4);
-	return u;
-}
-
 float emu_f16_to_f32(uint16_t h)
 {
 	uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31,
