@@ -284,18 +284,625 @@ static int unsupported(struct xctx *x, struct warp *w,
 			 s);
 }
 
-int exec_warp(struct xctx *x, struct warp *w)
+/* The instruction being run: its warp and frame, m (the lanes that run
+ * it: the entry's mask narrowed by the guard) and, for control flow, the
+ * SIMT stack's top entry e, the pc and the entry's mask. */
+struct ictx {
+	struct xctx *x;
+	struct warp *w;
+	const struct emu_func *f;
+	const struct emu_insn *in;
+	uint64_t *R;
+	uint32_t *P;
+	uint32_t m;
+	struct sentry *e;
+	int pc;
+	uint32_t mask;
+};
+
+/* What an exec_ function leaves run_entry to do: go on at the next pc
+ * or at the one it set, take the SIMT stack's new top entry, stop at a
+ * barrier, or stop with a fault (emu_fault's -1). */
+enum { GO_NEXT = 0, GO_JUMP, GO_SWITCH, GO_BARRIER, GO_FAULT = -1 };
+
+/* source i of the instruction, with tmp for a broadcast value */
+static inline const uint64_t *opnd(struct ictx *o, int i, uint64_t *tmp)
+{
+	return exec_src(o->x, o->w, o->R, o->f, &o->in->s[i], tmp);
+}
+
+static inline uint64_t *dest(struct ictx *o, int i)
+{
+	return dst(o->x, o->R, &o->in->d[i]);
+}
+
+/* nop, membar, bar.warp.sync: nothing to do in a lockstep warp */
+static int exec_nop(struct ictx *o)
+{
+	return GO_NEXT;
+}
+
+/* an opcode the parser knows and the interpreter does not run (dp4a) */
+static int exec_unknown(struct ictx *o)
+{
+	return emu_fault(o->x, WGEMU_FAULT_UNSUPPORTED, o->in, o->w->id,
+			 __builtin_ctz(o->m),
+			 "unsupported PTX instruction '%s'",
+			 emu_op_name[o->in->op]);
+}
+
+/* ---- lane by lane (alu.c for the arithmetic) ---- */
+/* and, or, xor, not on predicates */
+static void exec_pred_logic(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	uint32_t a = pred_src(o->P, o->f, &in->s[0]);
+	uint32_t b = in->nsrc > 1 ? pred_src(o->P, o->f, &in->s[1]) : 0;
+	uint32_t r = in->op == OP_AND ? a & b : in->op == OP_OR ? a | b :
+		     in->op == OP_XOR ? a ^ b : ~a;
+
+	pred_set(o->P, &in->d[0], o->m, r);
+}
+
+/* CLASS_ALU: integer and float arithmetic (alu.c) */
+static inline __attribute__((always_inline)) int exec_alu(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE], t2[EMU_WARP_SIZE];
+	const uint64_t *A, *B, *C;
+	uint64_t *D;
+	char k = emu_type_kind[in->type];
+	int rc;
+
+	if (in->type == T_PRED && (in->op == OP_AND || in->op == OP_OR ||
+				   in->op == OP_XOR || in->op == OP_NOT)) {
+		exec_pred_logic(o);
+		return 0;
+	}
+	A = opnd(o, 0, t0);
+	B = in->nsrc > 1 ? opnd(o, 1, t1) : NULL;
+	C = in->nsrc > 2 ? opnd(o, 2, t2) : NULL;
+	D = dest(o, 0);
+	if (k == 'f')
+		rc = alu_float(o->x, in, o->m, D, A, B, C);
+	else
+		rc = alu_int(in, o->m, D, A, B ? B : A, C ? C : A);
+	if (rc)
+		return emu_fault(o->x, WGEMU_FAULT_UNSUPPORTED, in, o->w->id,
+				 __builtin_ctz(o->m),
+				 "unsupported form of '%s.%s'",
+				 emu_op_name[in->op],
+				 k ? (const char[]){ k, 0 } : "");
+	return 0;
+}
+
+static int exec_mov(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	int sz = emu_type_size[in->type];
+	uint64_t t0[EMU_WARP_SIZE], *D;
+	const uint64_t *A;
+	uint32_t m = o->m;
+
+	if (in->type == T_PRED) {
+		pred_set(o->P, &in->d[0], m, pred_src(o->P, o->f, &in->s[0]));
+		return 0;
+	}
+	A = opnd(o, 0, t0);
+	D = dest(o, 0);
+	if (sz == 8)
+		LANES(D[l] = A[l]);
+	else
+		LANES(D[l] = trunc_sz(A[l], sz));
+	return 0;
+}
+
+/* %clock, %clock64, %globaltimer: lane instructions plus 4 a read */
+static int exec_clock(struct ictx *o)
+{
+	uint64_t *D = dest(o, 0);
+	uint32_t m = o->m;
+	struct xctx *x = o->x;
+
+	x->clock += 4;
+	LANES(D[l] = x->lane_insns + x->clock);
+	if (o->in->type != T_U64 && o->in->type != T_B64)
+		LANES(D[l] = (uint32_t)D[l]);
+	return 0;
+}
+
+/* setp and set: a comparison, combined with a predicate by .and/.or/.xor */
+static int exec_setp(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	int ty = in->op == OP_SET ? in->type2 : in->type;
+	char k = emu_type_kind[ty];
+	int sz = emu_type_size[ty];
+	uint32_t r = 0, c = 0, p, q, m = o->m;
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE];
+	const uint64_t *A = opnd(o, 0, t0), *B = opnd(o, 1, t1);
+
+	if (k == 's' && sz == 4 && in->cmp == C_LT)
+		LANES(r |= (uint32_t)((int32_t)A[l] < (int32_t)B[l]) << l);
+	else if (k == 's' && sz == 4 && in->cmp == C_GE)
+		LANES(r |= (uint32_t)((int32_t)A[l] >= (int32_t)B[l]) << l);
+	else
+		LANES(r |= (uint32_t)alu_compare(in->cmp, k, sz, A[l],
+						 B[l]) << l);
+	if (in->nsrc == 3)
+		c = pred_src(o->P, o->f, &in->s[2]);
+	p = r;
+	q = ~r;
+	if (in->boolop == BO_AND) {
+		p &= c;
+		q &= c;
+	} else if (in->boolop == BO_OR) {
+		p |= c;
+		q |= c;
+	} else if (in->boolop == BO_XOR) {
+		p ^= c;
+		q ^= c;
+	}
+	if (in->op == OP_SETP) {
+		pred_set(o->P, &in->d[0], m, p);
+		if (in->ndst == 2)
+			pred_set(o->P, &in->d[1], m, q);
+	} else {
+		uint64_t one = in->type == T_F32 ? 0x3f800000u : 0xffffffffu;
+		uint64_t *D = dest(o, 0);
+
+		LANES(D[l] = (p >> l & 1) ? one : 0);
+	}
+	return 0;
+}
+
+/* selp (by a predicate) and slct (by the sign of a third value) */
+static int exec_select(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE], t2[EMU_WARP_SIZE];
+	const uint64_t *A = opnd(o, 0, t0), *B = opnd(o, 1, t1), *C;
+	uint64_t *D = dest(o, 0);
+	uint32_t m = o->m;
+
+	if (in->op == OP_SELP) {
+		uint32_t c = pred_src(o->P, o->f, &in->s[2]);
+
+		LANES(D[l] = (c >> l & 1) ? A[l] : B[l]);
+		return 0;
+	}
+	C = opnd(o, 2, t2);
+	LANES({
+		int ge = in->type2 == T_F32 ? u2f(C[l]) >= 0.0f :
+			 (int32_t)C[l] >= 0;
+		D[l] = ge ? A[l] : B[l];
+	});
+	return 0;
+}
+
+static int exec_testp(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	uint64_t t0[EMU_WARP_SIZE];
+	const uint64_t *A = opnd(o, 0, t0);
+	uint32_t r = 0, m = o->m;
+
+	LANES(r |= (uint32_t)alu_testp(in->sub, in->type == T_F64 ?
+				       u2d(A[l]) : (double)u2f(A[l])) << l);
+	pred_set(o->P, &in->d[0], m, r);
+	return 0;
+}
+
+static int exec_cvt(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	uint64_t t0[EMU_WARP_SIZE];
+	const uint64_t *A = opnd(o, 0, t0);
+	uint64_t *D = dest(o, 0);
+	uint32_t m = o->m;
+
+	if (in->type == T_U64 && in->type2 == T_U32)
+		LANES(D[l] = (uint32_t)A[l]);
+	else if (in->type == T_S64 && in->type2 == T_S32)
+		LANES(D[l] = (uint64_t)(int64_t)(int32_t)A[l]);
+	else
+		LANES(D[l] = alu_cvt(in, A[l]));
+	return 0;
+}
+
+/* cvta: between a shared or local offset and its generic address */
+static int exec_cvta(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	uint64_t win = in->space == SP_SHARED ? EMU_SHARED_WIN :
+		       in->space == SP_LOCAL ? EMU_LOCAL_WIN : 0;
+	int sz = emu_type_size[in->type];
+	uint64_t t0[EMU_WARP_SIZE], *D;
+	const uint64_t *A;
+	uint32_t m = o->m;
+
+	if (in->space == SP_PARAM)
+		return emu_fault(o->x, WGEMU_FAULT_UNSUPPORTED, in, o->w->id,
+				 __builtin_ctz(m), "cvta of .param");
+	A = opnd(o, 0, t0);
+	D = dest(o, 0);
+	if (in->flags & F_TO)
+		LANES(D[l] = trunc_sz(A[l] - win, sz));
+	else
+		LANES(D[l] = trunc_sz((uint32_t)A[l] == A[l] && win ?
+				      A[l] + win : A[l] + win, sz));
+	return 0;
+}
+
+/* mov d, {a, b, ...} and mov {a, b, ...}, d: elements of es bytes */
+static int exec_pack(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	int unpack = in->op == OP_MOVUNPACK;
+	int es = emu_type_size[in->type] / (unpack ? in->ndst : in->nsrc);
+	uint64_t mk = es >= 8 ? ~0ull : (1ull << (es * 8)) - 1;
+	uint64_t t0[EMU_WARP_SIZE], t3[EMU_WARP_SIZE], *D;
+	const uint64_t *A;
+	uint32_t m = o->m;
+	int i;
+
+	if (unpack) {
+		A = opnd(o, 0, t0);
+		LANES(t3[l] = A[l]);
+		for (i = 0; i < in->ndst; i++) {
+			D = dest(o, i);
+			LANES(D[l] = (t3[l] >> (i * es * 8)) & mk);
+		}
+		return 0;
+	}
+	D = dest(o, 0);
+	LANES(t3[l] = 0);
+	for (i = 0; i < in->nsrc; i++) {
+		A = opnd(o, i, t0);
+		LANES(t3[l] |= (A[l] & mk) << (i * es * 8));
+	}
+	LANES(D[l] = t3[l]);
+	return 0;
+}
+
+/* vabsdiff4.add: the sum of the four bytes' |a - b|, plus c */
+static int exec_vabsdiff4(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE], t2[EMU_WARP_SIZE];
+	const uint64_t *A = opnd(o, 0, t0), *B = opnd(o, 1, t1);
+	const uint64_t *C = opnd(o, 2, t2);
+	uint64_t *D;
+	uint32_t m = o->m;
+
+	if (!in->sub)
+		return emu_fault(o->x, WGEMU_FAULT_UNSUPPORTED, in, o->w->id,
+				 __builtin_ctz(m), "vabsdiff4 without .add");
+	D = dest(o, 0);
+	LANES({
+		uint32_t sum = (uint32_t)C[l];
+
+		for (int k = 0; k < 32; k += 8) {
+			int a = (int)(A[l] >> k & 255);
+			int b = (int)(B[l] >> k & 255);
+
+			if (in->cmp & 1) {
+				a = (int8_t)a;
+				b = (int8_t)b;
+			}
+			sum += (uint32_t)(a > b ? a - b : b - a);
+		}
+		D[l] = sum;
+	});
+	return 0;
+}
+
+/* bmsk.{clamp,wrap}.b32 d, start, width */
+static int exec_bmsk(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE];
+	const uint64_t *S = opnd(o, 0, t0), *N = opnd(o, 1, t1);
+	uint64_t *D = dest(o, 0);
+	uint32_t m = o->m;
+
+	LANES({
+		uint32_t a = (uint32_t)S[l], b = (uint32_t)N[l];
+
+		if (in->sub) {
+			a &= 31;
+			b &= 31;
+		} else {
+			a = a > 32 ? 32 : a;
+			b = b > 32 ? 32 : b;
+		}
+		D[l] = a >= 32 ? 0 : (uint32_t)((((1ull << b) - 1)) << a);
+	});
+	return 0;
+}
+
+static int exec_bfi(struct ictx *o)
 {
 	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE];
 	uint64_t t2[EMU_WARP_SIZE], t3[EMU_WARP_SIZE];
+	const uint64_t *A = opnd(o, 0, t0), *B = opnd(o, 1, t1);
+	const uint64_t *C = opnd(o, 2, t2);
 
+	alu_bfi(o->in, o->m, dest(o, 0), A, B, C, opnd(o, 3, t3));
+	return 0;
+}
+
+static int exec_half(struct ictx *o)
+{
+	do_half(o->x, o->w, o->in, o->m, o->R, o->P, o->f);
+	return 0;
+}
+
+/* ---- memory (memory.c) ---- */
+static int exec_ld(struct ictx *o)
+{
+	return mem_ld(o->x, o->w, o->in, o->m, o->R);
+}
+
+static int exec_st(struct ictx *o)
+{
+	return mem_st(o->x, o->w, o->in, o->m, o->R, o->f);
+}
+
+static int exec_atom(struct ictx *o)
+{
+	return mem_atom(o->x, o->w, o->in, o->m, o->R, o->f);
+}
+
+/* the copy; commit_group and wait_group have nothing to wait for */
+static int exec_cpasync(struct ictx *o)
+{
+	if (o->in->sub != CA_COPY)
+		return 0;
+	return mem_cpasync(o->x, o->w, o->in, o->m, o->R, o->f);
+}
+
+/* ---- across the lanes ---- */
+/* shfl.sync: each lane reads lane j of its segment, as the mode and
+ * the clamp value c say; p says whether j was in range */
+static int exec_shfl(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE], t2[EMU_WARP_SIZE];
+	uint64_t t3[EMU_WARP_SIZE], *D;
+	const uint64_t *A = opnd(o, 0, t0), *B = opnd(o, 1, t1);
+	const uint64_t *C = opnd(o, 2, t2);
+	uint32_t pv = 0, m = o->m;
+
+	LANES({
+		uint32_t b = (uint32_t)B[l], c = (uint32_t)C[l];
+		int seg = (int)((c >> 8) & 31);
+		int cv = (int)(c & 31);
+		int maxl = (l & seg) | (cv & ~seg);
+		int minl = l & seg, j, ok;
+
+		switch (in->sub) {
+		case SH_UP:
+			j = l - (int)b;
+			ok = j >= maxl;
+			break;
+		case SH_DOWN:
+			j = l + (int)b;
+			ok = j <= maxl;
+			break;
+		case SH_BFLY:
+			j = l ^ (int)b;
+			ok = j <= maxl;
+			break;
+		default:
+			j = minl | ((int)b & ~seg);
+			ok = j <= maxl;
+			break;
+		}
+		if (!ok || j < 0 || j > 31)
+			j = l;
+		t3[l] = A[j];
+		pv |= (uint32_t)ok << l;
+	});
+	D = dest(o, 0);
+	LANES(D[l] = (uint32_t)t3[l]);
+	if (in->ndst == 2)
+		pred_set(o->P, &in->d[1], m, pv);
+	return 0;
+}
+
+static int exec_match(struct ictx *o)
+{
+	uint64_t t0[EMU_WARP_SIZE];
+
+	do_match(o->x, o->w, o->in, o->m, o->R, o->P, o->f, t0);
+	return 0;
+}
+
+static int exec_vote(struct ictx *o)
+{
+	uint64_t t0[EMU_WARP_SIZE];
+
+	do_vote(o->x, o->w, o->in, o->m, o->R, o->P, o->f, t0);
+	return 0;
+}
+
+static int exec_redux(struct ictx *o)
+{
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE];
+
+	do_redux(o->x, o->w, o->in, o->m, o->R, o->f, t0, t1);
+	return 0;
+}
+
+/* the entry's mask: the lanes that run together here */
+static int exec_activemask(struct ictx *o)
+{
+	uint64_t *D = dest(o, 0);
+	uint32_t m = o->m;
+
+	LANES(D[l] = o->mask);
+	return 0;
+}
+
+/* ---- textures and surfaces (texture.c) ---- */
+static int exec_tex(struct ictx *o)
+{
+	return do_tex(o->x, o->w, o->in, o->m, o->R, o->f);
+}
+
+static int exec_surf(struct ictx *o)
+{
+	return do_surf(o->x, o->w, o->in, o->m, o->R, o->f);
+}
+
+/* ---- control ---- */
+
+/* bar.sync and bar.red: the warp waits at the barrier with its lanes m
+ * (sched.c releases the block); every live lane must have come */
+static int exec_barrier(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	struct warp *w = o->w;
+	uint32_t m = o->m;
+
+	if (in->op == OP_BARRED) {
+		/* a barrier that also reduces a predicate over the block:
+		 * this warp's share now, the result when the block is
+		 * released (sched.c) */
+		uint32_t pv = pred_src(o->P, o->f, &in->s[in->nsrc - 1]) & m;
+
+		w->bar_red = in->sub == BR_POPC ?
+			     (uint32_t)__builtin_popcount(pv) :
+			     in->sub == BR_AND ? pv == m : pv != 0;
+	}
+	if (m != w->live && simt_finished(w, m))
+		simt_kill(w, w->live & ~m);
+	if (m != w->live)
+		return emu_fault(o->x, WGEMU_FAULT_BARRIER, in, w->id,
+				 __builtin_ctz(m), "divergent barrier: "
+				 "bar.sync reached by %d of the %d threads of "
+				 "warp %d", __builtin_popcount(m),
+				 __builtin_popcount(w->live), w->id);
+	o->e->pc = o->pc + 1;
+	w->state = W_BAR;
+	w->bar_pc = o->pc;
+	w->bar_mask = m;
+	return GO_BARRIER;
+}
+
+/* bra and ret: to the target, or a divergence (reconv.c) */
+static int exec_branch(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+	struct xctx *x = o->x;
+	int target = in->op == OP_BRA ? in->target : o->f->ninsns;
+
+	if (x->lane_insns > x->limit)
+		return emu_fault(x, WGEMU_FAULT_LIMIT, in, o->w->id,
+				 __builtin_ctz(o->m), "instruction budget of "
+				 "%llu exhausted (endless loop?)",
+				 (unsigned long long)x->limit);
+	if (o->m == o->mask) {
+		o->pc = target;
+		return GO_JUMP;
+	}
+	o->e->pc = o->pc;
+	if (reconv_diverge(o->w, in, o->pc, target, o->mask, o->m))
+		return emu_fault(x, WGEMU_FAULT_LIMIT, in, -1, -1,
+				 "out of memory");
+	return GO_SWITCH;
+}
+
+/* exit: the lanes leave the warp everywhere */
+static int exec_exit(struct ictx *o)
+{
+	o->mask &= ~o->m;
+	o->e->pc = o->pc + 1;
+	simt_kill(o->w, o->m);
+	return o->mask ? GO_NEXT : GO_SWITCH;
+}
+
+static int exec_call(struct ictx *o)
+{
+	struct xctx *x = o->x;
+
+	if (x->lane_insns > x->limit)
+		return emu_fault(x, WGEMU_FAULT_LIMIT, o->in, o->w->id,
+				 __builtin_ctz(o->m),
+				 "instruction budget exhausted");
+	if (simt_call(x, o->w, o->in, o->m, o->pc))
+		return GO_FAULT;
+	return GO_SWITCH;
+}
+
+static int exec_trap(struct ictx *o)
+{
+	return emu_fault(o->x, WGEMU_FAULT_TRAP, o->in, o->w->id,
+			 __builtin_ctz(o->m), "trap (assertion or __trap())");
+}
+
+static int exec_unsup(struct ictx *o)
+{
+	return unsupported(o->x, o->w, o->f, o->in, o->m);
+}
+
+/* Run the SIMT stack's top entry e (of frame fr) from its pc until it
+ * reaches its reconvergence pc or the stack changes (GO_SWITCH), or
+ * the warp stops at a barrier or a fault.  One dispatch an
+ * instruction, on its exec_ function (opcodes.h). */
+static inline __attribute__((always_inline)) int
+run_entry(struct xctx *x, struct warp *w, struct sentry *e,
+		     const struct frame *fr)
+{
+	struct ictx o = {
+		.x = x, .w = w, .f = fr->f, .R = w->regs + fr->roff,
+		.P = w->preds + fr->poff, .e = e, .pc = e->pc, .mask = e->mask
+	};
+	int rpc = e->rpc, rc;
+
+	for (;;) {
+		if (o.pc == rpc || (unsigned)o.pc >= (unsigned)o.f->ninsns) {
+			e->pc = o.pc;
+			if (o.pc != rpc)
+				e->rpc = o.pc;
+			return GO_SWITCH;
+		}
+		o.in = &o.f->insns[o.pc];
+		o.m = o.mask;
+		if (o.in->guard >= 0) {
+			uint32_t g = o.P[o.in->guard];
+
+			o.m &= o.in->guard_neg ? ~g : g;
+		}
+		if (!o.m) {
+			o.pc++;
+			continue;
+		}
+		x->lane_insns += (uint64_t)__builtin_popcount(o.m);
+		switch (emu_op_exec[o.in->op]) {
+#define DISPATCH(fn) case EXEC_##fn: rc = exec_##fn(&o); break;
+		EMU_EXECS(DISPATCH)
+#undef DISPATCH
+		default:	/* no function of the table: cannot happen */
+			rc = emu_fault(x, WGEMU_FAULT_UNSUPPORTED, o.in, w->id,
+				       __builtin_ctz(o.m), "opcode %d",
+				       o.in->op);
+			break;
+		}
+		if (rc == GO_NEXT)
+			o.pc++;
+		else if (rc != GO_JUMP)
+			return rc;
+	}
+}
+
+int exec_warp(struct xctx *x, struct warp *w)
+{
 	for (;;) {
 		struct sentry *e;
 		struct frame *fr;
-		const struct emu_func *f;
-		uint64_t *R;
-		uint32_t *P, mask;
-		int pc, rpc;
+		int rc;
 
 		if (w->sp == 0 || !w->live) {
 			w->state = W_DONE;
@@ -314,483 +921,8 @@ int exec_warp(struct xctx *x, struct warp *w)
 			}
 			continue;
 		}
-		f = fr->f;
-		R = w->regs + fr->roff;
-		P = w->preds + fr->poff;
-		pc = e->pc;
-		rpc = e->rpc;
-		mask = e->mask;
-		for (;;) {
-			const struct emu_insn *in;
-			uint32_t m = mask;
-			const uint64_t *A, *B, *C;
-			uint64_t *D;
-
-			if (pc == rpc || (unsigned)pc >= (unsigned)f->ninsns) {
-				e->pc = pc;
-				if (pc != rpc)
-					e->rpc = pc;
-				break;
-			}
-			in = &f->insns[pc];
-			if (in->guard >= 0) {
-				uint32_t g = P[in->guard];
-
-				m &= in->guard_neg ? ~g : g;
-			}
-			if (!m) {
-				pc++;
-				continue;
-			}
-			x->lane_insns += (uint64_t)__builtin_popcount(m);
-			switch (in->op) {
-			case OP_NOP: case OP_MEMBAR: case OP_WARPSYNC:
-				break;
-			case OP_MOV: {
-				int sz = emu_type_size[in->type];
-
-				if (in->type == T_PRED) {
-					pred_set(P, &in->d[0], m,
-						 pred_src(P, f, &in->s[0]));
-					break;
-				}
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				D = dst(x, R, &in->d[0]);
-				if (sz == 8)
-					LANES(D[l] = A[l]);
-				else
-					LANES(D[l] = trunc_sz(A[l], sz));
-				break;
-			}
-			case OP_CLOCK:
-				D = dst(x, R, &in->d[0]);
-				x->clock += 4;
-				LANES(D[l] = x->lane_insns + x->clock);
-				if (in->type != T_U64 && in->type != T_B64)
-					LANES(D[l] = (uint32_t)D[l]);
-				break;
-			case OP_ACTIVEMASK:
-				D = dst(x, R, &in->d[0]);
-				LANES(D[l] = mask);
-				break;
-			case OP_AND: case OP_OR: case OP_XOR: case OP_NOT:
-				if (in->type == T_PRED) {
-					uint32_t a = pred_src(P, f, &in->s[0]);
-					uint32_t b = in->nsrc > 1 ?
-						pred_src(P, f, &in->s[1]) : 0;
-					uint32_t r = in->op == OP_AND ? a & b :
-						     in->op == OP_OR ? a | b :
-						     in->op == OP_XOR ? a ^ b :
-						     ~a;
-					pred_set(P, &in->d[0], m, r);
-					break;
-				}
-				/* fall through */
-			case OP_ADD: case OP_SUB: case OP_MUL: case OP_MAD:
-			case OP_FMA: case OP_DIV: case OP_REM: case OP_MIN:
-			case OP_MAX: case OP_ABS: case OP_NEG: case OP_CNOT:
-			case OP_SHL: case OP_SHR: case OP_POPC: case OP_CLZ:
-			case OP_BFIND: case OP_TANH:
-			case OP_BREV: case OP_BFE: case OP_PRMT: case OP_SHF:
-			case OP_SQRT: case OP_RSQRT: case OP_RCP: case OP_EX2:
-			case OP_LG2: case OP_SIN: case OP_COS: case OP_MUL24:
-			case OP_MAD24: case OP_SAD: case OP_COPYSIGN: {
-				int rc;
-
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				B = in->nsrc > 1 ?
-				    exec_src(x, w, R, f, &in->s[1], t1) : NULL;
-				C = in->nsrc > 2 ?
-				    exec_src(x, w, R, f, &in->s[2], t2) : NULL;
-				D = dst(x, R, &in->d[0]);
-				if (emu_type_kind[in->type] == 'f')
-					rc = alu_float(x, in, m, D, A, B, C);
-				else
-					rc = alu_int(in, m, D, A, B ? B : A,
-						     C ? C : A);
-				if (rc)
-					return emu_fault(x,
-						WGEMU_FAULT_UNSUPPORTED, in,
-						w->id, __builtin_ctz(m),
-						"unsupported form of '%s.%s'",
-						emu_op_name[in->op],
-						emu_type_kind[in->type] ?
-						(const char[]){
-						emu_type_kind[in->type], 0 } :
-						"");
-				break;
-			}
-			case OP_BFI:
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				B = exec_src(x, w, R, f, &in->s[1], t1);
-				C = exec_src(x, w, R, f, &in->s[2], t2);
-				alu_bfi(in, m, dst(x, R, &in->d[0]), A, B, C,
-					exec_src(x, w, R, f, &in->s[3], t3));
-				break;
-			case OP_SETP: case OP_SET: {
-				int ty = in->op == OP_SET ? in->type2 : in->type;
-				char k = emu_type_kind[ty];
-				int sz = emu_type_size[ty];
-				uint32_t r = 0, c = 0, p, q;
-
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				B = exec_src(x, w, R, f, &in->s[1], t1);
-				if (k == 's' && sz == 4 && in->cmp == C_LT)
-					LANES(r |= (uint32_t)((int32_t)A[l] <
-						(int32_t)B[l]) << l);
-				else if (k == 's' && sz == 4 && in->cmp == C_GE)
-					LANES(r |= (uint32_t)((int32_t)A[l] >=
-						(int32_t)B[l]) << l);
-				else
-					LANES(r |=
-					      (uint32_t)alu_compare(in->cmp, k,
-								    sz, A[l],
-								    B[l]) << l);
-				if (in->nsrc == 3)
-					c = pred_src(P, f, &in->s[2]);
-				p = r;
-				q = ~r;
-				if (in->boolop == BO_AND) {
-					p &= c;
-					q &= c;
-				} else if (in->boolop == BO_OR) {
-					p |= c;
-					q |= c;
-				} else if (in->boolop == BO_XOR) {
-					p ^= c;
-					q ^= c;
-				}
-				if (in->op == OP_SETP) {
-					pred_set(P, &in->d[0], m, p);
-					if (in->ndst == 2)
-						pred_set(P, &in->d[1], m, q);
-				} else {
-					uint64_t one = in->type == T_F32 ?
-						0x3f800000u : 0xffffffffu;
-
-					D = dst(x, R, &in->d[0]);
-					LANES(D[l] = (p >> l & 1) ? one : 0);
-				}
-				break;
-			}
-			case OP_SELP: {
-				uint32_t c = pred_src(P, f, &in->s[2]);
-
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				B = exec_src(x, w, R, f, &in->s[1], t1);
-				D = dst(x, R, &in->d[0]);
-				LANES(D[l] = (c >> l & 1) ? A[l] : B[l]);
-				break;
-			}
-			case OP_SLCT:
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				B = exec_src(x, w, R, f, &in->s[1], t1);
-				C = exec_src(x, w, R, f, &in->s[2], t2);
-				D = dst(x, R, &in->d[0]);
-				LANES({
-					int ge = in->type2 == T_F32 ?
-						 u2f(C[l]) >= 0.0f :
-						 (int32_t)C[l] >= 0;
-					D[l] = ge ? A[l] : B[l];
-				});
-				break;
-			case OP_TESTP: {
-				uint32_t r = 0;
-
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				LANES(r |= (uint32_t)alu_testp(in->sub,
-					in->type == T_F64 ? u2d(A[l]) :
-					(double)u2f(A[l])) << l);
-				pred_set(P, &in->d[0], m, r);
-				break;
-			}
-			case OP_CVT:
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				D = dst(x, R, &in->d[0]);
-				if (in->type == T_U64 && in->type2 == T_U32)
-					LANES(D[l] = (uint32_t)A[l]);
-				else if (in->type == T_S64 &&
-					 in->type2 == T_S32)
-					LANES(D[l] = (uint64_t)(int64_t)
-						(int32_t)A[l]);
-				else
-					LANES(D[l] = alu_cvt(in, A[l]));
-				break;
-			case OP_CVTA: {
-				uint64_t win = in->space == SP_SHARED ?
-					EMU_SHARED_WIN : in->space == SP_LOCAL ?
-					EMU_LOCAL_WIN : 0;
-				int sz = emu_type_size[in->type];
-
-				if (in->space == SP_PARAM)
-					return emu_fault(x,
-						WGEMU_FAULT_UNSUPPORTED, in,
-						w->id, __builtin_ctz(m),
-						"cvta of .param");
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				D = dst(x, R, &in->d[0]);
-				if (in->flags & F_TO)
-					LANES(D[l] = trunc_sz(A[l] - win, sz));
-				else
-					LANES(D[l] = trunc_sz((uint32_t)A[l] ==
-						A[l] && win ? A[l] + win :
-						A[l] + win, sz));
-				break;
-			}
-			case OP_MOVPACK: {
-				int es = emu_type_size[in->type] / in->nsrc;
-				uint64_t mk = es >= 8 ? ~0ull :
-					      (1ull << (es * 8)) - 1;
-				int i;
-
-				D = dst(x, R, &in->d[0]);
-				LANES(t3[l] = 0);
-				for (i = 0; i < in->nsrc; i++) {
-					A = exec_src(x, w, R, f, &in->s[i], t0);
-					LANES(t3[l] |= (A[l] & mk) <<
-					      (i * es * 8));
-				}
-				LANES(D[l] = t3[l]);
-				break;
-			}
-			case OP_MOVUNPACK: {
-				int es = emu_type_size[in->type] / in->ndst;
-				uint64_t mk = es >= 8 ? ~0ull :
-					      (1ull << (es * 8)) - 1;
-				int i;
-
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				LANES(t3[l] = A[l]);
-				for (i = 0; i < in->ndst; i++) {
-					D = dst(x, R, &in->d[i]);
-					LANES(D[l] = (t3[l] >> (i * es * 8)) &
-					      mk);
-				}
-				break;
-			}
-			case OP_LD:
-				if (mem_ld(x, w, in, m, R))
-					return -1;
-				break;
-			case OP_CPASYNC:
-				if (in->sub == CA_COPY &&
-				    mem_cpasync(x, w, in, m, R, f))
-					return -1;
-				break;
-			case OP_ST:
-				if (mem_st(x, w, in, m, R, f))
-					return -1;
-				break;
-			case OP_ATOM: case OP_RED:
-				if (mem_atom(x, w, in, m, R, f))
-					return -1;
-				break;
-			case OP_SHFL: {
-				uint32_t pv = 0;
-
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				B = exec_src(x, w, R, f, &in->s[1], t1);
-				C = exec_src(x, w, R, f, &in->s[2], t2);
-				LANES({
-					uint32_t b = (uint32_t)B[l],
-						 c = (uint32_t)C[l];
-					int seg = (int)((c >> 8) & 31);
-					int cv = (int)(c & 31);
-					int maxl = (l & seg) | (cv & ~seg);
-					int minl = l & seg, j, ok;
-
-					switch (in->sub) {
-					case SH_UP:
-						j = l - (int)b;
-						ok = j >= maxl;
-						break;
-					case SH_DOWN:
-						j = l + (int)b;
-						ok = j <= maxl;
-						break;
-					case SH_BFLY:
-						j = l ^ (int)b;
-						ok = j <= maxl;
-						break;
-					default:
-						j = minl | ((int)b & ~seg);
-						ok = j <= maxl;
-						break;
-					}
-					if (!ok || j < 0 || j > 31)
-						j = l;
-					t3[l] = A[j];
-					pv |= (uint32_t)ok << l;
-				});
-				D = dst(x, R, &in->d[0]);
-				LANES(D[l] = (uint32_t)t3[l]);
-				if (in->ndst == 2)
-					pred_set(P, &in->d[1], m, pv);
-				break;
-			}
-			case OP_MATCH:
-				do_match(x, w, in, m, R, P, f, t0);
-				break;
-			case OP_HALF:
-				do_half(x, w, in, m, R, P, f);
-				break;
-			case OP_VABSDIFF4: {
-				/* the sum of the four bytes' |a - b|, plus c */
-				A = exec_src(x, w, R, f, &in->s[0], t0);
-				B = exec_src(x, w, R, f, &in->s[1], t1);
-				C = exec_src(x, w, R, f, &in->s[2], t2);
-				if (!in->sub)
-					return emu_fault(x,
-						WGEMU_FAULT_UNSUPPORTED, in,
-							 w->id,
-							 __builtin_ctz(m),
-							 "vabsdiff4 without "
-							 ".add");
-				D = dst(x, R, &in->d[0]);
-				LANES({
-					uint32_t sum = (uint32_t)C[l];
-
-					for (int k = 0; k < 32; k += 8) {
-						int a = (int)(A[l] >> k & 255);
-						int b = (int)(B[l] >> k & 255);
-
-						if (in->cmp & 1) {
-							a = (int8_t)a;
-							b = (int8_t)b;
-						}
-						sum += (uint32_t)(a > b ? a - b :
-								  b - a);
-					}
-					D[l] = sum;
-				});
-				break;
-			}
-			case OP_BMSK: {
-				/* bmsk.{clamp,wrap}.b32 d, start, width */
-				const uint64_t *S = exec_src(x, w, R, f,
-							     &in->s[0], t0);
-				const uint64_t *N = exec_src(x, w, R, f,
-							     &in->s[1], t1);
-
-				D = dst(x, R, &in->d[0]);
-				LANES({
-					uint32_t a = (uint32_t)S[l],
-						 b = (uint32_t)N[l];
-
-					if (in->sub) {
-						a &= 31;
-						b &= 31;
-					} else {
-						a = a > 32 ? 32 : a;
-						b = b > 32 ? 32 : b;
-					}
-					D[l] = a >= 32 ? 0 : (uint32_t)
-					       ((((1ull << b) - 1)) << a);
-				});
-				break;
-			}
-			case OP_TEX:
-				if (do_tex(x, w, in, m, R, f))
-					return -1;
-				break;
-			case OP_SULD: case OP_SUST:
-				if (do_surf(x, w, in, m, R, f))
-					return -1;
-				break;
-			case OP_REDUX:
-				do_redux(x, w, in, m, R, f, t0, t1);
-				break;
-			case OP_VOTE:
-				do_vote(x, w, in, m, R, P, f, t0);
-				break;
-			case OP_BRA: case OP_RET: {
-				int target = in->op == OP_BRA ? in->target :
-					     f->ninsns;
-
-				if (x->lane_insns > x->limit)
-					return emu_fault(x, WGEMU_FAULT_LIMIT,
-							 in, w->id,
-							 __builtin_ctz(m),
-							 "instruction budget "
-							 "of %llu exhausted "
-							 "(endless loop?)",
-							 (unsigned long long)
-							 x->limit);
-				if (m == mask) {
-					pc = target;
-					continue;
-				}
-				e->pc = pc;
-				if (reconv_diverge(w, in, pc, target, mask, m))
-					return emu_fault(x, WGEMU_FAULT_LIMIT,
-							 in, -1, -1,
-							 "out of memory");
-				goto next_entry;
-			}
-			case OP_EXIT:
-				mask &= ~m;
-				e->pc = pc + 1;
-				simt_kill(w, m);
-				if (!mask)
-					goto next_entry;
-				break;
-			case OP_CALL:
-				if (x->lane_insns > x->limit)
-					return emu_fault(x, WGEMU_FAULT_LIMIT,
-							 in, w->id,
-							 __builtin_ctz(m),
-							 "instruction budget "
-							 "exhausted");
-				if (simt_call(x, w, in, m, pc))
-					return -1;
-				goto next_entry;
-			case OP_BARRED: {
-				/* a barrier that also reduces a predicate over
-				 * the block: this warp's share now, the result
-				 * when the block is released (sched.c) */
-				uint32_t pv = pred_src(P, f, &in->s[in->nsrc - 1])
-					      & m;
-
-				w->bar_red = in->sub == BR_POPC ?
-					     (uint32_t)__builtin_popcount(pv) :
-					     in->sub == BR_AND ? pv == m :
-					     pv != 0;
-			}
-				/* fall through */
-			case OP_BAR:
-				if (m != w->live && simt_finished(w, m))
-					simt_kill(w, w->live & ~m);
-				if (m != w->live)
-					return emu_fault(x, WGEMU_FAULT_BARRIER,
-							 in, w->id,
-							 __builtin_ctz(m),
-							 "divergent barrier: "
-							 "bar.sync reached by "
-							 "%d of the %d threads "
-							 "of warp %d",
-							 __builtin_popcount(m),
-							 __builtin_popcount(
-						w->live), w->id);
-				e->pc = pc + 1;
-				w->state = W_BAR;
-				w->bar_pc = pc;
-				w->bar_mask = m;
-				return 0;
-			case OP_TRAP:
-				return emu_fault(x, WGEMU_FAULT_TRAP, in, w->id,
-						 __builtin_ctz(m), "trap "
-						 "(assertion or __trap())");
-			case OP_UNSUP:
-				return unsupported(x, w, f, in, m);
-			default:
-				return emu_fault(x, WGEMU_FAULT_UNSUPPORTED, in,
-						 w->id, __builtin_ctz(m),
-						 "unsupported PTX instruction "
-						 "'%s'", emu_op_name[in->op]);
-			}
-			pc++;
-		}
-next_entry:
-		;
+		rc = run_entry(x, w, e, fr);
+		if (rc != GO_SWITCH)
+			return rc == GO_BARRIER ? 0 : -1;
 	}
 }

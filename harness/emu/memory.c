@@ -141,12 +141,13 @@ static int resolve(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		   int atomic, uint8_t **hp, uint32_t *gmask, uint32_t *smask)
 {
 	struct frame *fr = &w->fr[w->nf - 1];
+	int sp = in->space;
 
 	*gmask = *smask = 0;
 	for (uint32_t mm = m; mm; mm &= mm - 1) {
 		int l = __builtin_ctz(mm);
 		uint64_t a = addr[l];
-		int kind = space_kind(in->space, &a);
+		int kind = space_kind(sp, &a);
 
 		if (a & (uint64_t)(bytes - 1))
 			return emu_fault(x, WGEMU_FAULT_MISALIGNED, in, w->id,
