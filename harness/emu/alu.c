@@ -301,38 +301,42 @@ int alu_compare(int cmp, char k, int sz, uint64_t a, uint64_t b)
 	}
 }
 
-int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
-	    const uint64_t *A, const uint64_t *B, const uint64_t *C)
+/* the operands of the integer operations: the instruction, the lanes,
+ * the destination and up to three sources (alu_int) */
+#define INT_ARGS const struct emu_insn *in, uint32_t m, uint64_t *D, \
+	const uint64_t *A, const uint64_t *B, const uint64_t *C
+
+/* addition and subtraction, .sat on s32 */
+static int int_addsub(INT_ARGS)
 {
-	int t = in->type, sz = emu_type_size[t], s = emu_type_kind[t] == 's';
+	int sz = emu_type_size[in->type], s = emu_type_kind[in->type] == 's';
+	int sub = in->op == OP_SUB;
+
+	if (!sub && sz == 4)
+		LANES(D[l] = (uint32_t)(A[l] + B[l]));
+	else if (!sub)
+		LANES(D[l] = trunc_sz(A[l] + B[l], sz));
+	else
+		LANES(D[l] = trunc_sz(A[l] - B[l], sz));
+	if (in->flags & F_SAT && s && sz == 4)
+		LANES({
+			int64_t a = (int32_t)A[l], b = (int32_t)B[l];
+			int64_t r = sub ? a - b : a + b;
+
+			r = r > INT32_MAX ? INT32_MAX :
+			    r < INT32_MIN ? INT32_MIN : r;
+			D[l] = (uint32_t)r;
+		});
+	return 0;
+}
+
+/* products: .lo, .hi, .wide, 24-bit, and sad */
+static int int_mul(INT_ARGS)
+{
+	int sz = emu_type_size[in->type], s = emu_type_kind[in->type] == 's';
 	int bits = sz * 8;
 
 	switch (in->op) {
-	case OP_ADD:
-		if (sz == 4)
-			LANES(D[l] = (uint32_t)(A[l] + B[l]));
-		else
-			LANES(D[l] = trunc_sz(A[l] + B[l], sz));
-		if (in->flags & F_SAT && s && sz == 4)
-			LANES({
-				int64_t r = (int64_t)(int32_t)A[l] +
-					    (int32_t)B[l];
-				r = r > INT32_MAX ? INT32_MAX :
-				    r < INT32_MIN ? INT32_MIN : r;
-				D[l] = (uint32_t)r;
-			});
-		return 0;
-	case OP_SUB:
-		LANES(D[l] = trunc_sz(A[l] - B[l], sz));
-		if (in->flags & F_SAT && s && sz == 4)
-			LANES({
-				int64_t r = (int64_t)(int32_t)A[l] -
-					    (int32_t)B[l];
-				r = r > INT32_MAX ? INT32_MAX :
-				    r < INT32_MIN ? INT32_MIN : r;
-				D[l] = (uint32_t)r;
-			});
-		return 0;
 	case OP_MUL: case OP_MAD:
 		if (in->flags & F_WIDE) {
 			if (sz == 4 && s)
@@ -401,6 +405,17 @@ int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
 						sz);
 			});
 		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* division (by zero: all ones or the dividend), min, max, abs, neg */
+static int int_divmin(INT_ARGS)
+{
+	int sz = emu_type_size[in->type], s = emu_type_kind[in->type] == 's';
+
+	switch (in->op) {
 	case OP_DIV: case OP_REM:
 		LANES({
 			uint64_t r;
@@ -446,9 +461,19 @@ int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
 			D[l] = trunc_sz((uint64_t)(a < 0 ? -a : a), sz);
 		});
 		return 0;
-	case OP_NEG:
+	default:	/* neg */
 		LANES(D[l] = trunc_sz(-A[l], sz));
 		return 0;
+	}
+}
+
+/* logic, shifts and bit counts */
+static int int_logic(INT_ARGS)
+{
+	int sz = emu_type_size[in->type], s = emu_type_kind[in->type] == 's';
+	int bits = sz * 8;
+
+	switch (in->op) {
 	case OP_AND:
 		LANES(D[l] = trunc_sz(A[l] & B[l], sz));
 		return 0;
@@ -520,6 +545,18 @@ int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
 			D[l] = r;
 		});
 		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* bit fields: bfe, prmt, shf */
+static int int_field(INT_ARGS)
+{
+	int sz = emu_type_size[in->type], s = emu_type_kind[in->type] == 's';
+	int bits = sz * 8;
+
+	switch (in->op) {
 	case OP_BFE:
 		LANES({
 			uint32_t pos = (uint32_t)B[l] & 0xff,
@@ -573,6 +610,24 @@ int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
 		return 0;
 	default:
 		return -1;
+	}
+}
+
+int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
+	    const uint64_t *A, const uint64_t *B, const uint64_t *C)
+{
+	switch (in->op) {
+	case OP_ADD: case OP_SUB:
+		return int_addsub(in, m, D, A, B, C);
+	case OP_MUL: case OP_MAD: case OP_MUL24: case OP_MAD24: case OP_SAD:
+		return int_mul(in, m, D, A, B, C);
+	case OP_DIV: case OP_REM: case OP_MIN: case OP_MAX: case OP_ABS:
+	case OP_NEG:
+		return int_divmin(in, m, D, A, B, C);
+	case OP_BFE: case OP_PRMT: case OP_SHF:
+		return int_field(in, m, D, A, B, C);
+	default:	/* logic, shifts, bit counts, or not an integer op */
+		return int_logic(in, m, D, A, B, C);
 	}
 }
 
