@@ -164,114 +164,145 @@ static uint64_t env_u64(const char *name, uint64_t def)
 	return *end ? def : (uint64_t)v;
 }
 
-int emu_run(const struct emu_module *m, int k,
-	    const struct emu_launch_cfg *cfg, struct emu_result *res)
+/* a launch that cannot have the host memory it needs */
+static int out_of_memory(struct emu_result *res)
 {
-	struct xctx x;
-	const struct emu_func *f = &m->funcs[k];
-	char kname[256];
-	uint64_t off = 0, dyn_align = EMU_DYN_SMEM_ALIGN, lcap;
-	unsigned bx, by, bz;
-	int i, rc = -1;
+	res->fault = WGEMU_FAULT_RESOURCES;
+	snprintf(res->msg, sizeof(res->msg), "out of host memory");
+	return -1;
+}
 
-	memset(res, 0, sizeof(*res));
-	memset(&x, 0, sizeof(x));
-	x.m = m;
-	x.k = f;
-	x.cfg = cfg;
-	x.res = res;
-	x.warps = g_warps;
-	emu_demangle(f->name, kname, sizeof(kname));
-	x.kname = kname;
-	x.symaddr = calloc((size_t)m->nsyms + 1, sizeof(uint64_t));
-	x.lines = calloc((size_t)m->nlines + 1, sizeof(*x.lines));
-	if (!x.symaddr || !x.lines) {
-		snprintf(res->msg, sizeof(res->msg), "out of host memory");
-		res->fault = WGEMU_FAULT_RESOURCES;
-		goto out;
-	}
-	for (i = 0; i < m->nlines; i++) {
-		x.lines[i].file = m->lines[i].file;
-		x.lines[i].line = m->lines[i].line;
-	}
+/* The addresses of the launch's symbols: the static shared variables
+ * the kernel may touch packed at their alignment, the dynamic part
+ * after them at the largest alignment an extern shared variable asks
+ * (EMU_DYN_SMEM_ALIGN at least), module variables at their device
+ * address, parameters at their offset; and the launch's shared size. */
+static void place_symbols(struct xctx *x)
+{
+	const struct emu_module *m = x->m;
+	const struct emu_func *f = x->k;
+	uint64_t off = 0, dyn_align = EMU_DYN_SMEM_ALIGN;
+	int i;
+
 	for (i = 0; i < f->nshared_syms; i++) {
 		const struct emu_sym *s = &m->syms[f->shared_syms[i]];
 
 		off = (off + s->align - 1) / s->align * s->align;
-		x.symaddr[f->shared_syms[i]] = off;
+		x->symaddr[f->shared_syms[i]] = off;
 		off += s->size;
 	}
-	res->static_smem = (size_t)off;
+	x->res->static_smem = (size_t)off;
 	for (i = 0; i < m->nsyms; i++) {
 		const struct emu_sym *s = &m->syms[i];
 
 		if (s->kind == SYM_EXTERN_SHARED && s->align > dyn_align)
 			dyn_align = s->align;
 	}
-	x.dyn_base = (uint32_t)((off + dyn_align - 1) / dyn_align * dyn_align);
+	x->dyn_base = (uint32_t)((off + dyn_align - 1) / dyn_align *
+				 dyn_align);
 	for (i = 0; i < m->nsyms; i++) {
 		const struct emu_sym *s = &m->syms[i];
 
 		if (s->kind == SYM_EXTERN_SHARED)
-			x.symaddr[i] = x.dyn_base;
+			x->symaddr[i] = x->dyn_base;
 		else if (s->kind == SYM_GLOBAL || s->kind == SYM_CONST)
-			x.symaddr[i] = s->dev;
+			x->symaddr[i] = s->dev;
 		else if (s->kind == SYM_KPARAM || s->kind == SYM_PARAM)
-			x.symaddr[i] = s->off;
+			x->symaddr[i] = s->off;
 	}
-	x.smem_size = cfg->dyn_smem ? x.dyn_base + (uint32_t)cfg->dyn_smem
-				    : (uint32_t)off;
-	if (x.smem_size + 64 > g_smem_cap) {
-		size_t n = x.smem_size + 64;
+	x->smem_size = x->cfg->dyn_smem ?
+		       x->dyn_base + (uint32_t)x->cfg->dyn_smem : (uint32_t)off;
+}
+
+/* Shared memory and its shadow (kept from launch to launch, grown when
+ * too small) and each warp's local memory: the depots of the kernel and
+ * of every function it may call, plus 4 KB for recursion. */
+static int reserve_memory(struct xctx *x, int k)
+{
+	const struct emu_module *m = x->m;
+	uint64_t lcap = 0;
+	int i;
+
+	if (x->smem_size + 64 > g_smem_cap) {
+		size_t n = x->smem_size + 64;
 		void *a = realloc(g_smem, n);
 
 		if (a)
 			g_smem = a;
-		if (!a || race_reserve(&g_shadow, n)) {
-			res->fault = WGEMU_FAULT_RESOURCES;
-			snprintf(res->msg, sizeof(res->msg),
-				 "out of host memory");
-			goto out;
-		}
+		if (!a || race_reserve(&g_shadow, n))
+			return -1;
 		g_smem_cap = n;
 	}
-	x.smem = g_smem;
-	x.sh = &g_shadow;
-	lcap = 0;
+	x->smem = g_smem;
+	x->sh = &g_shadow;
 	for (i = 0; i < m->nfuncs; i++)
 		if (i == k || !m->funcs[i].is_entry)
 			lcap += (m->funcs[i].depot_bytes + 15u) & ~15u;
 	lcap += lcap ? 4096 : 0;
-	x.lcap = (uint32_t)lcap;
-	x.nthreads = cfg->block[0] * cfg->block[1] * cfg->block[2];
-	x.nwarps = (int)((x.nthreads + EMU_WARP_SIZE - 1) /
-			 EMU_WARP_SIZE);
-	for (i = 0; i < x.nwarps; i++) {
-		struct warp *w = &g_warps[i];
-		size_t need = (size_t)lcap * EMU_WARP_SIZE;
-		size_t have = 0;
+	x->lcap = (uint32_t)lcap;
+	for (i = 0; i < x->nwarps; i++) {
+		size_t need = (size_t)lcap * EMU_WARP_SIZE, have = 0;
 
-		if (need && simt_grow(&w->local, &have, need, 1)) {
-			res->fault = WGEMU_FAULT_RESOURCES;
-			snprintf(res->msg, sizeof(res->msg),
-				 "out of host memory");
-			goto out;
-		}
+		if (need && simt_grow(&g_warps[i].local, &have, need, 1))
+			return -1;
+	}
+	return 0;
+}
+
+/* every block of the grid, x fastest; 0, or -1 at the first fault */
+static int run_grid(struct xctx *x)
+{
+	const unsigned *grid = x->cfg->grid;
+
+	for (unsigned bz = 0; bz < grid[2]; bz++)
+		for (unsigned by = 0; by < grid[1]; by++)
+			for (unsigned bx = 0; bx < grid[0]; bx++) {
+				x->bid[0] = bx;
+				x->bid[1] = by;
+				x->bid[2] = bz;
+				if (run_block(x))
+					return -1;
+			}
+	return 0;
+}
+
+int emu_run(const struct emu_module *m, int k,
+	    const struct emu_launch_cfg *cfg, struct emu_result *res)
+{
+	struct xctx x;
+	char kname[256];
+	int i, rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	x.k = &m->funcs[k];
+	x.cfg = cfg;
+	x.res = res;
+	x.warps = g_warps;
+	emu_demangle(x.k->name, kname, sizeof(kname));
+	x.kname = kname;
+	x.symaddr = calloc((size_t)m->nsyms + 1, sizeof(uint64_t));
+	x.lines = calloc((size_t)m->nlines + 1, sizeof(*x.lines));
+	if (!x.symaddr || !x.lines) {
+		out_of_memory(res);
+		goto out;
+	}
+	for (i = 0; i < m->nlines; i++) {
+		x.lines[i].file = m->lines[i].file;
+		x.lines[i].line = m->lines[i].line;
+	}
+	place_symbols(&x);
+	x.nthreads = cfg->block[0] * cfg->block[1] * cfg->block[2];
+	x.nwarps = (int)((x.nthreads + EMU_WARP_SIZE - 1) / EMU_WARP_SIZE);
+	if (reserve_memory(&x, k)) {
+		out_of_memory(res);
+		goto out;
 	}
 	x.limit = cfg->insn_limit ? cfg->insn_limit :
 		  env_u64("WGEMU_INSN_LIMIT", 20000000000ull);
 	x.checks = env_u64("WGEMU_CHECKS", 1) != 0;
-	for (bz = 0; bz < cfg->grid[2]; bz++)
-		for (by = 0; by < cfg->grid[1]; by++)
-			for (bx = 0; bx < cfg->grid[0]; bx++) {
-				x.bid[0] = bx;
-				x.bid[1] = by;
-				x.bid[2] = bz;
-				if (run_block(&x))
-					goto done;
-			}
-	rc = 0;
-done:
+	rc = run_grid(&x);
 	res->total.lane_instructions = x.lane_insns;
 	res->lines = x.lines;
 	x.lines = NULL;
