@@ -943,15 +943,148 @@ static int decode_cvt_pair(struct parser *p, struct fbuild *fb,
 	return want_val(p, fb, &ops[2], T_F32, &in->s[1], line);
 }
 
+/* "@p" or "@!p" before an instruction: its guard */
+static int parse_guard(struct parser *p, struct fbuild *fb,
+		       struct emu_insn *in, int line)
+{
+	struct rop g;
+	struct emu_opnd o;
+
+	next(p);
+	if (parse_operand(p, &g, 0)) {
+		rop_free(&g);
+		return -1;
+	}
+	if (g.kind != RO_NAME || want_pred(p, fb, &g, &o, line) ||
+	    o.kind != OK_PRED) {
+		rop_free(&g);
+		return perr(p, line, "bad guard predicate");
+	}
+	in->guard = o.idx;
+	in->guard_neg = o.neg;
+	return 0;
+}
+
+/* The mnemonic, kept whole in mn (len bytes): the opcode and its
+ * modifiers; *unsup when the interpreter does not know one of them. */
+static int parse_mnemonic(struct parser *p, struct emu_insn *in, char *mn,
+			  size_t len, int *unsup, int line)
+{
+	struct tok *t = next(p);
+	char buf[160], *parts[16];
+	int nparts, op;
+
+	if (t->k != K_ID || t->s[0] == '.' || t->s[0] == '%')
+		return perr(p, t->line, "expected an instruction, not '%.*s'",
+			    t->len ? t->len : 3, t->len ? t->s : "EOF");
+	tok_str(t, buf, sizeof(buf));
+	memcpy(mn, buf, len < sizeof(buf) ? len : sizeof(buf));
+	nparts = split_mnemonic(buf, parts, 16);
+	if (nparts < 0)
+		return perr(p, line, "bad mnemonic '%s'", mn);
+	op = opcode_of(parts[0]);
+	*unsup = op < 0;
+	if (*unsup)
+		return 0;
+	in->op = (uint16_t)op;
+	if (apply_mods(in, parts, nparts))
+		*unsup = 1;
+	else if (in->op == OP_LD && !strcmp(parts[0], "ldu"))
+		in->flags |= F_NC;
+	return 0;
+}
+
+/* The operands up to ';' into ops (at most 8); *nops counts those to
+ * free, a failed one included. */
+static int parse_operands(struct parser *p, struct rop *ops, int *nops,
+			  const char *mn, int line)
+{
+	struct tok *t;
+
+	if (is_p(peek(p), ';')) {
+		next(p);
+		return 0;
+	}
+	for (;;) {
+		if (*nops == 8)
+			return perr(p, line, "too many operands");
+		if (parse_operand(p, &ops[(*nops)++], 0))
+			return -1;
+		t = next(p);
+		if (is_p(t, ';'))
+			return 0;
+		if (!is_p(t, ','))
+			return perr(p, t->line, "expected ',' or ';' after "
+				    "operand of '%s'", mn);
+	}
+}
+
+/* The operands as the opcode reads them; an instruction it does not
+ * know becomes OP_UNSUP naming the mnemonic. */
+static int decode_insn(struct parser *p, struct fbuild *fb,
+		       struct emu_insn *in, struct rop *ops, int nops,
+		       const char *mn, int unsup, int line)
+{
+	if (unsup) {
+		in->op = OP_UNSUP;
+		in->target = add_str(p, mn);
+		if (in->target < 0)
+			return perr(p, line, "out of memory");
+		return 0;
+	}
+	if (in->op == OP_CALL)
+		return parse_call(p, fb, in, ops, nops, line);
+	if (in->op == OP_CVT && (in->type == T_F16X2 || in->type == T_BF16X2))
+		return decode_cvt_pair(p, fb, in, ops, nops, line);
+	if (decode_operands(p, fb, in, ops, nops, line) ||
+	    check_types(p, in, line))
+		return -1;
+	if (half_arith(in)) {
+		in->hop = in->op;
+		in->op = OP_HALF;
+	}
+	return 0;
+}
+
+/* ld and st of .param: a kernel's own parameters are read-only
+ * (SP_KPARAM), a function's need a symbol; and a symbol an access
+ * names must lie in the space it accesses. */
+static int check_param_access(struct parser *p, const struct emu_func *f,
+			      struct emu_insn *in, int unsup, int line)
+{
+	if (!unsup && (in->op == OP_LD || in->op == OP_ST) &&
+	    in->space == SP_PARAM) {
+		int kp = in->ak == AK_SYM ?
+			 p->m->syms[in->asym].kind == SYM_KPARAM :
+			 f->is_entry;
+
+		if (kp && in->op == OP_ST)
+			return perr(p, line, "store to a kernel parameter");
+		if (kp)
+			in->space = SP_KPARAM;
+		else if (in->ak != AK_SYM)
+			return perr(p, line, "per-thread .param access needs "
+				    "a symbol");
+	}
+	if (in->ak == AK_SYM && (in->op == OP_LD || in->op == OP_ST ||
+				 in->op == OP_ATOM || in->op == OP_RED)) {
+		struct emu_sym *s = &p->m->syms[in->asym];
+
+		if ((in->space == SP_PARAM || in->space == SP_KPARAM) !=
+		    (s->kind == SYM_PARAM || s->kind == SYM_KPARAM))
+			return perr(p, line, "'%s' is not in the accessed "
+				    "space", s->name);
+	}
+	return 0;
+}
+
 int parse_insn(struct parser *p, struct fbuild *fb)
 {
 	struct emu_func *f = fb->f;
 	struct emu_insn *in;
-	struct tok *t = peek(p);
 	struct rop ops[8];
-	char mn[160], mcopy[160];
-	char *parts[16];
-	int nops = 0, nparts, i, line = t->line, rc = -1, unsup = 0, op;
+	char mn[160];
+	int nops = 0, i, line = peek(p)->line, rc = -1, unsup = 0;
 
 	if (grow(&f->insns, &fb->capinsns, f->ninsns + 1, sizeof(*in)) ||
 	    grow(&fb->targets, &fb->captargets, f->ninsns + 1,
@@ -965,123 +1098,19 @@ int parse_insn(struct parser *p, struct fbuild *fb)
 	in->line = fb->cur_line;
 	in->call = -1;
 	in->target = -1;
-	if (is_p(t, '@')) {
-		struct rop g;
-		struct emu_opnd o;
-
-		next(p);
-		if (parse_operand(p, &g, 0)) {
-			rop_free(&g);
-			return -1;
-		}
-		if (g.kind != RO_NAME || want_pred(p, fb, &g, &o, line) ||
-		    o.kind != OK_PRED) {
-			rop_free(&g);
-			return perr(p, line, "bad guard predicate");
-		}
-		in->guard = o.idx;
-		in->guard_neg = o.neg;
-		t = peek(p);
-	}
-	t = next(p);
-	if (t->k != K_ID || t->s[0] == '.' || t->s[0] == '%')
-		return perr(p, t->line, "expected an instruction, not '%.*s'",
-			    t->len ? t->len : 3, t->len ? t->s : "EOF");
-	tok_str(t, mn, sizeof(mn));
-	memcpy(mcopy, mn, sizeof(mn));
-	nparts = split_mnemonic(mn, parts, 16);
-	if (nparts < 0)
-		return perr(p, line, "bad mnemonic '%s'", mcopy);
-	op = opcode_of(parts[0]);
-	if (op < 0)
-		unsup = 1;
-	else
-		in->op = (uint16_t)op;
-	if (!unsup && apply_mods(in, parts, nparts))
-		unsup = 1;
-	if (!unsup && in->op == OP_LD && !strcmp(parts[0], "ldu"))
-		in->flags |= F_NC;
-	/* operands */
-	if (!is_p(peek(p), ';')) {
-		for (;;) {
-			if (nops == 8) {
-				perr(p, line, "too many operands");
-				goto out;
-			}
-			if (parse_operand(p, &ops[nops], 0)) {
-				nops++;
-				goto out;
-			}
-			nops++;
-			t = next(p);
-			if (is_p(t, ';'))
-				break;
-			if (!is_p(t, ',')) {
-				perr(p, t->line, "expected ',' or ';' after "
-				     "operand of '%s'", mcopy);
-				goto out;
-			}
-		}
-	} else {
-		next(p);
-	}
+	if (is_p(peek(p), '@') && parse_guard(p, fb, in, line))
+		return -1;
+	if (parse_mnemonic(p, in, mn, sizeof(mn), &unsup, line))
+		return -1;
 	if (!unsup && in->op == OP_CVT && in->type2 == T_NONE)
 		unsup = 1;
-	if (unsup) {
-		in->op = OP_UNSUP;
-		in->target = add_str(p, mcopy);
-		if (in->target < 0) {
-			perr(p, line, "out of memory");
-			goto out;
-		}
-	} else if (in->op == OP_CALL) {
-		if (parse_call(p, fb, in, ops, nops, line))
-			goto out;
-		f = fb->f;
-	} else if (in->op == OP_CVT && (in->type == T_F16X2 ||
-					in->type == T_BF16X2)) {
-		if (decode_cvt_pair(p, fb, in, ops, nops, line))
-			goto out;
-	} else if (decode_operands(p, fb, in, ops, nops, line) ||
-		   check_types(p, in, line)) {
-		goto out;
-	} else if (half_arith(in)) {
-		in->hop = in->op;
-		in->op = OP_HALF;
+	/* parse_call may move the function (fb->f) */
+	if (!parse_operands(p, ops, &nops, mn, line) &&
+	    !decode_insn(p, fb, in, ops, nops, mn, unsup, line) &&
+	    !check_param_access(p, fb->f, in, unsup, line)) {
+		fb->f->ninsns++;
+		rc = 0;
 	}
-	if (!unsup && (in->op == OP_LD || in->op == OP_ST)) {
-		if (in->space == SP_PARAM) {
-			int kp = in->ak == AK_SYM ?
-				 p->m->syms[in->asym].kind == SYM_KPARAM :
-				 f->is_entry;
-
-			if (kp && in->op == OP_ST) {
-				perr(p, line, "store to a kernel parameter");
-				goto out;
-			}
-			if (kp)
-				in->space = SP_KPARAM;
-			else if (in->ak != AK_SYM) {
-				perr(p, line, "per-thread .param access "
-				     "needs a symbol");
-				goto out;
-			}
-		}
-	}
-	if (in->ak == AK_SYM && (in->op == OP_LD || in->op == OP_ST ||
-				 in->op == OP_ATOM || in->op == OP_RED)) {
-		struct emu_sym *s = &p->m->syms[in->asym];
-
-		if ((in->space == SP_PARAM || in->space == SP_KPARAM) !=
-		    (s->kind == SYM_PARAM || s->kind == SYM_KPARAM)) {
-			perr(p, line, "'%s' is not in the accessed space",
-			     s->name);
-			goto out;
-		}
-	}
-	f->ninsns++;
-	rc = 0;
-out:
 	for (i = 0; i < nops; i++)
 		rop_free(&ops[i]);
 	return rc;
