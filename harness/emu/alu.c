@@ -140,112 +140,136 @@ uint64_t alu_to_half(int t, float v)
 	return t == T_BF16 ? emu_f32_to_bf16(v) : emu_f32_to_f16(v);
 }
 
-/* cvt of one value; returns the destination bits */
-uint64_t alu_cvt(const struct emu_insn *in, uint64_t a)
+/* cvt between integers: truncated or sign-extended, clamped with .sat */
+static uint64_t cvt_int(const struct emu_insn *in, uint64_t a)
 {
 	int dt = in->type, st = in->type2;
 	char dk = emu_type_kind[dt], sk = emu_type_kind[st];
 	int dsz = emu_type_size[dt], ssz = emu_type_size[st];
+	int sat = (in->flags & F_SAT) != 0;
+	int64_t sv = sk == 's' ? sx(a, ssz) : (int64_t)trunc_sz(a, ssz);
+
+	if (sat && dsz < 8) {
+		int64_t lo = dk == 's' ? -(1ll << (dsz * 8 - 1)) : 0;
+		int64_t hi = dk == 's' ? (1ll << (dsz * 8 - 1)) - 1 :
+			     (int64_t)((1ull << (dsz * 8)) - 1);
+
+		if (sk == 'u' && ssz == 8 && (uint64_t)sv > (uint64_t)hi)
+			sv = hi;
+		else if (sv < lo)
+			sv = lo;
+		else if (sv > hi)
+			sv = hi;
+	} else if (sat && dk == 'u' && sk == 's' && sv < 0) {
+		sv = 0;
+	} else if (sat && dk == 's' && sk == 'u' && sv < 0) {
+		sv = INT64_MAX;
+	}
+	return dk == 's' ? (uint64_t)sx((uint64_t)sv, dsz)
+			 : trunc_sz((uint64_t)sv, dsz);
+}
+
+/* cvt of the float v to an integer of dt: rounded (toward zero unless
+ * a rounding modifier says otherwise), NaN to 0, clamped to the range */
+static uint64_t cvt_float_int(const struct emu_insn *in, double v)
+{
+	int dt = in->type, dsz = emu_type_size[dt];
+	char dk = emu_type_kind[dt];
+	double lo, hi;
+
+	if (isnan(v))
+		return 0;
+	v = round_int(v, in->rnd ? in->rnd : R_RZI);
+	if (dk == 's') {
+		lo = -ldexp(1, dsz * 8 - 1);
+		hi = ldexp(1, dsz * 8 - 1) - 1;
+	} else {
+		lo = 0;
+		hi = ldexp(1, dsz * 8) - 1;
+	}
+	if (v <= lo)
+		return dk == 's' ? (uint64_t)sx((uint64_t)
+			(-(1ull << (dsz * 8 - 1))), dsz) : 0;
+	if (v >= hi)
+		return dk == 's' ? trunc_sz((1ull << (dsz * 8 - 1)) - 1, dsz)
+				 : trunc_sz(~0ull, dsz);
+	return dk == 's' ? (uint64_t)sx((uint64_t)(int64_t)v, dsz)
+			 : trunc_sz((uint64_t)v, dsz);
+}
+
+/* cvt of the float v to the float type dt, in the rounding mode */
+static uint64_t cvt_float_float(const struct emu_insn *in, double v)
+{
+	int dt = in->type;
 	int sat = (in->flags & F_SAT) != 0, ftz = (in->flags & F_FTZ) != 0;
 
-	if (sk != 'f' && dk != 'f') {
-		int64_t sv = sk == 's' ? sx(a, ssz) : (int64_t)trunc_sz(a, ssz);
-
-		if (sat && dsz < 8) {
-			int64_t lo = dk == 's' ? -(1ll << (dsz * 8 - 1)) : 0;
-			int64_t hi = dk == 's' ? (1ll << (dsz * 8 - 1)) - 1 :
-				     (int64_t)((1ull << (dsz * 8)) - 1);
-
-			if (sk == 'u' && ssz == 8 && (uint64_t)sv > (uint64_t)hi)
-				sv = hi;
-			else if (sv < lo)
-				sv = lo;
-			else if (sv > hi)
-				sv = hi;
-		} else if (sat && dk == 'u' && sk == 's' && sv < 0) {
-			sv = 0;
-		} else if (sat && dk == 's' && sk == 'u' && sv < 0) {
-			sv = INT64_MAX;
-		}
-		return dk == 's' ? (uint64_t)sx((uint64_t)sv, dsz)
-				 : trunc_sz((uint64_t)sv, dsz);
+	if (in->rnd >= R_RNI)
+		v = round_int(v, in->rnd);
+	if (dt == T_F64) {
+		if (sat)
+			v = isnan(v) ? 0 : v < 0 ? 0 : v > 1 ? 1 : v;
+		return d2u(v);
 	}
-	if (sk == 'f') {
-		double v = st == T_F64 ? u2d(a) : st == T_F32 ?
-			   (double)(ftz ? ftz32(u2f(a)) : u2f(a)) :
-			   st == T_BF16 ? (double)emu_bf16_to_f32((uint16_t)a) :
-			   (double)h2f((uint16_t)a);
-
-		if (dk != 'f') {
-			double lo, hi;
-
-			if (isnan(v))
-				return 0;
-			v = round_int(v, in->rnd ? in->rnd : R_RZI);
-			if (dk == 's') {
-				lo = -ldexp(1, dsz * 8 - 1);
-				hi = ldexp(1, dsz * 8 - 1) - 1;
-			} else {
-				lo = 0;
-				hi = ldexp(1, dsz * 8) - 1;
-			}
-			if (v <= lo)
-				return dk == 's' ? (uint64_t)sx((uint64_t)
-					(-(1ull << (dsz * 8 - 1))), dsz) : 0;
-			if (v >= hi)
-				return dk == 's' ? trunc_sz((1ull << (dsz * 8 -
-						1)) - 1, dsz)
-						 : trunc_sz(~0ull, dsz);
-			return dk == 's' ? (uint64_t)sx((uint64_t)(int64_t)v,
-							dsz)
-					 : trunc_sz((uint64_t)v, dsz);
-		}
-		if (in->rnd >= R_RNI)
-			v = round_int(v, in->rnd);
-		if (dt == T_F64) {
-			if (sat)
-				v = isnan(v) ? 0 : v < 0 ? 0 : v > 1 ? 1 : v;
-			return d2u(v);
-		}
-		if (dt == T_F32) {
-			volatile float r;
-			int mode = fe_mode(in->rnd), old = fegetround();
-
-			if (in->rnd >= R_RNI || mode == FE_TONEAREST) {
-				r = (float)v;
-			} else {
-				fesetround(mode);
-				r = (float)v;
-				fesetround(old);
-			}
-			if (ftz)
-				r = ftz32(r);
-			if (sat)
-				r = isnan(r) ? 0 : r < 0 ? 0 : r > 1 ? 1 : r;
-			return f2u(r);
-		}
-		return alu_to_half(dt, (float)v);
-	}
-	/* integer to float */
-	{
+	if (dt == T_F32) {
+		volatile float r;
 		int mode = fe_mode(in->rnd), old = fegetround();
-		uint64_t r;
 
-		if (mode != FE_TONEAREST)
-			fesetround(mode);
-		if (dt == T_F64) {
-			volatile double d = sk == 's' ? (double)sx(a, ssz) :
-					    (double)trunc_sz(a, ssz);
-			r = d2u(d);
+		if (in->rnd >= R_RNI || mode == FE_TONEAREST) {
+			r = (float)v;
 		} else {
-			volatile float f = sk == 's' ? (float)sx(a, ssz) :
-					   (float)trunc_sz(a, ssz);
-			r = dt == T_F32 ? f2u(f) : alu_to_half(dt, f);
-		}
-		if (mode != FE_TONEAREST)
+			fesetround(mode);
+			r = (float)v;
 			fesetround(old);
-		return r;
+		}
+		if (ftz)
+			r = ftz32(r);
+		if (sat)
+			r = isnan(r) ? 0 : r < 0 ? 0 : r > 1 ? 1 : r;
+		return f2u(r);
 	}
+	return alu_to_half(dt, (float)v);
+}
+
+/* cvt of an integer to a float, in the rounding mode */
+static uint64_t cvt_int_float(const struct emu_insn *in, uint64_t a)
+{
+	int dt = in->type, st = in->type2, ssz = emu_type_size[st];
+	char sk = emu_type_kind[st];
+	int mode = fe_mode(in->rnd), old = fegetround();
+	uint64_t r;
+
+	if (mode != FE_TONEAREST)
+		fesetround(mode);
+	if (dt == T_F64) {
+		volatile double d = sk == 's' ? (double)sx(a, ssz) :
+				    (double)trunc_sz(a, ssz);
+		r = d2u(d);
+	} else {
+		volatile float f = sk == 's' ? (float)sx(a, ssz) :
+				   (float)trunc_sz(a, ssz);
+		r = dt == T_F32 ? f2u(f) : alu_to_half(dt, f);
+	}
+	if (mode != FE_TONEAREST)
+		fesetround(old);
+	return r;
+}
+
+/* cvt of one value; returns the destination bits */
+uint64_t alu_cvt(const struct emu_insn *in, uint64_t a)
+{
+	int st = in->type2, ftz = (in->flags & F_FTZ) != 0;
+	char dk = emu_type_kind[in->type], sk = emu_type_kind[st];
+	double v;
+
+	if (sk != 'f' && dk != 'f')
+		return cvt_int(in, a);
+	if (sk != 'f')
+		return cvt_int_float(in, a);
+	v = st == T_F64 ? u2d(a) : st == T_F32 ?
+	    (double)(ftz ? ftz32(u2f(a)) : u2f(a)) :
+	    st == T_BF16 ? (double)emu_bf16_to_f32((uint16_t)a) :
+	    (double)h2f((uint16_t)a);
+	return dk != 'f' ? cvt_float_int(in, v) : cvt_float_float(in, v);
 }
 
 int emu_fcmp(int cmp, double x, double y)
