@@ -71,94 +71,106 @@ static int is_idchar(int c)
 	return isalnum(c) || c == '_' || c == '$' || c == '%' || c == '.';
 }
 
+/* Skip the white space or comment at s[*i], counting lines: 1 when it
+ * skipped one, 0 at a token, -1 for an unterminated comment. */
+static int skip_blank(struct parser *p, const char *s, size_t n, size_t *i,
+		      int *line)
+{
+	unsigned char c = (unsigned char)s[*i];
+
+	if (c == '\n' || isspace(c) || c == 0) {
+		*line += c == '\n';
+		(*i)++;
+		return 1;
+	}
+	if (c == '/' && *i + 1 < n && s[*i + 1] == '/') {
+		while (*i < n && s[*i] != '\n')
+			(*i)++;
+		return 1;
+	}
+	if (c == '/' && *i + 1 < n && s[*i + 1] == '*') {
+		*i += 2;
+		while (*i + 1 < n && !(s[*i] == '*' && s[*i + 1] == '/')) {
+			if (s[*i] == '\n')
+				(*line)++;
+			(*i)++;
+		}
+		if (*i + 1 >= n)
+			return perr(p, *line, "unterminated comment");
+		*i += 2;
+		return 1;
+	}
+	return 0;
+}
+
+/* The token at s[i] into *tk: a name (with '::' inside, as in
+ * shared::cta), a number, a string or punctuation; its length, or -1
+ * with an error. */
+static int scan_token(struct parser *p, const char *s, size_t n, size_t i,
+		      int line, struct tok *tk)
+{
+	unsigned char c = (unsigned char)s[i];
+	size_t j = i + 1;
+
+	tk->line = line;
+	tk->s = s + i;
+	tk->c = 0;
+	if (is_idstart(c)) {
+		while (j < n) {
+			if (is_idchar((unsigned char)s[j]))
+				j++;
+			else if (s[j] == ':' && j + 2 < n && s[j + 1] == ':' &&
+				 is_idchar((unsigned char)s[j + 2]))
+				j += 2;
+			else
+				break;
+		}
+		tk->k = K_ID;
+		if (j - i >= NAME_MAX_LEN)
+			return perr(p, line, "a name of more than %d "
+				    "characters", NAME_MAX_LEN - 1);
+	} else if (isdigit(c)) {
+		while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '.'))
+			j++;
+		tk->k = K_NUM;
+	} else if (c == '"') {
+		while (j < n && s[j] != '"' && s[j] != '\n') {
+			if (s[j] == '\\' && j + 1 < n)
+				j++;
+			j++;
+		}
+		if (j >= n || s[j] != '"')
+			return perr(p, line, "unterminated string");
+		tk->k = K_STR;
+		j++;
+	} else if (strchr(",;:{}[]()<>+-=!@|", c)) {
+		tk->k = K_P;
+		tk->c = (char)c;
+	} else {
+		return perr(p, line, "unexpected character '%c'",
+			    isprint(c) ? c : '?');
+	}
+	tk->len = (int)(j - i);
+	return tk->len;
+}
+
 int tokenize(struct parser *p, const char *s, size_t n)
 {
 	size_t i = 0;
-	int line = 1, cap = 0;
+	int line = 1, cap = 0, k;
 
 	while (i < n) {
 		struct tok tk;
-		unsigned char c = (unsigned char)s[i];
 
-		if (c == '\n') {
-			line++;
-			i++;
+		k = skip_blank(p, s, n, &i, &line);
+		if (k < 0)
+			return -1;
+		if (k)
 			continue;
-		}
-		if (isspace(c) || c == 0) {
-			i++;
-			continue;
-		}
-		if (c == '/' && i + 1 < n && s[i + 1] == '/') {
-			while (i < n && s[i] != '\n')
-				i++;
-			continue;
-		}
-		if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-			i += 2;
-			while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/')) {
-				if (s[i] == '\n')
-					line++;
-				i++;
-			}
-			if (i + 1 >= n)
-				return perr(p, line, "unterminated comment");
-			i += 2;
-			continue;
-		}
-		tk.line = line;
-		tk.s = s + i;
-		tk.c = 0;
-		if (is_idstart(c)) {
-			size_t j = i + 1;
-
-			while (j < n) {
-				if (is_idchar((unsigned char)s[j]))
-					j++;
-				else if (s[j] == ':' && j + 2 < n &&
-					 s[j + 1] == ':' &&
-					 is_idchar((unsigned char)s[j + 2]))
-					j += 2;
-				else
-					break;
-			}
-			tk.k = K_ID;
-			tk.len = (int)(j - i);
-			if (j - i >= NAME_MAX_LEN)
-				return perr(p, line, "a name of more than %d "
-					    "characters", NAME_MAX_LEN - 1);
-			i = j;
-		} else if (isdigit(c)) {
-			size_t j = i + 1;
-
-			while (j < n && (isalnum((unsigned char)s[j]) ||
-					 s[j] == '.'))
-				j++;
-			tk.k = K_NUM;
-			tk.len = (int)(j - i);
-			i = j;
-		} else if (c == '"') {
-			size_t j = i + 1;
-
-			while (j < n && s[j] != '"' && s[j] != '\n') {
-				if (s[j] == '\\' && j + 1 < n)
-					j++;
-				j++;
-			}
-			if (j >= n || s[j] != '"')
-				return perr(p, line, "unterminated string");
-			tk.k = K_STR;
-			tk.len = (int)(j + 1 - i);
-			i = j + 1;
-		} else if (strchr(",;:{}[]()<>+-=!@|", c)) {
-			tk.k = K_P;
-			tk.c = (char)c;
-			tk.len = 1;
-			i++;
-		} else {
-			return perr(p, line, "unexpected character '%c'",
-				    isprint(c) ? c : '?');
-		}
+		k = scan_token(p, s, n, i, line, &tk);
+		if (k < 0)
+			return -1;
+		i += (size_t)k;
 		if (tk.len > 1000)
 			return perr(p, line, "token too long");
 		if (grow(&p->t, &cap, p->nt + 1, sizeof(*p->t)))
