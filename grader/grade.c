@@ -22,10 +22,13 @@
 #include "build.h"
 #include "compile.h"
 #include "digest.h"
+#include "gpulock.h"
+#include "hostcrash.h"
 #include "intake.h"
 #include "measure.h"
 #include "paths.h"
 #include "protocol.h"
+#include "rerun.h"
 #include "sandbox.h"
 #include "util.h"
 #include "verify.h"
@@ -262,32 +265,61 @@ out:
 	return rc;
 }
 
+/* One runner process of the plan (gpulock_plan), started only once its
+ * lock is held and released only when the process is gone; 0, or -1 when
+ * the lock or the process could not be had. */
+static int run_planned(const struct grade_opts *o, struct verify *v,
+		       const char *runner, const char *workdir, int gpu,
+		       const struct gpulock_run *run, struct gpulock *lock,
+		       char **output)
+{
+	uint32_t flags = gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY |
+				   PROTO_JOB_PERF_RECORD;
+	int rc;
+
+	if (run->mode != GPULOCK_NONE && gpulock_acquire(lock, run->mode))
+		return -1;
+	rc = run_runner(o, v, runner, workdir, gpu, run->phases, flags,
+			output);
+	gpulock_release(lock);
+	return rc;
+}
+
 /*
  * Run one exercise and verify it: the runner on the grading backend (on a
- * GPU: correctness, then the timed phase); on a GPU host, the measured
- * calls once more on the emulator, whose runner records them; then the
- * replays of the records (measure.c), which the technique checks and the
- * emulator's performance figure come from.
+ * GPU: correctness, then the timed phase, in one process or, sharing the
+ * GPU with other graders, in two); on a GPU host, the measured calls once
+ * more on the emulator, whose runner records them; then the replays of
+ * the records (measure.c), which the technique checks and the emulator's
+ * performance figure come from.
  */
 static void run_exercise(const struct grade_opts *o, struct task *k,
 			 const struct build_target *tgt, const char *replay,
-			 uint64_t seed, const char *workdir)
+			 uint64_t seed, const char *workdir,
+			 struct gpulock *lock)
 {
 	struct exercise_result *e = k->res;
 	int gpu = tgt->backend == BUILD_CUDA;
 	const char *emu_obj = gpu ? k->obj[1] : k->obj[0];
+	struct gpulock_run runs[2];
+	size_t nruns = gpulock_plan(gpu, lock != NULL, runs);
 	struct verify v;
 
 	progress(o, "%s: running on %s", k->ex->name, tgt->arch);
 	verify_init(&v, k->ex, o->cfg, seed, !gpu, e);
-	if (run_runner(o, &v, k->runner[0], workdir, gpu,
-		       PROTO_PHASE_CORRECTNESS | (gpu ? PROTO_PHASE_PERF : 0),
-		       gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY,
-		       &e->runner_output)) {
-		e->status = STATUS_XX;
-		v.worst = STATUS_XX;
-		result_set_message(e, "the runner could not be started");
-		goto out;
+	for (size_t i = 0; i < nruns; i++) {
+		/* the timed phase follows a sweep that ran to its end, as
+		 * it does within one runner */
+		if (i && !(v.done & PROTO_PHASE_CORRECTNESS))
+			break;
+		if (run_planned(o, &v, k->runner[0], workdir, gpu, &runs[i],
+				lock, &e->runner_output)) {
+			e->status = STATUS_XX;
+			v.worst = STATUS_XX;
+			result_set_message(e, "the runner could not be "
+					   "started");
+			goto out;
+		}
 	}
 	if (gpu && !k->emu_ok) {
 		snprintf(v.unmeasured_why, sizeof(v.unmeasured_why), "%s",
@@ -311,6 +343,37 @@ static void run_exercise(const struct grade_opts *o, struct task *k,
 out:
 	verify_finish(&v);
 	verify_release(&v);
+}
+
+/*
+ * Say where the first failure happened when the run did not: a host
+ * crash from the runner's crash line, and on a GPU (or when the tests
+ * force it) the first failing shape once more on the emulator and under
+ * compute-sanitizer -- a GPU runner, so it holds the GPU lock shared when
+ * there is one.  Then the output is digested.
+ */
+static void locate_failure(const struct grade_opts *o, struct task *k,
+			   const struct build_target *tgt, uint64_t seed,
+			   const char *workdir, struct gpulock *lock)
+{
+	struct exercise_result *e = k->res;
+	int gpu = tgt->backend == BUILD_CUDA;
+	const struct rerun_job job = {
+		o->cfg, seed, gpu ? (k->emu_ok ? k->runner[1] : NULL) :
+		k->runner[0], gpu ? k->runner[0] : NULL, workdir
+	};
+	char *debug = xstrfmt("%s%s", k->runner[0], BUILD_DEBUG_SUFFIX);
+
+	hostcrash_locate(e, debug, workdir);
+	free(debug);
+	if (rerun_wanted(e, gpu)) {
+		progress(o, "%s: rerunning shape #%zu to locate it",
+			 k->ex->name, e->first_failure.shape_index);
+		if (!(gpu && lock) || !gpulock_acquire(lock, GPULOCK_SHARED))
+			rerun_first_failure(&job, e);
+		gpulock_release(lock);
+	}
+	digest_output(e);
 }
 
 static int selected(const struct grade_opts *o, const struct exercise *ex)
@@ -568,6 +631,20 @@ static char *isolation_line(void)
 	return xstrfmt("%s; compiler: %s%s", run, cc, open_ref);
 }
 
+/* build_env_init, whose probe creates a CUDA context: a GPU user like a
+ * runner, so it holds the lock shared when there is one.  0 or -1. */
+static int probe_env(const struct grade_opts *o, struct gpulock *lock,
+		     struct build_env *env)
+{
+	int rc;
+
+	if (lock && gpulock_acquire(lock, GPULOCK_SHARED))
+		return -1;
+	rc = build_env_init(env, o->cfg);
+	gpulock_release(lock);
+	return rc;
+}
+
 int grade_run(const struct grade_opts *o, struct grade_result *r)
 {
 	struct intake in;
@@ -582,6 +659,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 	int use_emu_counters = 0, rc = GRADE_INTERNAL;
 	char replay_path[PATH_MAX];
 	const char *replay = NULL;
+	struct gpulock *lock = NULL;
 
 	memset(&in, 0, sizeof(in));
 	r->submission = submission_name(o->submission);
@@ -652,7 +730,12 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 	}
 
 	/* backend */
-	if (build_env_init(&env, o->cfg)) {
+	if (o->gpu_lock && !(lock = gpulock_open(o->gpu_lock))) {
+		r->error = xstrfmt("cannot open the GPU lock '%s'",
+				   o->gpu_lock);
+		goto out;
+	}
+	if (probe_env(o, lock, &env)) {
 		r->error = xstrdup("cannot inspect the build environment");
 		goto out;
 	}
@@ -757,8 +840,8 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 			continue;
 		}
 		e->source = read_file(k->src, GRADE_SOURCE_MAX, NULL);
-		run_exercise(o, k, tgt, replay, r->seed, workdir);
-		digest_output(e);
+		run_exercise(o, k, tgt, replay, r->seed, workdir, lock);
+		locate_failure(o, k, tgt, r->seed, workdir, lock);
 		e->seconds = now_s() - te;
 	}
 	r->isolation = isolation_line();
@@ -800,6 +883,7 @@ out:
 	free(compile_isolation);
 	compile_isolation = NULL;
 	intake_release(&in);
+	gpulock_free(lock);
 	r->seconds = now_s() - t0;
 	return rc;
 }

@@ -25,6 +25,9 @@ struct grade_opts {
 	unsigned jobs;           /* parallel compiles */
 	int progress;            /* progress lines on stderr */
 	const char *tmpdir;      /* NULL: $TMPDIR or /tmp */
+	/* the lock file shared with other graders of this GPU (gpulock.h),
+	 * or NULL: nothing else runs on it */
+	const char *gpu_lock;
 };
 
 #define GRADE_OK 0

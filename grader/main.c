@@ -52,6 +52,8 @@ static const char usage_grade[] =
 	"  --output FILE        write the report to FILE (atomically)\n"
 	"  --config FILE        grading configuration (JSON, see README)\n"
 	"  --jobs N             parallel compilations (default 4)\n"
+	"  --gpu-lock FILE      share the GPU with the graders that use FILE:\n"
+	"                       timed runs alone, the rest side by side\n"
 	"  --quiet              no progress line\n"
 	"\n"
 	"exit status: 0 graded, 1 unusable submission, 2 usage error,\n"
@@ -86,6 +88,7 @@ static int cmd_grade(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "gpu-lock", required_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -163,6 +166,9 @@ static int cmd_grade(int argc, char **argv)
 				goto out;
 			}
 			o.jobs = (unsigned)v;
+			break;
+		case 'l':
+			o.gpu_lock = optarg;
 			break;
 		case 'q':
 			quiet = 1;

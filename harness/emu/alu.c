@@ -261,6 +261,8 @@ uint64_t alu_cvt(const struct emu_insn *in, uint64_t a)
 	char dk = emu_type_kind[in->type], sk = emu_type_kind[st];
 	double v;
 
+	if (in->sub == CVT_TF32)
+		return emu_f32_to_tf32((uint32_t)a);
 	if (sk != 'f' && dk != 'f')
 		return cvt_int(in, a);
 	if (sk != 'f')

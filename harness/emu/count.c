@@ -8,6 +8,7 @@
  */
 #include <string.h>
 #include "emu/exec.h"
+#include "emu/perf.h"
 
 /* distinct elements of a small array (sorted in place) */
 static int count_distinct(uint64_t *v, int n)
@@ -133,6 +134,8 @@ void count_access(struct xctx *x, const struct emu_insn *in,
 		count_global(t, kind, s);
 		if (ln)
 			count_global(ln, kind, s);
+		if (x->perf)
+			perf_on_global(x->perf, kind, addr, gm, bytes);
 	}
 	if (sm) {
 		int ideal, wf;
@@ -149,6 +152,8 @@ void count_access(struct xctx *x, const struct emu_insn *in,
 		moved = (uint64_t)__builtin_popcount(sm) * (uint64_t)bytes;
 		count_shared(t, kind, (uint64_t)wf, (uint64_t)(wf - ideal),
 			     moved, dyn);
+		if (x->perf)
+			perf_on_shared(x->perf, kind, wf);
 		if (ln)
 			count_shared(ln, kind, (uint64_t)wf,
 				     (uint64_t)(wf - ideal), moved, dyn);

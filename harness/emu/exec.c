@@ -12,6 +12,7 @@
 #include <string.h>
 #include "emu/exec.h"
 #include "emu/half.h"
+#include "emu/perf.h"
 #include "emu/texture.h"
 
 const uint64_t *exec_src(struct xctx *x, struct warp *w,
@@ -649,6 +650,11 @@ static int exec_st(struct ictx *o)
 	return mem_st(o->x, o->w, o->in, o->m, o->R, o->f);
 }
 
+static int exec_wmma(struct ictx *o)
+{
+	return mem_wmma(o->x, o->w, o->in, o->m, o->R, o->f);
+}
+
 static int exec_atom(struct ictx *o)
 {
 	return mem_atom(o->x, o->w, o->in, o->m, o->R, o->f);
@@ -785,6 +791,8 @@ static int exec_barrier(struct ictx *o)
 				 "warp %d", __builtin_popcount(m),
 				 __builtin_popcount(w->live), w->id);
 	o->e->pc = o->pc + 1;
+	if (o->x->perf)
+		perf_on_barrier(o->x->perf);
 	w->state = W_BAR;
 	w->bar_pc = o->pc;
 	w->bar_mask = m;
@@ -803,6 +811,8 @@ static int exec_branch(struct ictx *o)
 				 __builtin_ctz(o->m), "instruction budget of "
 				 "%llu exhausted (endless loop?)",
 				 (unsigned long long)x->limit);
+	if (x->perf && target <= o->pc)
+		perf_on_backedge(x->perf);
 	if (o->m == o->mask) {
 		o->pc = target;
 		return GO_JUMP;
@@ -880,6 +890,9 @@ run_entry(struct xctx *x, struct warp *w, struct sentry *e,
 			continue;
 		}
 		x->lane_insns += (uint64_t)__builtin_popcount(o.m);
+		if (x->perf)
+			perf_on_insn(x->perf, w->id, o.in, (uint32_t)
+				     ((o.R - w->regs) / EMU_WARP_SIZE));
 		switch (emu_op_exec[o.in->op]) {
 #define DISPATCH(fn) case EXEC_##fn: rc = exec_##fn(&o); break;
 		EMU_EXECS(DISPATCH)

@@ -93,6 +93,7 @@ struct xctx {
 	/* mem_st: the bytes each lane stores */
 	const uint8_t (*stv)[EMU_MAX_ACCESS_BYTES];
 	size_t printf_bytes;          /* device printf output this launch */
+	struct perf_collect *perf;    /* the block is sampled (perf.h) */
 };
 
 static inline uint64_t trunc_sz(uint64_t v, int sz)
@@ -228,6 +229,10 @@ int mem_cpasync(struct xctx *x, struct warp *w,
 		const struct emu_func *f);
 int mem_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	   uint32_t m, uint64_t *R, const struct emu_func *f);
+/* wmma.load, wmma.store, wmma.mma (wmma.c): each element access checked
+ * and counted as an instruction of its own */
+int mem_wmma(struct xctx *x, struct warp *w, const struct emu_insn *in,
+	     uint32_t m, uint64_t *R, const struct emu_func *f);
 int mem_atom(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	     uint32_t m, uint64_t *R, const struct emu_func *f);
 uint8_t *mem_lane_ptr(struct xctx *x, struct warp *w, int l, uint64_t a,

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "emu/exec.h"
+#include "emu/perf.h"
 #include "emu/race.h"
+#include "emu/wmma.h"
 
 enum { MK_GLOBAL, MK_SHARED, MK_LOCAL, MK_PARAM, MK_KPARAM, MK_CONST };
 
@@ -251,6 +253,8 @@ int mem_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	if ((gm | sm) && in->merge != MERGE_FOLLOW)
 		count_access(x, in, addr, gm, sm, in->merge ? in->merge : bytes,
 			     ACC_LOAD);
+	if (x->perf && (gm | sm))
+		perf_on_load_dst(x->perf, in);
 	return 0;
 }
 
@@ -433,4 +437,50 @@ uint8_t *mem_lane_ptr(struct xctx *x, struct warp *w, int l, uint64_t a,
 		al = global_lookup(x, a, len);
 		return al ? al->host + (a - al->dev) : NULL;
 	}
+}
+
+/* wmma (wmma.c): each element access of the warp checked and counted as
+ * an instruction of its own */
+struct wmma_ctx {
+	struct xctx *x;
+	struct warp *w;
+	const struct emu_insn *in;
+	uint32_t m;
+};
+
+static int wmma_access(void *ctx, const uint64_t *a, int bytes,
+		       int is_store, uint8_t **hp)
+{
+	struct wmma_ctx *c = ctx;
+	uint32_t gm, sm;
+
+	memset(hp, 0, EMU_WARP_SIZE * sizeof(*hp));
+	if (resolve(c->x, c->w, c->in, c->m, a, bytes, is_store, 0, hp, &gm,
+		    &sm))
+		return -1;
+	if (gm | sm)
+		count_access(c->x, c->in, a, gm, sm, bytes,
+			     is_store ? ACC_STORE : ACC_LOAD);
+	return 0;
+}
+
+int mem_wmma(struct xctx *x, struct warp *w, const struct emu_insn *in,
+	     uint32_t m, uint64_t *R, const struct emu_func *f)
+{
+	struct wmma_ctx c = { x, w, in, m };
+	struct emu_wmma_io io;
+	uint64_t tmp[EMU_WARP_SIZE];
+
+	memset(&io, 0, sizeof(io));
+	io.R = R;
+	io.access = wmma_access;
+	io.ctx = &c;
+	lane_addrs(x, w, R, in, m, io.addr);
+	if (in->nsrc)
+		io.ldm = exec_src(x, w, R, f, &in->s[0], tmp)[__builtin_ctz(m)];
+	if (emu_wmma_run(&f->wmma[in->call], &io))
+		return x->res->fault ? -1 : emu_fault(x, WGEMU_FAULT_LIMIT, in,
+						      w->id, 0,
+						      "out of memory");
+	return 0;
 }

@@ -107,6 +107,7 @@
 	OP(SUST,       "sust",        "sust",       OWN,    TEX,  surf) \
 	OP(BMSK,       "bmsk",        "bmsk",       D_AB,   LANE, bmsk) \
 	OP(VABSDIFF4,  "vabsdiff4",   "vabsdiff4",  OWN,    LANE, vabsdiff4) \
+	OP(WMMA,       "wmma",        "wmma",       OWN,    MEM,  wmma) \
 	OP(UNSUP,      "unsupported", "",           OWN,    CTRL, unsup)
 
 #define EMU_OP_ENUM(name, text, mn, shape, cls, fn) OP_##name,
@@ -130,7 +131,7 @@ enum emu_shape {
 	X(cvta) X(pack) X(bfi) X(bmsk) X(vabsdiff4) X(half) X(unknown) \
 	X(ld) X(st) X(atom) X(cpasync) X(shfl) X(match) X(vote) X(redux) \
 	X(activemask) X(tex) X(surf) X(branch) X(exit) X(call) \
-	X(barrier) X(trap) X(unsup)
+	X(barrier) X(trap) X(unsup) X(wmma)
 
 #define EMU_EXEC_ENUM(fn) EXEC_##fn,
 enum emu_exec {

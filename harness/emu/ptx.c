@@ -893,6 +893,7 @@ void emu_module_free(struct emu_module *m)
 			free(f->calls[j].arg);
 		free(f->calls);
 		free(f->shared_syms);
+		free(f->wmma);
 	}
 	free(m->funcs);
 	for (i = 0; i < m->nsyms; i++) {

@@ -10,6 +10,8 @@
 #include <string.h>
 #include "emu/ptx.h"
 #include "emu/half.h"
+#include "emu/texture.h"
+#include "emu/wmma.h"
 
 struct opname {
 	const char *name;
@@ -51,7 +53,7 @@ static const char *const atom_names[] = {
 };
 
 static const char *const rnd_names[] = {
-	"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", NULL
+	"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", NULL
 };
 
 /* redux.sync operations, in the order exec.c applies them */
@@ -126,8 +128,9 @@ static int mod_texsurf(struct emu_insn *in, const char *s, int op)
 
 	if (k >= 0)
 		in->cmp = (uint8_t)k;	/* SU_TRAP, SU_CLAMP, SU_ZERO */
-	else if (!strcmp(s, "1d") || !strcmp(s, "2d") || !strcmp(s, "3d"))
-		in->sub = (uint8_t)(s[0] - '0');
+	else if (emu_tex_geom(s) &&
+		 (op == OP_TEX || emu_tex_geom(s) <= TG_3D))
+		in->sub = (uint8_t)emu_tex_geom(s);
 	else if (!strcmp(s, "v2") || !strcmp(s, "v4"))
 		in->vec = (uint8_t)(s[1] - '0');
 	else if (strcmp(s, "b") || op == OP_TEX)
@@ -243,8 +246,21 @@ static int apply_mod(struct emu_insn *in, const char *s)
 {
 	int op = in->op, k;
 
+	if (op == OP_WMMA) {
+		/* the rest is emu_wmma_parse's (decode_wmma) */
+		if (!strcmp(s, "global"))
+			in->space = SP_GLOBAL;
+		else if (!strcmp(s, "shared"))
+			in->space = SP_SHARED;
+		return 0;
+	}
 	if (op == OP_VABSDIFF4)
 		return mod_vabsdiff4(in, s);
+	if (op == OP_CVT && !strcmp(s, "tf32") && in->type == T_NONE) {
+		in->type = T_B32;   /* cvt.rna.tf32.f32 */
+		in->sub = CVT_TF32;
+		return 0;
+	}
 	if ((k = type_of(s)) != T_NONE) {
 		if (in->type == T_NONE)
 			in->type = (uint8_t)k;
@@ -324,9 +340,10 @@ static int decode_texsurf(struct parser *p, struct fbuild *fb,
 	const struct rop *v = &ops[in->op == OP_SUST ? 1 : 0];
 	struct emu_opnd h;
 	int k, ct = in->op == OP_TEX ? in->type2 : T_B32;
+	int nc = emu_tex_ncoords(in->sub);
 
-	if (n != 2 || a->kind != RO_ADDR || !a->has_base || !in->sub ||
-	    a->n < in->sub || a->n > 4)
+	if (n != 2 || a->kind != RO_ADDR || !a->has_base || !nc ||
+	    a->n < nc || a->n > 4)
 		return perr(p, line, "'%s' takes a value and [handle, "
 			    "{coordinates}]", emu_op_name[in->op]);
 	{
@@ -343,9 +360,11 @@ static int decode_texsurf(struct parser *p, struct fbuild *fb,
 			    "(use texture objects)");
 	in->areg = h.idx;
 	in->ak = AK_REG;
-	in->nsrc = (uint8_t)in->sub;
-	for (int i = 0; i < in->sub; i++)
-		if (want_val(p, fb, &a->sub[i], ct, &in->s[i], line))
+	in->nsrc = (uint8_t)nc;
+	for (int i = 0; i < nc; i++)
+		if (want_val(p, fb, &a->sub[i], i == 0 && (in->sub == TG_A1D ||
+			     in->sub == TG_A2D || in->sub == TG_ACUBE) ?
+			     T_S32 : ct, &in->s[i], line))
 			return -1;
 	k = want_regs(p, fb, v, in->d, 4, line);
 	if (k < 0)
@@ -355,6 +374,52 @@ static int decode_texsurf(struct parser *p, struct fbuild *fb,
 				 k != 4))
 		return perr(p, line, "tex needs .v4, two types and four "
 			    "results");
+	return 0;
+}
+
+/*
+ * wmma.load.{a,b,c}... {regs}, [addr]{, stride};
+ * wmma.store.d... [addr], {regs}{, stride};
+ * wmma.mma... {d}, {a}, {b}, {c}.
+ * The register lists go to an emu_wmma of the function (in->call), the
+ * address to the instruction's, the stride to s[0].
+ */
+static int decode_wmma(struct parser *p, struct fbuild *fb,
+		       struct emu_insn *in, char **parts, int nparts,
+		       const struct rop *ops, int n, int line)
+{
+	struct emu_func *f = fb->f;
+	struct emu_opnd o[8];
+	struct emu_wmma w;
+	const char *why;
+	int cap = f->nwmma, mma, st, nl, i, k;
+
+	if (emu_wmma_parse(&w, parts, nparts, &why))
+		return perr(p, line, "%s", why);
+	mma = w.kind == WM_MMA;
+	st = w.kind == WM_STORE_D;
+	nl = mma ? 4 : 1;
+	if (n < (mma ? 4 : 2) || n > (mma ? 4 : 3))
+		return perr(p, line, "wmma: wrong number of operands");
+	for (i = 0; i < nl; i++) {
+		k = want_regs(p, fb, &ops[mma ? i : st], o, 8, line);
+		if (k < 0)
+			return -1;
+		w.nreg[i] = (uint8_t)k;
+		for (int j = 0; j < k; j++)
+			w.reg[i][j] = o[j].idx;
+		if (!emu_wmma_fits(&w, i))
+			return perr(p, line, "wmma: too few registers");
+	}
+	if (!mma && want_addr(p, fb, &ops[st ? 0 : 1], in, line))
+		return -1;
+	if (n == 3 && want_val(p, fb, &ops[2], T_U32, &in->s[0], line))
+		return -1;
+	in->nsrc = (uint8_t)(n == 3);
+	if (grow(&f->wmma, &cap, f->nwmma + 1, sizeof(*f->wmma)))
+		return perr(p, line, "out of memory");
+	f->wmma[f->nwmma] = w;
+	in->call = f->nwmma++;
 	return 0;
 }
 
@@ -965,31 +1030,37 @@ static int parse_guard(struct parser *p, struct fbuild *fb,
 	return 0;
 }
 
-/* The mnemonic, kept whole in mn (len bytes): the opcode and its
- * modifiers; *unsup when the interpreter does not know one of them. */
-static int parse_mnemonic(struct parser *p, struct emu_insn *in, char *mn,
-			  size_t len, int *unsup, int line)
+/* a mnemonic as written, and split at its dots */
+struct mnemonic {
+	char whole[160], buf[160];
+	char *parts[16];
+	int n;
+};
+
+/* The mnemonic into *mn: the opcode and its modifiers; *unsup when the
+ * interpreter does not know one of them. */
+static int parse_mnemonic(struct parser *p, struct emu_insn *in,
+			  struct mnemonic *mn, int *unsup, int line)
 {
 	struct tok *t = next(p);
-	char buf[160], *parts[16];
-	int nparts, op;
+	int op;
 
 	if (t->k != K_ID || t->s[0] == '.' || t->s[0] == '%')
 		return perr(p, t->line, "expected an instruction, not '%.*s'",
 			    t->len ? t->len : 3, t->len ? t->s : "EOF");
-	tok_str(t, buf, sizeof(buf));
-	memcpy(mn, buf, len < sizeof(buf) ? len : sizeof(buf));
-	nparts = split_mnemonic(buf, parts, 16);
-	if (nparts < 0)
-		return perr(p, line, "bad mnemonic '%s'", mn);
-	op = opcode_of(parts[0]);
+	tok_str(t, mn->buf, sizeof(mn->buf));
+	memcpy(mn->whole, mn->buf, sizeof(mn->whole));
+	mn->n = split_mnemonic(mn->buf, mn->parts, 16);
+	if (mn->n < 0)
+		return perr(p, line, "bad mnemonic '%s'", mn->whole);
+	op = opcode_of(mn->parts[0]);
 	*unsup = op < 0;
 	if (*unsup)
 		return 0;
 	in->op = (uint16_t)op;
-	if (apply_mods(in, parts, nparts))
+	if (apply_mods(in, mn->parts, mn->n))
 		*unsup = 1;
-	else if (in->op == OP_LD && !strcmp(parts[0], "ldu"))
+	else if (in->op == OP_LD && !strcmp(mn->parts[0], "ldu"))
 		in->flags |= F_NC;
 	return 0;
 }
@@ -1023,17 +1094,20 @@ static int parse_operands(struct parser *p, struct rop *ops, int *nops,
  * know becomes OP_UNSUP naming the mnemonic. */
 static int decode_insn(struct parser *p, struct fbuild *fb,
 		       struct emu_insn *in, struct rop *ops, int nops,
-		       const char *mn, int unsup, int line)
+		       struct mnemonic *mn, int unsup, int line)
 {
 	if (unsup) {
 		in->op = OP_UNSUP;
-		in->target = add_str(p, mn);
+		in->target = add_str(p, mn->whole);
 		if (in->target < 0)
 			return perr(p, line, "out of memory");
 		return 0;
 	}
 	if (in->op == OP_CALL)
 		return parse_call(p, fb, in, ops, nops, line);
+	if (in->op == OP_WMMA)
+		return decode_wmma(p, fb, in, mn->parts, mn->n, ops, nops,
+				   line);
 	if (in->op == OP_CVT && (in->type == T_F16X2 || in->type == T_BF16X2))
 		return decode_cvt_pair(p, fb, in, ops, nops, line);
 	if (decode_operands(p, fb, in, ops, nops, line) ||
@@ -1083,7 +1157,7 @@ int parse_insn(struct parser *p, struct fbuild *fb)
 	struct emu_func *f = fb->f;
 	struct emu_insn *in;
 	struct rop ops[8];
-	char mn[160];
+	struct mnemonic mn;
 	int nops = 0, i, line = peek(p)->line, rc = -1, unsup = 0;
 
 	if (grow(&f->insns, &fb->capinsns, f->ninsns + 1, sizeof(*in)) ||
@@ -1100,13 +1174,13 @@ int parse_insn(struct parser *p, struct fbuild *fb)
 	in->target = -1;
 	if (is_p(peek(p), '@') && parse_guard(p, fb, in, line))
 		return -1;
-	if (parse_mnemonic(p, in, mn, sizeof(mn), &unsup, line))
+	if (parse_mnemonic(p, in, &mn, &unsup, line))
 		return -1;
 	if (!unsup && in->op == OP_CVT && in->type2 == T_NONE)
 		unsup = 1;
 	/* parse_call may move the function (fb->f) */
-	if (!parse_operands(p, ops, &nops, mn, line) &&
-	    !decode_insn(p, fb, in, ops, nops, mn, unsup, line) &&
+	if (!parse_operands(p, ops, &nops, mn.whole, line) &&
+	    !decode_insn(p, fb, in, ops, nops, &mn, unsup, line) &&
 	    !check_param_access(p, fb->f, in, unsup, line)) {
 		fb->f->ninsns++;
 		rc = 0;

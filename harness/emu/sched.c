@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emu/exec.h"
+#include "emu/perf.h"
 #include "emu/race.h"
 
 /* epochs only grow, so shadow entries of earlier blocks and launches
@@ -266,6 +267,75 @@ static int run_grid(struct xctx *x)
 	return 0;
 }
 
+/* One block, collected for the performance model. */
+static int run_collected(struct xctx *x, uint64_t b)
+{
+	const struct emu_launch_cfg *cfg = x->cfg;
+	uint64_t gx = cfg->grid[0], gy = cfg->grid[1];
+	int rc;
+
+	x->bid[0] = (unsigned)(b % gx);
+	x->bid[1] = (unsigned)(b / gx % gy);
+	x->bid[2] = (unsigned)(b / gx / gy);
+	if (perf_block_begin(cfg->perf, x->nwarps))
+		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+				 "out of host memory");
+	x->perf = cfg->perf;
+	rc = run_block(x);
+	perf_block_end(cfg->perf);
+	x->perf = NULL;
+	return rc;
+}
+
+/*
+ * The performance model's sample (perf.h): blocks spread over the grid,
+ * until PERF_SAMPLE_MAX blocks or PERF_SAMPLE_BUDGET lane-instructions.
+ * With cfg->perf_only nothing else runs (the output is incomplete);
+ * otherwise every block runs and only the sampled ones are collected.
+ */
+static int run_sampled(struct xctx *x)
+{
+	const struct emu_launch_cfg *cfg = x->cfg;
+	uint64_t nb = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
+	size_t n = perf_sample_count(nb), k = 0;
+	uint64_t *pick = calloc(n ? n : 1, sizeof(*pick));
+	int rc = 0;
+
+	if (!pick)
+		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+				 "out of host memory");
+	for (size_t i = 0; i < n; i++) {
+		if (i >= PERF_SAMPLE_MIN && x->lane_insns > PERF_SAMPLE_BUDGET)
+			break;
+		pick[k++] = perf_sample_block(nb, i);
+		if (cfg->perf_only && (rc = run_collected(x, pick[k - 1])))
+			break;
+	}
+	if (!cfg->perf_only && !rc) {
+		uint64_t b = 0;
+
+		for (unsigned bz = 0; bz < cfg->grid[2] && !rc; bz++)
+			for (unsigned by = 0; by < cfg->grid[1] && !rc; by++)
+				for (unsigned bx = 0; bx < cfg->grid[0] && !rc;
+				     bx++, b++) {
+					int in = 0;
+
+					for (size_t i = 0; i < k && !in; i++)
+						in = pick[i] == b;
+					if (in) {
+						rc = run_collected(x, b);
+						continue;
+					}
+					x->bid[0] = bx;
+					x->bid[1] = by;
+					x->bid[2] = bz;
+					rc = run_block(x);
+				}
+	}
+	free(pick);
+	return rc;
+}
+
 int emu_run(const struct emu_module *m, int k,
 	    const struct emu_launch_cfg *cfg, struct emu_result *res)
 {
@@ -301,8 +371,9 @@ int emu_run(const struct emu_module *m, int k,
 	}
 	x.limit = cfg->insn_limit ? cfg->insn_limit :
 		  env_u64("WGEMU_INSN_LIMIT", 20000000000ull);
-	x.checks = env_u64("WGEMU_CHECKS", 1) != 0;
-	rc = run_grid(&x);
+	x.checks = env_u64("WGEMU_CHECKS", 1) != 0 &&
+		   !(cfg->perf && cfg->perf_only);
+	rc = cfg->perf ? run_sampled(&x) : run_grid(&x);
 	res->total.lane_instructions = x.lane_insns;
 	res->lines = x.lines;
 	x.lines = NULL;
