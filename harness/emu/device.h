@@ -11,12 +11,10 @@
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
+#include "emu/hw.h"
 
-/* limits the runtime enforces at launch and allocation */
-#define DEV_SMEM_DEFAULT 49152u      /* per block without opt-in */
-#define DEV_SMEM_OPTIN 232448u       /* per block with opt-in (227 KB) */
-#define DEV_SMEM_PER_SM 233472u      /* per multiprocessor (228 KB) */
-#define DEV_SM_COUNT 132
+/* the emulator's memory size (the limits of the hardware the runtime
+ * enforces at launch are in hw.h) */
 #define DEV_TOTAL_MEM (80ull << 30)  /* the emulator's: 80 GiB */
 
 /* 0 and *value set for an attribute of enum cudaDeviceAttr (reserved

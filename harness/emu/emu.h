@@ -1,7 +1,7 @@
 /*
  * Internal interface of the emulator (harness/emu): the decoded form of a
  * PTX module, the parser that produces it (ptx.c), the interpreter that
- * runs one launch of it (exec.c) and the device memory both share with the
+ * runs one launch of it (exec.h) and the device memory both share with the
  * CUDA runtime front end (runtime.c).  Nothing here is thread-safe.
  *
  * The parser turns PTX text into arrays of pre-decoded instructions whose
@@ -15,6 +15,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "emu/hw.h"
+#include "emu/opcodes.h"
 #include "emu/wgemu.h"
 
 /* ---- types ---- */
@@ -25,6 +27,14 @@ enum emu_type {
 	T_COUNT
 };
 extern const uint8_t emu_type_size[T_COUNT];
+/* A register's bits as a float or a double, and back (a float in the
+ * low 32 bits, the rest zero); C lets a union reinterpret them. */
+union bits32 { uint32_t u; float f; };
+union bits64 { uint64_t u; double d; };
+#define u2f(v) ((union bits32){ .u = (uint32_t)(v) }.f)
+#define f2u(x) ((uint64_t)(union bits32){ .f = (x) }.u)
+#define u2d(v) ((union bits64){ .u = (v) }.d)
+#define d2u(x) ((union bits64){ .d = (x) }.u)
 /* 'b', 'u', 's', 'f' or 'p' */
 extern const char emu_type_kind[T_COUNT];
 
@@ -33,21 +43,6 @@ enum emu_space {
 	SP_KPARAM /* the kernel's own parameters (read-only, one copy) */
 };
 
-enum emu_op {
-	OP_NOP, OP_MOV, OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA, OP_DIV,
-	OP_REM, OP_MIN, OP_MAX, OP_ABS, OP_NEG, OP_AND, OP_OR, OP_XOR,
-	OP_NOT, OP_CNOT, OP_SHL, OP_SHR, OP_POPC, OP_CLZ, OP_BREV, OP_BFE,
-	OP_BFI, OP_PRMT, OP_SHF, OP_SQRT, OP_RSQRT, OP_RCP, OP_EX2,
-	OP_LG2, OP_SIN, OP_COS, OP_SETP, OP_SELP, OP_CVT, OP_CVTA, OP_LD,
-	OP_ST, OP_ATOM, OP_RED, OP_BAR, OP_WARPSYNC, OP_SHFL, OP_VOTE,
-	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_MEMBAR, OP_MUL24,
-	OP_MAD24, OP_SAD, OP_COPYSIGN, OP_TESTP, OP_ACTIVEMASK, OP_SLCT,
-	OP_SET, OP_MOVPACK, OP_MOVUNPACK, OP_DP4A, OP_CLOCK, OP_BFIND,
-	OP_REDUX, OP_TANH, OP_BARRED, OP_CPASYNC, OP_MATCH, OP_HALF, OP_TEX, OP_SULD, OP_SUST, OP_BMSK, OP_VABSDIFF4, OP_WMMA,
-	OP_UNSUP,
-	OP_COUNT
-};
-extern const char *const emu_op_name[OP_COUNT];
 
 /* modifier flags of an instruction */
 enum {
@@ -65,6 +60,10 @@ enum {
 	C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE, C_LO, C_LS, C_HI, C_HS, C_EQU,
 	C_NEU, C_LTU, C_LEU, C_GTU, C_GEU, C_NUM, C_NAN
 };
+/* comparison cmp of two floating-point values, as setp does it: the
+ * ordered forms are false and the unordered ones true when either is a
+ * NaN (alu.c) */
+int emu_fcmp(int cmp, double x, double y);
 /* sub-operations: shfl modes, vote modes, atomic ops, setp bool ops */
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { VO_BALLOT, VO_ANY, VO_ALL, VO_UNI };
@@ -204,6 +203,9 @@ int emu_merge_mark(const struct emu_module *m, struct emu_func *f);
 /* Immediate post-dominators of the blocks of f, for tests: ipdom[i] is the
  * pc where a warp diverging at pc i reconverges (f->ninsns: the exit). */
 int emu_func_rpc(const struct emu_func *f, int pc);
+/* Compute the reconvergence pc (rpc) of every instruction of f, for a
+ * warp diverging there (reconv.c); 0, or -1 when out of memory. */
+int emu_reconv_compute(struct emu_func *f);
 
 /* ---- device memory (runtime.c) ---- */
 #define EMU_SHARED_WIN 0x0000100000000000ull  /* generic shared window */
@@ -247,7 +249,7 @@ struct emu_alloc *emu_mem_map_host(void *p, uint64_t size, int owned);
  * otherwise. */
 struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size);
 
-/* ---- one launch (exec.c) ---- */
+/* ---- one launch (sched.c; the interpreter's files: exec.h) ---- */
 struct emu_line_counters {
 	int32_t file, line;
 	struct wgemu_counters c;

@@ -9,22 +9,6 @@
 #include "emu/emu.h"
 #include "emu/half.h"
 
-static float u2f(uint32_t u)
-{
-	float f;
-
-	memcpy(&f, &u, 4);
-	return f;
-}
-
-static uint32_t f2u(float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, 4);
-	return u;
-}
-
 float emu_f16_to_f32(uint16_t h)
 {
 	uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31,
@@ -165,26 +149,7 @@ uint32_t emu_half_alu(int op, int t, int ftz, uint32_t a, uint32_t b,
 
 int emu_half_cmp(int cmp, int t, uint32_t a, uint32_t b)
 {
-	float x = to_f(t, (uint16_t)a), y = to_f(t, (uint16_t)b);
-	int un = isnan(x) || isnan(y);
-
-	switch (cmp) {
-	case C_EQ: return !un && x == y;
-	case C_NE: return !un && x != y;
-	case C_LT: return !un && x < y;
-	case C_LE: return !un && x <= y;
-	case C_GT: return !un && x > y;
-	case C_GE: return !un && x >= y;
-	case C_EQU: return un || x == y;
-	case C_NEU: return un || x != y;
-	case C_LTU: return un || x < y;
-	case C_LEU: return un || x <= y;
-	case C_GTU: return un || x > y;
-	case C_GEU: return un || x >= y;
-	case C_NUM: return !un;
-	case C_NAN: return un;
-	default: return 0;
-	}
+	return emu_fcmp(cmp, to_f(t, (uint16_t)a), to_f(t, (uint16_t)b));
 }
 
 uint32_t emu_f32_to_tf32(uint32_t f)

@@ -79,7 +79,7 @@ static int opnd_align(const struct emu_module *m, const struct emu_func *f,
 {
 	switch (o->kind) {
 	case OK_REG: return al[o->idx];
-	case OK_CONST: return tz(f->consts[(size_t)o->idx * 32]);
+	case OK_CONST: return tz(f->consts[(size_t)o->idx * EMU_WARP_SIZE]);
 	case OK_SYM: return sym_align(m, f, o->idx);
 	default: return 0;
 	}
@@ -109,8 +109,9 @@ static int transfer(const struct emu_module *m, const struct emu_func *f,
 	case OP_SHL:
 		if (in->s[1].kind != OK_CONST)
 			return a;
-		return min_i(a + (int)(f->consts[(size_t)in->s[1].idx * 32] &
-				       63), ALIGN_MAX);
+		return min_i(a + (int)(f->consts[(size_t)in->s[1].idx *
+						 EMU_WARP_SIZE] & 63),
+			     ALIGN_MAX);
 	default:
 		return 0;
 	}

@@ -7,7 +7,7 @@
  * writing different bytes of one word do not race while full-word
  * accesses (nearly all) cost one entry.
  *
- * race_access decides; the interpreter reports (exec.c).
+ * race_access decides; the interpreter reports (memory.c).
  */
 #ifndef EMU_RACE_H
 #define EMU_RACE_H

@@ -59,8 +59,8 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
 
 #define FATBIN_WRAP_MAGIC 0x466243b1u
 #define FATBIN_MAGIC 0xba55ed50u
-#define SMEM_DEFAULT DEV_SMEM_DEFAULT
-#define SMEM_OPTIN DEV_SMEM_OPTIN
+#define SMEM_DEFAULT EMU_SMEM_DEFAULT
+#define SMEM_OPTIN EMU_SMEM_OPTIN
 
 struct module {
 	const void *fatbin;
@@ -1871,7 +1871,7 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
 		return fail(cudaErrorInvalidValue);
 	st = emu_static_smem(g_mods[k->mod].m, k->fi);
 	/* 228 KB per SM, 1 KB of it reserved per block */
-	per = (DEV_SMEM_PER_SM / (unsigned)numBlocks);
+	per = (EMU_SMEM_PER_SM / (unsigned)numBlocks);
 	per = per > 1024 ? per - 1024 : 0;
 	per = per > st ? per - st : 0;
 	if (per > k->max_dyn)

@@ -1,0 +1,262 @@
+/*
+ * The interpreter's internal interface (exec.c and the files it is split
+ * into): a launch's context (struct xctx), a warp with its SIMT stack
+ * and call frames, the lane loop LANES and the helpers every operation
+ * uses.  One launch runs at a time (runtime.c holds its lock); nothing
+ * here is thread-safe.
+ *
+ *   sched.c   blocks, warps to the next barrier, barriers, a launch's setup
+ *   exec.c    a warp's instruction loop: operands, dispatch by class
+ *   simt.c    the SIMT stack and call frames
+ *   reconv.c  where divergent lanes meet again (immediate post-dominators)
+ *   alu.c     integer, float and conversion arithmetic
+ *   memory.c  address spaces, checks, ld/st/atom/cp.async
+ *   count.c   traffic counters (sectors, wavefronts, bank conflicts)
+ *   race.c    shared-memory race tracking
+ *   devlib.c  printf, assert, malloc/free on the device
+ *   fault.c   faults and warnings
+ *   check.c   what the interpreter cannot run, before any launch
+ */
+#ifndef EMU_EXEC_H
+#define EMU_EXEC_H
+
+#include <stdint.h>
+#include <string.h>
+#include "emu/emu.h"
+
+struct race_shadow;
+
+#define FULL EMU_FULL_MASK
+/* the deepest call stack of a warp (the emulator's limit) */
+#define MAXFRAMES 64
+
+struct sentry {
+	int32_t pc, rpc;
+	uint32_t mask;
+};
+
+struct frame {
+	const struct emu_func *f;
+	size_t roff, poff, paoff;
+	uint32_t local_base, local_top;
+	int depth;
+	int call_pc;                  /* in the caller */
+	uint32_t call_mask;
+};
+
+enum { W_RUN, W_BAR, W_DONE };
+
+struct warp {
+	int id;
+	uint32_t init, live;
+	int state;
+	int bar_pc;
+	uint32_t bar_mask;
+	uint32_t bar_red;             /* bar.red: this warp's share */
+	struct sentry *stack;
+	int sp, cap;
+	struct frame fr[MAXFRAMES];
+	int nf;
+	uint64_t *regs;
+	size_t rcap, rtop;
+	uint32_t *preds;
+	size_t pcap, ptop;
+	uint8_t *params;
+	size_t pacap, patop;
+	uint8_t *local;               /* 32 lanes x lcap bytes */
+};
+
+struct xctx {
+	const struct emu_module *m;
+	const struct emu_func *k;
+	const struct emu_launch_cfg *cfg;
+	struct emu_result *res;
+	struct emu_line_counters *lines;
+	const char *kname;
+	uint64_t *symaddr;
+	uint8_t *smem;
+	uint32_t smem_size, dyn_base;
+	struct race_shadow *sh;       /* race tracking (race.c) */
+	uint32_t epoch, block_epoch;
+	uint32_t lcap;
+	struct warp *warps;
+	int nwarps;
+	unsigned bid[3];
+	unsigned nthreads;
+	uint64_t lane_insns, limit;
+	struct emu_alloc *cache;
+	uint64_t sink[EMU_WARP_SIZE];
+	uint64_t clock;
+	int checks;
+	int warned_uninit;            /* one warning per launch */
+	int warned_guard;             /* the same for the guard bands */
+	/* mem_st: the bytes each lane stores */
+	const uint8_t (*stv)[EMU_MAX_ACCESS_BYTES];
+	size_t printf_bytes;          /* device printf output this launch */
+	struct perf_collect *perf;    /* the block is sampled (perf.h) */
+};
+
+static inline uint64_t trunc_sz(uint64_t v, int sz)
+{
+	switch (sz) {
+	case 1: return (uint8_t)v;
+	case 2: return (uint16_t)v;
+	case 4: return (uint32_t)v;
+	default: return v;
+	}
+}
+
+/* v of sz bytes sign-extended */
+static inline int64_t sx(uint64_t v, int sz)
+{
+	if (sz == 1)
+		return (int8_t)v;
+	if (sz == 2)
+		return (int16_t)v;
+	if (sz == 4)
+		return (int32_t)v;
+	return (int64_t)v;
+}
+
+/* the thread index of a lane of a warp of the block */
+static inline void thread_of(const struct xctx *x, int warp, int lane,
+			     unsigned t[3])
+{
+	unsigned id = (unsigned)warp * EMU_WARP_SIZE + (unsigned)lane;
+	const unsigned *b = x->cfg->block;
+
+	t[0] = id % b[0];
+	t[1] = id / b[0] % b[1];
+	t[2] = id / (b[0] * b[1]);
+}
+
+/* run the body for every lane of m (the variable m in scope) */
+#define LANES(...) do { \
+	if (m == FULL) { \
+		for (int l = 0; l < EMU_WARP_SIZE; l++) { __VA_ARGS__; } \
+	} else { \
+		for (uint32_t mm_ = m; mm_; mm_ &= mm_ - 1) { \
+			int l = __builtin_ctz(mm_); \
+			__VA_ARGS__; \
+		} \
+	} \
+} while (0)
+
+static inline uint64_t sym_value(struct xctx *x, struct warp *w, int s)
+{
+	const struct emu_sym *sy = &x->m->syms[s];
+
+	if (sy->kind == SYM_LOCAL)
+		return w->fr[w->nf - 1].local_base + sy->off;
+	return x->symaddr[s];
+}
+
+static inline uint32_t pred_src(const uint32_t *P, const struct emu_func *f,
+				const struct emu_opnd *o)
+{
+	uint32_t v;
+
+	if (o->kind == OK_CONST)
+		return f->consts[(size_t)o->idx * EMU_WARP_SIZE] ? FULL : 0;
+	if (o->kind != OK_PRED)
+		return 0;
+	v = P[o->idx];
+	return o->neg ? ~v : v;
+}
+
+static inline void pred_set(uint32_t *P, const struct emu_opnd *o, uint32_t m,
+			    uint32_t v)
+{
+	if (o->kind == OK_PRED)
+		P[o->idx] = (P[o->idx] & ~m) | (v & m);
+}
+
+static inline uint64_t *dst(struct xctx *x, uint64_t *R, const struct emu_opnd *o)
+{
+	return o->kind == OK_REG ? R + (size_t)o->idx * EMU_WARP_SIZE : x->sink;
+}
+
+/* what a counted access does */
+enum { ACC_LOAD, ACC_STORE, ACC_ATOMIC };
+
+/* ---- fault.c ---- */
+const char *emu_base_name(const char *p);
+int emu_where(struct xctx *x, const struct emu_insn *in, char *buf,
+	      size_t len);
+int emu_fault(struct xctx *x, enum wgemu_fault_kind kind,
+	      const struct emu_insn *in, int warp, int lane,
+	      const char *fmt, ...);
+void emu_warn_uninit(struct xctx *x, const struct emu_insn *in,
+		     int warp, int lane, uint32_t off);
+void emu_warn_guard(struct xctx *x, const struct emu_insn *in, int warp,
+		    int lane, uint64_t a);
+
+/* ---- simt.c ---- */
+int simt_grow(void *pp, size_t *cap, size_t need, size_t sz);
+int simt_push_frame(struct xctx *x, struct warp *w,
+		    const struct emu_func *f, const struct emu_insn *in);
+int simt_push(struct warp *w, int pc, int rpc, uint32_t mask);
+void simt_kill(struct warp *w, uint32_t m);
+uint32_t simt_finished(const struct warp *w, uint32_t active);
+void simt_return(struct xctx *x, struct warp *w);
+int simt_call(struct xctx *x, struct warp *w, const struct emu_insn *in,
+	      uint32_t m, int pc);
+
+/* ---- alu.c ---- */
+int alu_float(struct xctx *x, const struct emu_insn *in, uint32_t m,
+	      uint64_t *D, const uint64_t *A, const uint64_t *B,
+	      const uint64_t *C);
+uint64_t alu_to_half(int t, float v);
+uint64_t alu_cvt(const struct emu_insn *in, uint64_t a);
+int alu_compare(int cmp, char k, int sz, uint64_t a, uint64_t b);
+int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
+	    const uint64_t *A, const uint64_t *B, const uint64_t *C);
+int alu_bfi(const struct emu_insn *in, uint32_t m, uint64_t *D,
+	    const uint64_t *A, const uint64_t *B, const uint64_t *C,
+	    const uint64_t *E);
+int alu_testp(int mode, double v);
+
+/* ---- count.c ---- */
+void count_access(struct xctx *x, const struct emu_insn *in,
+		  const uint64_t *addr, uint32_t gm, uint32_t sm,
+		  int bytes, int kind);
+
+/* ---- memory.c ---- */
+int mem_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
+	   uint32_t m, uint64_t *R);
+int mem_cpasync(struct xctx *x, struct warp *w,
+		const struct emu_insn *in, uint32_t m, uint64_t *R,
+		const struct emu_func *f);
+int mem_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
+	   uint32_t m, uint64_t *R, const struct emu_func *f);
+/* wmma.load, wmma.store, wmma.mma (wmma.c): each element access checked
+ * and counted as an instruction of its own */
+int mem_wmma(struct xctx *x, struct warp *w, const struct emu_insn *in,
+	     uint32_t m, uint64_t *R, const struct emu_func *f);
+int mem_atom(struct xctx *x, struct warp *w, const struct emu_insn *in,
+	     uint32_t m, uint64_t *R, const struct emu_func *f);
+uint8_t *mem_lane_ptr(struct xctx *x, struct warp *w, int l, uint64_t a,
+		      uint64_t len);
+
+/* ---- devlib.c ---- */
+int devlib_vprintf(struct xctx *x, struct warp *w,
+		   const struct emu_call *c, uint32_t m);
+int devlib_assertfail(struct xctx *x, struct warp *w,
+		      const struct emu_insn *in,
+		      const struct emu_call *c, uint32_t m);
+int devlib_heap(struct xctx *x, struct warp *w,
+		const struct emu_call *c, uint32_t m, int is_free);
+int devlib_is_builtin(const char *name);
+
+/* ---- reconv_rt.c ---- */
+int reconv_diverge(struct warp *w, const struct emu_insn *in, int pc,
+		   int target, uint32_t mask, uint32_t taken);
+
+/* ---- exec.c ---- */
+const uint64_t *exec_src(struct xctx *x, struct warp *w,
+			 const uint64_t *R, const struct emu_func *f,
+			 const struct emu_opnd *o, uint64_t *tmp);
+int exec_warp(struct xctx *x, struct warp *w);
+
+
+#endif

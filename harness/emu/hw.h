@@ -1,0 +1,46 @@
+/*
+ * The emulated machine's constants, named once (an H100, sm_90): what
+ * the interpreter, the counters, the race tracker and the device table
+ * take from the hardware.  The rest of the device's attributes are the
+ * table of device.c; the limits that are the emulator's own choices
+ * (call depth, printf buffer) stay with the code that imposes them.
+ */
+#ifndef EMU_HW_H
+#define EMU_HW_H
+
+/* ---- threads ---- */
+#define EMU_WARP_SIZE        32          /* lanes of a warp */
+#define EMU_FULL_MASK        0xffffffffu /* every lane of a warp */
+#define EMU_MAX_BLOCK_THREADS 1024
+#define EMU_MAX_BLOCK_WARPS  (EMU_MAX_BLOCK_THREADS / EMU_WARP_SIZE)
+#define EMU_MAX_SM_THREADS   2048
+#define EMU_MAX_SM_WARPS     (EMU_MAX_SM_THREADS / EMU_WARP_SIZE) /* 64 */
+#define EMU_SM_COUNT         132         /* %nsmid, MultiProcessorCount */
+
+/* ---- global memory: counted in sectors ---- */
+#define EMU_SECTOR_SHIFT     5
+#define EMU_SECTOR_BYTES     (1 << EMU_SECTOR_SHIFT)   /* 32 */
+
+/* ---- shared memory: banks and wavefronts ---- */
+#define EMU_BANKS            32          /* banks of shared memory */
+#define EMU_BANK_BYTES       4           /* a bank's word */
+/* the bytes one wavefront moves; an access of b > 4 bytes per lane is
+ * split in phases of EMU_WAVEFRONT_BYTES / b lanes (16 for 8 bytes, 8
+ * for 16), one of at most 4 bytes is one phase of the whole warp */
+#define EMU_WAVEFRONT_BYTES  (EMU_BANKS * EMU_BANK_BYTES)
+#define EMU_PHASE_LANES(bytes) \
+	((bytes) <= EMU_BANK_BYTES ? EMU_WARP_SIZE : \
+	 EMU_WAVEFRONT_BYTES / (bytes))
+
+/* shared memory a block may have: without opt-in, with
+ * cudaFuncAttributeMaxDynamicSharedMemorySize (227 KB), and per SM
+ * (228 KB) */
+#define EMU_SMEM_DEFAULT     49152u
+#define EMU_SMEM_OPTIN       232448u
+#define EMU_SMEM_PER_SM      233472u
+
+/* ---- accesses ---- */
+#define EMU_MAX_ACCESS_BYTES 16          /* the widest vector access */
+#define EMU_DYN_SMEM_ALIGN   16          /* where dynamic shared begins */
+
+#endif

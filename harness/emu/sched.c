@@ -1,0 +1,389 @@
+/*
+ * The scheduler of a launch: blocks one after the other; in a block,
+ * each running warp runs (exec.c) until it exits or reaches a barrier,
+ * then the barrier is released once every thread still running has
+ * arrived (a barrier some threads cannot reach is a fault), so results
+ * and counters are deterministic.  Epochs (race.c) advance at every
+ * block start and barrier.  emu_run sets a launch up: symbols' addresses,
+ * shared memory and its shadow, local memory, limits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emu/exec.h"
+#include "emu/perf.h"
+#include "emu/race.h"
+
+/* epochs only grow, so shadow entries of earlier blocks and launches
+ * read as "never written" without clearing the shadow */
+static uint32_t g_epoch = 1;
+
+static struct warp g_warps[EMU_MAX_BLOCK_WARPS];
+
+static uint8_t *g_smem;
+
+static size_t g_smem_cap;
+
+static struct race_shadow g_shadow;
+
+/* Every warp waits at a barrier: let them go on, giving those at a
+ * bar.red the block's reduction. */
+static void release_barrier(struct xctx *x)
+{
+	uint32_t sum = 0, all = 1, any = 0;
+	int i;
+
+	for (i = 0; i < x->nwarps; i++) {
+		const struct warp *w = &x->warps[i];
+
+		if (w->state != W_BAR ||
+		    w->fr[w->nf - 1].f->insns[w->bar_pc].op != OP_BARRED)
+			continue;
+		sum += w->bar_red;
+		all &= w->bar_red != 0;
+		any |= w->bar_red != 0;
+	}
+	for (i = 0; i < x->nwarps; i++) {
+		struct warp *w = &x->warps[i];
+		const struct frame *fr = &w->fr[w->nf - 1];
+		const struct emu_insn *in = &fr->f->insns[w->bar_pc];
+		uint32_t m = w->bar_mask;
+
+		if (w->state != W_BAR)
+			continue;
+		w->state = W_RUN;
+		if (in->op != OP_BARRED)
+			continue;
+		if (in->sub == BR_POPC) {
+			uint64_t *D = dst(x, w->regs + fr->roff, &in->d[0]);
+
+			LANES(D[l] = sum);
+		} else {
+			pred_set(w->preds + fr->poff, &in->d[0], m,
+				 (in->sub == BR_AND ? all : any) ? FULL : 0);
+		}
+	}
+}
+
+static int run_block(struct xctx *x)
+{
+	int i;
+
+	x->epoch = g_epoch++;
+	x->block_epoch = x->epoch;
+	if (x->smem_size)
+		memset(x->smem, 0xcb, x->smem_size);
+	for (i = 0; i < x->nwarps; i++) {
+		struct warp *w = &x->warps[i];
+		unsigned lanes = x->nthreads -
+				 (unsigned)i * EMU_WARP_SIZE;
+
+		w->id = i;
+		w->init = lanes >= EMU_WARP_SIZE ? FULL : (1u << lanes) - 1;
+		w->live = w->init;
+		w->state = W_RUN;
+		w->sp = 0;
+		w->nf = 0;
+		if (simt_push_frame(x, w, x->k, NULL) ||
+		    simt_push(w, 0, x->k->ninsns, w->init))
+			return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+					 "out of host memory");
+	}
+	for (;;) {
+		unsigned arrived = 0;
+		int nbar = 0;
+		struct warp *wb = NULL;
+
+		for (i = 0; i < x->nwarps; i++) {
+			struct warp *w = &x->warps[i];
+
+			if (w->state == W_RUN && exec_warp(x, w))
+				return -1;
+		}
+		for (i = 0; i < x->nwarps; i++) {
+			struct warp *w = &x->warps[i];
+
+			if (w->state == W_BAR) {
+				arrived += (unsigned)__builtin_popcount(
+					w->bar_mask);
+				nbar++;
+				wb = w;
+			}
+		}
+		if (!nbar)
+			return 0;
+		/* as on sm_70 and later, threads that have exited do not
+		 * take part in a barrier: only those still running must all
+		 * have arrived */
+		{
+			unsigned live = 0;
+
+			for (i = 0; i < x->nwarps; i++)
+				live += (unsigned)__builtin_popcount(
+					x->warps[i].live);
+			if (arrived == live)
+				arrived = x->nthreads;
+		}
+		if (arrived != x->nthreads) {
+			const struct emu_insn *in =
+				&wb->fr[wb->nf - 1].f->insns[wb->bar_pc];
+
+			return emu_fault(x, WGEMU_FAULT_BARRIER, in, -1, -1,
+					 "barrier reached by %u of the %u "
+					 "threads of the block (the others "
+					 "exited or wait elsewhere)", arrived,
+					 x->nthreads);
+		}
+		x->epoch = g_epoch++;
+		release_barrier(x);
+	}
+}
+
+size_t emu_static_smem(const struct emu_module *m, int k)
+{
+	const struct emu_func *f = &m->funcs[k];
+	uint64_t off = 0;
+	int i;
+
+	for (i = 0; i < f->nshared_syms; i++) {
+		const struct emu_sym *s = &m->syms[f->shared_syms[i]];
+
+		off = (off + s->align - 1) / s->align * s->align + s->size;
+	}
+	return (size_t)off;
+}
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtoull(s, &end, 0);
+	return *end ? def : (uint64_t)v;
+}
+
+/* a launch that cannot have the host memory it needs */
+static int out_of_memory(struct emu_result *res)
+{
+	res->fault = WGEMU_FAULT_RESOURCES;
+	snprintf(res->msg, sizeof(res->msg), "out of host memory");
+	return -1;
+}
+
+/* The addresses of the launch's symbols: the static shared variables
+ * the kernel may touch packed at their alignment, the dynamic part
+ * after them at the largest alignment an extern shared variable asks
+ * (EMU_DYN_SMEM_ALIGN at least), module variables at their device
+ * address, parameters at their offset; and the launch's shared size. */
+static void place_symbols(struct xctx *x)
+{
+	const struct emu_module *m = x->m;
+	const struct emu_func *f = x->k;
+	uint64_t off = 0, dyn_align = EMU_DYN_SMEM_ALIGN;
+	int i;
+
+	for (i = 0; i < f->nshared_syms; i++) {
+		const struct emu_sym *s = &m->syms[f->shared_syms[i]];
+
+		off = (off + s->align - 1) / s->align * s->align;
+		x->symaddr[f->shared_syms[i]] = off;
+		off += s->size;
+	}
+	x->res->static_smem = (size_t)off;
+	for (i = 0; i < m->nsyms; i++) {
+		const struct emu_sym *s = &m->syms[i];
+
+		if (s->kind == SYM_EXTERN_SHARED && s->align > dyn_align)
+			dyn_align = s->align;
+	}
+	x->dyn_base = (uint32_t)((off + dyn_align - 1) / dyn_align *
+				 dyn_align);
+	for (i = 0; i < m->nsyms; i++) {
+		const struct emu_sym *s = &m->syms[i];
+
+		if (s->kind == SYM_EXTERN_SHARED)
+			x->symaddr[i] = x->dyn_base;
+		else if (s->kind == SYM_GLOBAL || s->kind == SYM_CONST)
+			x->symaddr[i] = s->dev;
+		else if (s->kind == SYM_KPARAM || s->kind == SYM_PARAM)
+			x->symaddr[i] = s->off;
+	}
+	x->smem_size = x->cfg->dyn_smem ?
+		       x->dyn_base + (uint32_t)x->cfg->dyn_smem : (uint32_t)off;
+}
+
+/* Shared memory and its shadow (kept from launch to launch, grown when
+ * too small) and each warp's local memory: the depots of the kernel and
+ * of every function it may call, plus 4 KB for recursion. */
+static int reserve_memory(struct xctx *x, int k)
+{
+	const struct emu_module *m = x->m;
+	uint64_t lcap = 0;
+	int i;
+
+	if (x->smem_size + 64 > g_smem_cap) {
+		size_t n = x->smem_size + 64;
+		void *a = realloc(g_smem, n);
+
+		if (a)
+			g_smem = a;
+		if (!a || race_reserve(&g_shadow, n))
+			return -1;
+		g_smem_cap = n;
+	}
+	x->smem = g_smem;
+	x->sh = &g_shadow;
+	for (i = 0; i < m->nfuncs; i++)
+		if (i == k || !m->funcs[i].is_entry)
+			lcap += (m->funcs[i].depot_bytes + 15u) & ~15u;
+	lcap += lcap ? 4096 : 0;
+	x->lcap = (uint32_t)lcap;
+	for (i = 0; i < x->nwarps; i++) {
+		size_t need = (size_t)lcap * EMU_WARP_SIZE, have = 0;
+
+		if (need && simt_grow(&g_warps[i].local, &have, need, 1))
+			return -1;
+	}
+	return 0;
+}
+
+/* every block of the grid, x fastest; 0, or -1 at the first fault */
+static int run_grid(struct xctx *x)
+{
+	const unsigned *grid = x->cfg->grid;
+
+	for (unsigned bz = 0; bz < grid[2]; bz++)
+		for (unsigned by = 0; by < grid[1]; by++)
+			for (unsigned bx = 0; bx < grid[0]; bx++) {
+				x->bid[0] = bx;
+				x->bid[1] = by;
+				x->bid[2] = bz;
+				if (run_block(x))
+					return -1;
+			}
+	return 0;
+}
+
+/* One block, collected for the performance model. */
+static int run_collected(struct xctx *x, uint64_t b)
+{
+	const struct emu_launch_cfg *cfg = x->cfg;
+	uint64_t gx = cfg->grid[0], gy = cfg->grid[1];
+	int rc;
+
+	x->bid[0] = (unsigned)(b % gx);
+	x->bid[1] = (unsigned)(b / gx % gy);
+	x->bid[2] = (unsigned)(b / gx / gy);
+	if (perf_block_begin(cfg->perf, x->nwarps))
+		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+				 "out of host memory");
+	x->perf = cfg->perf;
+	rc = run_block(x);
+	perf_block_end(cfg->perf);
+	x->perf = NULL;
+	return rc;
+}
+
+/*
+ * The performance model's sample (perf.h): blocks spread over the grid,
+ * until PERF_SAMPLE_MAX blocks or PERF_SAMPLE_BUDGET lane-instructions.
+ * With cfg->perf_only nothing else runs (the output is incomplete);
+ * otherwise every block runs and only the sampled ones are collected.
+ */
+static int run_sampled(struct xctx *x)
+{
+	const struct emu_launch_cfg *cfg = x->cfg;
+	uint64_t nb = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
+	size_t n = perf_sample_count(nb), k = 0;
+	uint64_t *pick = calloc(n ? n : 1, sizeof(*pick));
+	int rc = 0;
+
+	if (!pick)
+		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+				 "out of host memory");
+	for (size_t i = 0; i < n; i++) {
+		if (i >= PERF_SAMPLE_MIN && x->lane_insns > PERF_SAMPLE_BUDGET)
+			break;
+		pick[k++] = perf_sample_block(nb, i);
+		if (cfg->perf_only && (rc = run_collected(x, pick[k - 1])))
+			break;
+	}
+	if (!cfg->perf_only && !rc) {
+		uint64_t b = 0;
+
+		for (unsigned bz = 0; bz < cfg->grid[2] && !rc; bz++)
+			for (unsigned by = 0; by < cfg->grid[1] && !rc; by++)
+				for (unsigned bx = 0; bx < cfg->grid[0] && !rc;
+				     bx++, b++) {
+					int in = 0;
+
+					for (size_t i = 0; i < k && !in; i++)
+						in = pick[i] == b;
+					if (in) {
+						rc = run_collected(x, b);
+						continue;
+					}
+					x->bid[0] = bx;
+					x->bid[1] = by;
+					x->bid[2] = bz;
+					rc = run_block(x);
+				}
+	}
+	free(pick);
+	return rc;
+}
+
+int emu_run(const struct emu_module *m, int k,
+	    const struct emu_launch_cfg *cfg, struct emu_result *res)
+{
+	struct xctx x;
+	char kname[256];
+	int i, rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	memset(&x, 0, sizeof(x));
+	x.m = m;
+	x.k = &m->funcs[k];
+	x.cfg = cfg;
+	x.res = res;
+	x.warps = g_warps;
+	emu_demangle(x.k->name, kname, sizeof(kname));
+	x.kname = kname;
+	x.symaddr = calloc((size_t)m->nsyms + 1, sizeof(uint64_t));
+	x.lines = calloc((size_t)m->nlines + 1, sizeof(*x.lines));
+	if (!x.symaddr || !x.lines) {
+		out_of_memory(res);
+		goto out;
+	}
+	for (i = 0; i < m->nlines; i++) {
+		x.lines[i].file = m->lines[i].file;
+		x.lines[i].line = m->lines[i].line;
+	}
+	place_symbols(&x);
+	x.nthreads = cfg->block[0] * cfg->block[1] * cfg->block[2];
+	x.nwarps = (int)((x.nthreads + EMU_WARP_SIZE - 1) / EMU_WARP_SIZE);
+	if (reserve_memory(&x, k)) {
+		out_of_memory(res);
+		goto out;
+	}
+	x.limit = cfg->insn_limit ? cfg->insn_limit :
+		  env_u64("WGEMU_INSN_LIMIT", 20000000000ull);
+	x.checks = env_u64("WGEMU_CHECKS", 1) != 0 &&
+		   !(cfg->perf && cfg->perf_only);
+	rc = cfg->perf ? run_sampled(&x) : run_grid(&x);
+	res->total.lane_instructions = x.lane_insns;
+	res->lines = x.lines;
+	x.lines = NULL;
+out:
+	for (i = 0; i < EMU_MAX_BLOCK_WARPS; i++) {
+		/* local memory is reallocated per launch: free it */
+		free(g_warps[i].local);
+		g_warps[i].local = NULL;
+	}
+	free(x.symaddr);
+	free(x.lines);
+	return rc;
+}
