@@ -252,6 +252,26 @@ size_t build_target_flags(const struct build_target *t, const char **argv,
 	return n;
 }
 
+size_t build_target_flags_also(const struct build_target *t,
+			       const struct build_target *also,
+			       const char **argv, size_t max,
+			       char **storage)
+{
+	char *save = NULL;
+	size_t n = 0;
+
+	if (!also || t->backend != BUILD_CUDA || also->backend != BUILD_EMU)
+		return build_target_flags(t, argv, max, storage);
+	/* "sm_90" -> compute_90 and sm_90: the machine code -arch= gives,
+	 * next to the emulator's own -gencode */
+	*storage = xstrfmt("-gencode arch=compute_%s,code=%s -O3 %s",
+			   t->arch + 3, t->arch, WG_EMU_NVCC_FLAGS);
+	for (char *tok = strtok_r(*storage, " ", &save); tok && n < max;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[n++] = tok;
+	return n;
+}
+
 static int compile_one(const struct build_target *t,
 		       const struct score_config *cfg, const char *src,
 		       const char *obj, const char *incdir, const char *cwd,

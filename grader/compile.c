@@ -309,7 +309,8 @@ static size_t compiler_argv(const struct compile_job *j,
 
 	argv[n++] = store[0];
 	argv[n++] = "-c";
-	n += build_target_flags(j->target, argv + n, 24, &store[1]);
+	n += build_target_flags_also(j->target, j->also, argv + n, 24,
+				     &store[1]);
 	/* no NVTX ranges: thrust and cub would load the NVTX injection
 	 * library with dlopen, which submissions may not call */
 	argv[n++] = "-DCCCL_DISABLE_NVTX";
@@ -499,7 +500,8 @@ int compile_student(const struct compile_job *j, char **log,
 		    char *isolation, size_t isolation_len)
 {
 	struct stage s = { .dir = "" };
-	char why[PATH_MAX + 128];
+	char why[PATH_MAX + 128], phase[48];
+	double t = now_s();
 	int rc;
 
 	*log = NULL;
@@ -509,9 +511,14 @@ int compile_student(const struct compile_job *j, char **log,
 			remove_tree(s.dir);
 		return -1;
 	}
+	t = timings_lap(j->timings, "stage", t);
 	rc = run_compiler(j, &s, log, isolation, isolation_len);
-	if (rc == 0 && j->replay)
+	snprintf(phase, sizeof(phase), "compile %s", j->target->arch);
+	t = timings_lap(j->timings, phase, t);
+	if (rc == 0 && j->replay) {
 		rc = check_emulable(j, &s, log);
+		t = timings_lap(j->timings, "PTX check", t);
+	}
 	if ((rc == 0 || rc == 2) && copy_file(s.obj, j->obj, OBJECT_CAP)) {
 		/* the compiler said it succeeded: its object is ours to take */
 		free(*log);
@@ -523,6 +530,7 @@ int compile_student(const struct compile_job *j, char **log,
 		*log = present_log(*log, &s);
 	if (!getenv("WARPGRADE_KEEP"))
 		remove_tree(s.dir);
+	timings_lap(j->timings, "stage", t);
 	return rc;
 }
 

@@ -25,6 +25,7 @@ struct grade_opts {
 	unsigned jobs;           /* parallel compiles */
 	int progress;            /* progress lines on stderr */
 	const char *tmpdir;      /* NULL: $TMPDIR or /tmp */
+	int timings;             /* record the phases (timings.h) */
 };
 
 #define GRADE_OK 0

@@ -53,6 +53,8 @@ static const char usage_grade[] =
 	"  --config FILE        grading configuration (JSON, see README)\n"
 	"  --jobs N             parallel compilations (default 4)\n"
 	"  --quiet              no progress line\n"
+	"  --timings            print each phase's wall seconds on stderr\n"
+	"                       (and \"timings\" in the JSON result)\n"
 	"\n"
 	"exit status: 0 graded, 1 unusable submission, 2 usage error,\n"
 	"3 internal error of the grader\n";
@@ -87,6 +89,7 @@ static int cmd_grade(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "timings", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -167,6 +170,9 @@ static int cmd_grade(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case 't':
+			o.timings = 1;
+			break;
 		case 'h':
 			fputs(usage_grade, stdout);
 			rc = 0;
@@ -207,6 +213,7 @@ static int cmd_grade(int argc, char **argv)
 	}
 	if (r.error && rc && (output || strcmp(format, "text")))
 		fprintf(stderr, "warpgrade: %s\n", r.error);
+	report_timings(stderr, &r);
 	result_release(&r);
 out:
 	free(only);

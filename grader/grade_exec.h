@@ -1,0 +1,24 @@
+/*
+ * Running one built exercise (grade_task.h) and verifying it: the runner
+ * on the grading backend (on a GPU: correctness, then the timed phase);
+ * on a GPU host the measured calls once more on the emulator, whose
+ * runner records them; then the trusted replays of those records
+ * (measure.c), which the technique checks and the emulator's
+ * performance figure come from.  Fills k->res, k->run_isolation.
+ *
+ * Each exercise runs in a directory of its own (k->dir, under the
+ * grade's, which guests may pass through but not read), so exercises
+ * may run side by side where nothing is timed.
+ */
+#ifndef GRADE_EXEC_H
+#define GRADE_EXEC_H
+
+#include <stdint.h>
+
+#include "grade_task.h"
+
+/* Run and verify k when it is T_READY; sets k->ran either way. */
+void grade_exec_exercise(const struct grade_opts *o, struct task *k,
+			 const struct grade_targets *g, uint64_t seed);
+
+#endif
