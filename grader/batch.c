@@ -257,6 +257,8 @@ static void child_argv(const struct batch_opts *o, const char *sub,
 		argv[n++] = "--seed";
 		argv[n++] = seed;
 	}
+	if (o->timings)
+		argv[n++] = "--timings";
 	argv[n] = NULL;
 }
 
@@ -737,6 +739,8 @@ static const char usage_batch[] =
 	"  --shard K/N          grade only the K-th of N slices (K from 0;\n"
 	"                       default: the Slurm array task's, if any)\n"
 	"  --quiet              no progress lines\n"
+	"  --timings            each result with \"timings\": the wall\n"
+	"                       seconds of its grading phases\n"
 	"\n"
 	"       warpgrade batch --status RESULTS_DIR [--verbose]\n"
 	"                       progress across all shards\n"
@@ -769,6 +773,7 @@ int batch_main(int argc, char **argv)
 		{ "regrade", no_argument, NULL, 'r' },
 		{ "shard", required_argument, NULL, 'k' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "timings", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -835,6 +840,9 @@ int batch_main(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 'T':
+			o.timings = 1;
 			break;
 		case 'h':
 			fputs(usage_batch, stdout);

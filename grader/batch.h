@@ -44,6 +44,7 @@ struct batch_opts {
 	unsigned formats;        /* extra views: bit (1 << format_kind) */
 	double timeout_s;        /* per submission; 0: derived from cfg */
 	int progress;            /* progress lines on stderr */
+	int timings;             /* each result with its phases' times */
 	/* -1: decide from the backend (GPU: one at a time); 0: one at a
 	 * time; 1: `jobs` children side by side */
 	int parallel;

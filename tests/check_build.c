@@ -6,7 +6,8 @@
  * The compiler is sandboxed: it cannot read a file outside its staging
  * directory (with bubblewrap, and as a guest uid without it), a compile
  * that allocates without end is a compile error that says so, and its
- * messages are trimmed to the student's own files.
+ * messages are trimmed to the student's own files.  An identical compile
+ * takes its object from the object cache; any other does not.
  */
 #include <check.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "compile.h"
 #include "paths.h"
 #include "exercise.h"
+#include "timings.h"
 #include "util.h"
 
 static char tmp[] = "/tmp/wg-build-XXXXXX";
@@ -47,7 +49,7 @@ static int student_compile(const struct exercise *ex, const char *src,
 {
 	char *dir = xstrfmt("%s/src", tmp);
 	const struct compile_job job = { &sm90, &cfg, ex, dir, src, obj, tmp,
-					 NULL };
+					 NULL, NULL, NULL };
 	int rc = compile_student(&job, log, NULL, 0);
 
 	free(dir);
@@ -380,6 +382,65 @@ START_TEST(compiler_cannot_read_outside_its_staging_directory)
 }
 END_TEST
 
+/* Compile text as aos_to_soa into tmp/<obj>: 1 when the object came
+ * from the object cache, 0 when nvcc ran. */
+static int cached_compile(const char *text, const char *obj)
+{
+	const struct exercise *ex = exercise_find("aos_to_soa");
+	char *dir = xstrfmt("%s/src", tmp);
+	char *path = write_source("aos_to_soa.cu", text);
+	char *out = xstrfmt("%s/%s", tmp, obj), *log = NULL;
+	struct timings tm;
+	struct compile_job job = { &sm90, &cfg, ex, dir, path, out, tmp,
+				   NULL, &tm, NULL };
+	int cached = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	timings_enable(&tm);
+	ck_assert_int_eq(compile_student(&job, &log, NULL, 0), 0);
+	for (size_t i = 0; i < tm.n; i++)
+		cached |= strstr(tm.t[i].phase, "(cached object)") != NULL;
+	free(log);
+	free(out);
+	free(path);
+	free(dir);
+	return cached;
+}
+
+START_TEST(identical_compile_comes_from_the_object_cache)
+{
+	char *stub = read_file("student_template/aos_to_soa.cu", 1 << 20,
+			       NULL);
+	/* a comment no earlier run compiled */
+	char *text = xstrfmt("%s\n// %s %ld\n", stub, tmp, (long)getpid());
+	char *changed = xstrfmt("%s ", text);
+	char *pa = xstrfmt("%s/1.o", tmp), *pb = xstrfmt("%s/2.o", tmp);
+	char *a, *b;
+	size_t la, lb;
+
+	unsetenv("WARPGRADE_OBJECT_CACHE");
+	ck_assert_int_eq(cached_compile(text, "1.o"), 0);
+	ck_assert_int_eq(cached_compile(text, "2.o"), 1);
+	a = read_file(pa, 1 << 24, &la);
+	b = read_file(pb, 1 << 24, &lb);
+	ck_assert(la == lb && !memcmp(a, b, la));
+	/* one byte more, other limits, or the cache off: nvcc runs */
+	ck_assert_int_eq(cached_compile(changed, "3.o"), 0);
+	cfg.compile_timeout_s += 1;
+	ck_assert_int_eq(cached_compile(text, "4.o"), 0);
+	setenv("WARPGRADE_OBJECT_CACHE", "0", 1);
+	ck_assert_int_eq(cached_compile(text, "5.o"), 0);
+	unsetenv("WARPGRADE_OBJECT_CACHE");
+	free(a);
+	free(b);
+	free(pa);
+	free(pb);
+	free(changed);
+	free(text);
+	free(stub);
+}
+END_TEST
+
 START_TEST(unbounded_compile_is_a_compile_error)
 {
 	const struct exercise *ex = exercise_find("aos_to_soa");
@@ -451,6 +512,7 @@ int main(void)
 	tcase_add_loop_test(c, compiler_cannot_read_outside_its_staging_directory,
 			    0, 2);
 	tcase_add_loop_test(c, unbounded_compile_is_a_compile_error, 0, 2);
+	tcase_add_test(c, identical_compile_comes_from_the_object_cache);
 	tcase_add_test(c, compiler_messages_are_trimmed_to_the_students_files);
 	tcase_add_loop_test(c, template_headers_are_the_exercises, 0, 4);
 	tcase_add_test(y, link_failure_names_the_functions);
