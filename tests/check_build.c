@@ -7,7 +7,9 @@
  * directory (with bubblewrap, and as a guest uid without it), a compile
  * that allocates without end is a compile error that says so, and its
  * messages are trimmed to the student's own files.  An identical compile
- * takes its object from the object cache; any other does not.
+ * takes its object from the object cache; any other does not.  On a GPU
+ * host one nvcc run makes an object with the GPU's code and the PTX the
+ * emulator checks, runs and links.
  */
 #include <check.h>
 #include <stdio.h>
@@ -441,6 +443,53 @@ START_TEST(identical_compile_comes_from_the_object_cache)
 }
 END_TEST
 
+START_TEST(one_compile_serves_the_gpu_and_the_emulator)
+{
+	const struct exercise *ex = exercise_find("aos_to_soa");
+	struct build_target emu;
+	char err[512] = "", replay[4096];
+	char *dir = xstrfmt("%s/src", tmp);
+	char *stub = read_file("student_template/aos_to_soa.cu", 1 << 20,
+			       NULL);
+	char *path = write_source("aos_to_soa.cu", stub);
+	char *obj = xstrfmt("%s/both.o", tmp), *runner = NULL, *log = NULL;
+	char *bytes;
+	size_t len;
+
+	memset(&emu, 0, sizeof(emu));
+	emu.backend = BUILD_EMU;
+	strcpy(emu.arch, "emu");
+	ck_assert_int_eq(wg_path(emu.cache, sizeof(emu.cache),
+				 "build/cache/emu"), 0);
+	ck_assert_msg(build_prepare(&emu, &cfg, err, sizeof(err)) == 0, "%s",
+		      err);
+	ck_assert(build_replay_path(&emu, replay, sizeof(replay)));
+	{
+		const struct compile_job job = { &sm90, &cfg, ex, dir, path,
+						 obj, tmp, replay, NULL,
+						 &emu };
+
+		/* 0: compiled, and the PTX check found what it can run */
+		ck_assert_int_eq(compile_student(&job, &log, NULL, 0), 0);
+	}
+	/* the GPU's machine code is in it too (a cubin's .nv.info) */
+	bytes = read_file(obj, 1 << 26, &len);
+	ck_assert(memmem(bytes, len, ".nv.info", 8) != NULL);
+	free(log);
+	log = NULL;
+	runner = xstrfmt("%s/runner", tmp);
+	ck_assert_msg(build_link(&emu, &cfg, &ex, (const char **)&obj, 1, tmp,
+				 runner, &log) == 0, "%s", log ? log : "");
+	free(bytes);
+	free(log);
+	free(runner);
+	free(obj);
+	free(path);
+	free(stub);
+	free(dir);
+}
+END_TEST
+
 START_TEST(unbounded_compile_is_a_compile_error)
 {
 	const struct exercise *ex = exercise_find("aos_to_soa");
@@ -513,6 +562,7 @@ int main(void)
 			    0, 2);
 	tcase_add_loop_test(c, unbounded_compile_is_a_compile_error, 0, 2);
 	tcase_add_test(c, identical_compile_comes_from_the_object_cache);
+	tcase_add_test(c, one_compile_serves_the_gpu_and_the_emulator);
 	tcase_add_test(c, compiler_messages_are_trimmed_to_the_students_files);
 	tcase_add_loop_test(c, template_headers_are_the_exercises, 0, 4);
 	tcase_add_test(y, link_failure_names_the_functions);

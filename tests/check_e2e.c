@@ -6,7 +6,8 @@
  * CUDA) on the emulator, or on the GPU when WARPGRADE_TEST_BACKEND=cuda.
  * The student template's stubs must fail honestly.  Each case's text
  * report is rendered from its JSON read back, and the lines naming a
- * source line, a first failure or a pattern are checked in both.
+ * source line, a first failure or a pattern are checked in both, and
+ * its "timings" (--timings) name the phases each exercise went through.
  * WARPGRADE_TEST_CASES (names separated by spaces or commas) runs only
  * those cases.
  */
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,9 +45,15 @@ static json_t *grade(const char *submission, int *rc)
 	close(fd);
 	pid = fork();
 	if (pid == 0) {
+		/* --timings prints on stderr: the JSON is what is checked */
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, 2);
 		execl("bin/warpgrade", "warpgrade", "grade", submission,
 		      "--backend", backend, "--format", "json", "--output",
-		      out, "--seed", "20261121", "--quiet", (char *)NULL);
+		      out, "--seed", "20261121", "--quiet", "--timings",
+		      (char *)NULL);
 		_exit(127);
 	}
 	ck_assert_int_gt(pid, 0);
@@ -266,6 +274,39 @@ static int for_backend(const char *name)
 	return ok;
 }
 
+/* "timings": the submission's phases, and each exercise that was
+ * compiled has its compile and (unless it did not compile) its symbol
+ * check, every value a number of seconds. */
+static void check_timings(const char *name, json_t *root)
+{
+	json_t *t = json_object_get(root, "timings"), *e, *v;
+	const char *k;
+	size_t i;
+
+	ck_assert_msg(json_is_object(t) && json_object_get(t, "intake"),
+		      "%s: no timings of the submission", name);
+	json_array_foreach(json_object_get(root, "exercises"), i, e) {
+		const char *st = json_string_value(json_object_get(e,
+							"status"));
+		int compiled = 0, checked = 0;
+
+		t = json_object_get(e, "timings");
+		if (!strcmp(st, "MISSING"))
+			continue;
+		ck_assert_msg(json_is_object(t), "%s: an exercise without "
+			      "timings", name);
+		json_object_foreach(t, k, v) {
+			ck_assert(json_is_number(v) &&
+				  json_number_value(v) >= 0);
+			compiled |= !strncmp(k, "compile ", 8);
+			checked |= !strcmp(k, "symbol check");
+		}
+		ck_assert_msg(compiled && (checked || !strcmp(st, "CE")),
+			      "%s: timings without a compile or a symbol "
+			      "check", name);
+	}
+}
+
 START_TEST(fixture_case)
 {
 	const char *name = cases[_i];
@@ -280,6 +321,7 @@ START_TEST(fixture_case)
 	snprintf(path, sizeof(path), "tests/fixtures/%s/submission", name);
 	root = grade(path, &rc);
 	ck_assert_msg(rc == 0, "%s: exit status %d", name, rc);
+	check_timings(name, root);
 	text = text_of(root);
 	no_line_repeated(name, text);
 	snprintf(path, sizeof(path), "tests/fixtures/%s/expected", name);
