@@ -3,13 +3,15 @@
  * objects, then the exercises -- built in threads (grade_build.c) and run
  * and verified (grade_exec.c): on the emulator each exercise runs as soon
  * as it is built, side by side with the others (nothing is timed); on a
- * GPU one at a time once all are built (timings must not share the GPU).
+ * GPU the runners run one at a time once all are built (timings must not
+ * share the GPU), each exercise's emulator work beside the next one's.
  */
 #include "grade.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,13 +312,69 @@ static void run_when_built(struct task *k, void *ctx)
 	grade_exec_exercise(p->o, k, p->g, p->seed);
 }
 
+struct measuring {
+	const struct grade_opts *o;
+	struct task *k;
+	const struct grade_targets *g;
+	pthread_t th;
+	int started;
+};
+
+static void *measure_worker(void *arg)
+{
+	struct measuring *m = arg;
+
+	grade_exec_measure(m->o, m->k, m->g);
+	return NULL;
+}
+
+/* On a GPU: each exercise's runner one at a time (the timed phase must
+ * have the GPU to itself), and meanwhile the previous ones' emulator
+ * work -- the record of the measured calls, the replays -- in threads of
+ * their own, at most o->jobs at once.  (On the emulator with --jobs 1
+ * too: then the runner is the correctness sweep.) */
+static void run_on_gpu(const struct grade_opts *o, struct task *t, size_t n,
+		       const struct grade_targets *g, uint64_t seed)
+{
+	struct measuring *m = xcalloc(n ? n : 1, sizeof(*m));
+	unsigned jobs = o->jobs ? o->jobs : 1;
+	size_t oldest = 0, running = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].ran)
+			continue;
+		grade_exec_primary(o, &t[i], g, seed);
+		if (!t[i].v)
+			continue; /* not run, or nothing to finish */
+		if (running == jobs) {
+			for (; !m[oldest].started; oldest++)
+				;
+			pthread_join(m[oldest++].th, NULL);
+			running--;
+		}
+		m[i] = (struct measuring){ o, &t[i], g, 0, 0 };
+		if (!pthread_create(&m[i].th, NULL, measure_worker, &m[i])) {
+			m[i].started = 1;
+			running++;
+		} else {
+			grade_exec_measure(o, &t[i], g);
+		}
+	}
+	for (size_t i = oldest; i < n; i++)
+		if (m[i].started)
+			pthread_join(m[i].th, NULL);
+	free(m);
+}
+
 /* Build every present exercise and run each that built. */
 static void build_and_run(const struct grade_opts *o, struct task *t,
 			  size_t n, const struct grade_targets *g,
 			  struct grade_result *r)
 {
 	const struct pipeline p = { o, g, r->seed };
-	int side_by_side = g->primary->backend == BUILD_EMU;
+	/* --jobs 1 on the emulator: one build at a time, then the runs as
+	 * on a GPU */
+	int side_by_side = g->primary->backend == BUILD_EMU && o->jobs > 1;
 	double t0 = now_s();
 
 	grade_progress(o, "building %zu file(s)", n);
@@ -324,11 +382,10 @@ static void build_and_run(const struct grade_opts *o, struct task *t,
 			(void *)&p);
 	t0 = timings_lap(&r->timings, side_by_side ?
 			 "builds and runs, side by side" : "builds", t0);
-	for (size_t i = 0; i < n; i++)
-		if (!t[i].ran)
-			grade_exec_exercise(o, &t[i], g, r->seed);
-	if (!side_by_side)
+	if (!side_by_side) {
+		run_on_gpu(o, t, n, g, r->seed);
 		timings_lap(&r->timings, "runs, one at a time", t0);
+	}
 	for (size_t i = 0; i < n; i++)
 		settle_unbuilt(o, &t[i]);
 }

@@ -218,80 +218,84 @@ out:
 	return rc;
 }
 
-/*
- * Run one exercise and verify it: the runner on the grading backend (on a
- * GPU: correctness, then the timed phase); on a GPU host, the measured
- * calls once more on the emulator, whose runner records them; then the
- * replays of the records (measure.c), which the technique checks and the
- * emulator's performance figure come from.
- */
-static void run_exercise(const struct grade_opts *o, struct task *k,
-			 const struct grade_targets *g, uint64_t seed)
+/* The runner on the grading backend (on a GPU: correctness, then the
+ * timed phase): the part that needs the GPU to itself.  k->v is set up
+ * for grade_exec_measure; k->measure is 0 when nothing is left to
+ * measure. */
+static void run_primary(const struct grade_opts *o, struct task *k,
+			const struct grade_targets *g, uint64_t seed)
 {
 	const struct build_target *tgt = g->primary;
-	const char *replay = g->replay;
 	struct exercise_result *e = k->res;
 	int gpu = tgt->backend == BUILD_CUDA;
-	const char *emu_obj = gpu ? k->obj[1] : k->obj[0];
-	struct timings *tm = &e->timings;
-	struct verify v;
+	struct verify *v = xcalloc(1, sizeof(*v));
 	char phase[48];
-	double t = now_s();
 	int failed;
 
+	k->v = v;
+	k->measure = 1;
 	grade_progress(o, "%s: running on %s", k->ex->name, tgt->arch);
-	verify_init(&v, k->ex, o->cfg, seed, !gpu, e);
-	failed = run_runner(o, &v, k, 0, gpu,
+	verify_init(v, k->ex, o->cfg, seed, !gpu, e);
+	failed = run_runner(o, v, k, 0, gpu,
 			    PROTO_PHASE_CORRECTNESS |
 			    (gpu ? PROTO_PHASE_PERF : 0),
 			    gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY,
 			    &e->runner_output);
 	snprintf(phase, sizeof(phase), "runner %s%s", tgt->arch,
 		 gpu ? " (correctness, timing)" : " (correctness)");
-	t = timings_lap(tm, phase, t);
+	k->lap = timings_lap(&e->timings, phase, k->lap);
 	if (failed) {
 		e->status = STATUS_XX;
-		v.worst = STATUS_XX;
+		v->worst = STATUS_XX;
 		result_set_message(e, "the runner could not be started");
-		goto out;
+		k->measure = 0;
+	} else if (gpu && !k->emu_ok) {
+		snprintf(v->unmeasured_why, sizeof(v->unmeasured_why),
+			 "%.399s", k->emu_why[0] ? k->emu_why : "no emulator "
+			 "here to replay the measured calls");
+		k->measure = 0;
 	}
-	if (gpu && !k->emu_ok) {
-		snprintf(v.unmeasured_why, sizeof(v.unmeasured_why), "%.399s",
-			 k->emu_why[0] ? k->emu_why : "no emulator here to "
-			 "replay the measured calls");
-		goto out;
-	}
+}
+
+/* On a GPU host the emulator's runner records the measured calls; then
+ * the trusted replays of the records (measure.c), which the technique
+ * checks and the emulator's performance figure come from. */
+static void run_measured(const struct grade_opts *o, struct task *k,
+			 const struct grade_targets *g)
+{
+	int gpu = g->primary->backend == BUILD_CUDA;
+	struct timings *tm = &k->res->timings;
+	struct verify *v = k->v;
+
 	if (gpu) {
 		grade_progress(o, "%s: recording the measured calls",
 			       k->ex->name);
-		run_runner(o, &v, k, 1, 0,
+		run_runner(o, v, k, 1, 0,
 			   PROTO_PHASE_CORRECTNESS, PROTO_JOB_SKIP_GPU_ONLY |
 			   PROTO_JOB_MEASURED_ONLY, NULL);
-		t = timings_lap(tm, "runner emu (record measured calls)", t);
+		k->lap = timings_lap(tm, "runner emu (record measured calls)",
+				     k->lap);
 	}
-	if (!replay) {
-		snprintf(v.unmeasured_why, sizeof(v.unmeasured_why), "the "
+	if (!g->replay) {
+		snprintf(v->unmeasured_why, sizeof(v->unmeasured_why), "the "
 			 "replay program is not built");
-		goto out;
+		return;
 	}
 	grade_progress(o, "%s: replaying the measured calls", k->ex->name);
-	measure_exercise(&v, o->cfg, replay, emu_obj, k->dir);
-	t = timings_lap(tm, "replays (technique, traffic)", t);
-out:
-	verify_finish(&v);
-	verify_release(&v);
-	timings_lap(tm, "verdict and score", t);
+	measure_exercise(v, o->cfg, g->replay, gpu ? k->obj[1] : k->obj[0],
+			 k->dir);
+	k->lap = timings_lap(tm, "replays (technique, traffic)", k->lap);
 }
 
-void grade_exec_exercise(const struct grade_opts *o, struct task *k,
-			 const struct grade_targets *g, uint64_t seed)
+void grade_exec_primary(const struct grade_opts *o, struct task *k,
+			const struct grade_targets *g, uint64_t seed)
 {
 	struct exercise_result *e = k->res;
-	double t = now_s();
 
 	k->ran = 1;
 	if (k->state != T_READY)
 		return;
+	k->started = k->lap = now_s();
 	snprintf(k->dir, sizeof(k->dir), "%s/x-%s", g->workdir, k->ex->name);
 	if (mkdir(k->dir, 0700) && errno != EEXIST) {
 		e->status = STATUS_XX;
@@ -300,7 +304,30 @@ void grade_exec_exercise(const struct grade_opts *o, struct task *k,
 		return;
 	}
 	e->source = read_file(k->src, GRADE_SOURCE_MAX, NULL);
-	run_exercise(o, k, g, seed);
+	run_primary(o, k, g, seed);
+}
+
+void grade_exec_measure(const struct grade_opts *o, struct task *k,
+			const struct grade_targets *g)
+{
+	struct exercise_result *e = k->res;
+
+	if (!k->v)
+		return;
+	if (k->measure)
+		run_measured(o, k, g);
+	verify_finish(k->v);
+	verify_release(k->v);
+	free(k->v);
+	k->v = NULL;
+	timings_lap(&e->timings, "verdict and score", k->lap);
 	digest_output(e);
-	e->seconds = now_s() - t;
+	e->seconds = now_s() - k->started;
+}
+
+void grade_exec_exercise(const struct grade_opts *o, struct task *k,
+			 const struct grade_targets *g, uint64_t seed)
+{
+	grade_exec_primary(o, k, g, seed);
+	grade_exec_measure(o, k, g);
 }

@@ -8,7 +8,8 @@
  *
  * Each exercise runs in a directory of its own (k->dir, under the
  * grade's, which guests may pass through but not read), so exercises
- * may run side by side where nothing is timed.
+ * may run side by side where nothing is timed, and one exercise's
+ * emulator work may go on while the next one is timed on the GPU.
  */
 #ifndef GRADE_EXEC_H
 #define GRADE_EXEC_H
@@ -17,7 +18,20 @@
 
 #include "grade_task.h"
 
-/* Run and verify k when it is T_READY; sets k->ran either way. */
+/* The first part, when k is T_READY: its directory and the runner on
+ * the grading backend -- on a GPU the part that needs the GPU to itself
+ * (correctness, then timing).  Sets k->ran either way. */
+void grade_exec_primary(const struct grade_opts *o, struct task *k,
+			const struct grade_targets *g, uint64_t seed);
+
+/* The rest, after grade_exec_primary, in any one thread (it uses the
+ * GPU no more): on a GPU host the emulator's record of the measured
+ * calls; the replays; the verdict.  Nothing when there is nothing to
+ * finish. */
+void grade_exec_measure(const struct grade_opts *o, struct task *k,
+			const struct grade_targets *g);
+
+/* Both, one after the other. */
 void grade_exec_exercise(const struct grade_opts *o, struct task *k,
 			 const struct grade_targets *g, uint64_t seed);
 

@@ -17,6 +17,8 @@
 #include "grade.h"
 #include "result.h"
 
+struct verify;
+
 enum task_state { T_MISSING, T_CE, T_REJECTED, T_XX, T_READY };
 
 struct task {
@@ -35,7 +37,10 @@ struct task {
 	char why[512];
 	char *cc_isolation;       /* what the compiler ran under */
 	char *run_isolation;      /* what its last runner ran under */
-	int ran;                  /* grade_exec_exercise is done with it */
+	int ran;                  /* grade_exec_primary has run */
+	struct verify *v;         /* its verification, between the runs */
+	int measure;              /* replays are still to come */
+	double started, lap;      /* its runs' start, the last phase's end */
 };
 
 /* What a grade builds for and runs with. */
