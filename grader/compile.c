@@ -601,10 +601,16 @@ static int close_path(const char *path, unsigned dir_mode, int depth)
 		return 0;
 	if (st.st_uid != geteuid())
 		return st.st_mode & 007 ? -1 : 0;
-	if (!S_ISDIR(st.st_mode))
-		return chmod(path, (st.st_mode & 0700) |
-			     (dir_mode == 0711 && st.st_mode & 0100 ?
-			      0011 : 0)) ? -1 : 0;
+	if (!S_ISDIR(st.st_mode)) {
+		mode_t want = (st.st_mode & 0700) |
+			      (dir_mode == 0711 && st.st_mode & 0100 ?
+			       0011 : 0);
+
+		/* the object cache holds many files, closed already */
+		if ((st.st_mode & 07777) == want)
+			return 0;
+		return chmod(path, want) ? -1 : 0;
+	}
 	if (chmod(path, dir_mode) || depth > COPY_DEPTH)
 		return -1;
 	if (!(d = opendir(path)))

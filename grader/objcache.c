@@ -19,6 +19,9 @@
 
 #define TREE_DEPTH 16
 #define OBJECT_MAX ((size_t)512 << 20)
+/* objects kept per directory (256 of them): the least recently used
+ * beyond that go */
+#define PER_DIR 64
 
 static int cache_off(void)
 {
@@ -198,6 +201,7 @@ int objcache_get(const char *key, const char *obj)
 		free(data);
 		return -1;
 	}
+	utimensat(AT_FDCWD, path, NULL, 0); /* recently used */
 	fd = open(obj, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		const char *p = data;
@@ -221,6 +225,44 @@ int objcache_get(const char *key, const char *obj)
 	return rc;
 }
 
+/* Keep at most PER_DIR objects in dir: the least recently used go. */
+static void prune(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *oldest = NULL;
+	struct timespec when = { 0, 0 };
+	size_t n = 0;
+
+	while (d && (e = readdir(d))) {
+		char *p;
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		p = xstrfmt("%s/%s", dir, e->d_name);
+		if (lstat(p, &st) || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		n++;
+		if (!oldest || st.st_mtim.tv_sec < when.tv_sec ||
+		    (st.st_mtim.tv_sec == when.tv_sec &&
+		     st.st_mtim.tv_nsec < when.tv_nsec)) {
+			free(oldest);
+			oldest = p;
+			when = st.st_mtim;
+		} else {
+			free(p);
+		}
+	}
+	if (d)
+		closedir(d);
+	if (n > PER_DIR && oldest)
+		unlink(oldest);
+	free(oldest);
+}
+
 void objcache_put(const char *key, const char *obj)
 {
 	char path[PATH_MAX];
@@ -230,7 +272,10 @@ void objcache_put(const char *key, const char *obj)
 	if (cache_off() || entry_path(key, path, sizeof(path), 1))
 		return;
 	data = read_file(obj, OBJECT_MAX, &len);
-	if (data && len && !write_file_atomic(path, data, len))
+	if (data && len && !write_file_atomic(path, data, len)) {
 		chmod(path, 0600);
+		*strrchr(path, '/') = '\0';
+		prune(path);
+	}
 	free(data);
 }

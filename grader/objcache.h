@@ -10,9 +10,11 @@
  * then costs no compiler run; the PTX check, the symbol check and
  * everything after still run on the object every time.
  *
- * Only successful compiles are kept.  The cache is the grader's own
- * (closed to other users with the rest of build/cache/); deleting it is
- * always safe.  WARPGRADE_OBJECT_CACHE=0 in the environment turns it off.
+ * Only successful compiles are kept, at most 64 in each of the 256
+ * directories (the least recently used go first).  The cache is the
+ * grader's own (closed to other users with the rest of build/cache/);
+ * deleting it is always safe.  WARPGRADE_OBJECT_CACHE=0 in the
+ * environment turns it off.
  *
  * Usage: objcache_key() once the stage is complete, then objcache_get()
  * (0: the object was copied out) or, after a successful compile,
