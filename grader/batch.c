@@ -28,6 +28,7 @@
 
 #include "build.h"
 #include "formats.h"
+#include "gpukeep.h"
 #include "grade.h"
 #include "report.h"
 #include "sandbox.h"
@@ -233,7 +234,7 @@ static void fmt_duration(char *buf, size_t len, double s)
 /* The command line of the child that grades entry e into tmp. */
 static void child_argv(const struct batch_opts *o, const char *sub,
 		       const char *jobs, const char *seed, const char *tmp,
-		       const char **argv)
+		       const char *gpu_lock, const char **argv)
 {
 	int n = 0;
 
@@ -259,26 +260,30 @@ static void child_argv(const struct batch_opts *o, const char *sub,
 	}
 	if (o->timings)
 		argv[n++] = "--timings";
+	if (gpu_lock) {
+		argv[n++] = "--gpu-lock";
+		argv[n++] = gpu_lock;
+	}
 	argv[n] = NULL;
 }
 
 /* Run the child for entry e to its end; 0, or -1 when it could not be
  * started (res->error). */
 static int run_child(const struct batch_opts *o, const struct entry *e,
-		     unsigned child_jobs, double timeout, const char *tmp,
-		     struct sandbox_result *res)
+		     const struct batch_plan *plan, double timeout,
+		     const char *tmp, struct sandbox_result *res)
 {
 	extern char **environ;
 	char *sub = xstrfmt("%s/%s", o->submissions, e->file);
 	char jobs[16], seed[32];
-	const char *argv[20];
+	const char *argv[24];
 	char cwd[PATH_MAX];
 	struct sandbox_spec spec;
 	int rc;
 
-	snprintf(jobs, sizeof(jobs), "%u", child_jobs);
+	snprintf(jobs, sizeof(jobs), "%u", plan->child_jobs);
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
-	child_argv(o, sub, jobs, seed, tmp, argv);
+	child_argv(o, sub, jobs, seed, tmp, plan->gpu_lock, argv);
 	/* the grader itself, trusted: its own environment and directory,
 	 * no limit but the batch's timeout */
 	sandbox_spec_init(&spec);
@@ -504,21 +509,65 @@ static int take_shard(const struct batch_opts *o, struct sched *s)
 	return rc;
 }
 
-static int decide_parallel(const struct batch_opts *o,
-			   const struct score_config *cfg)
+/* Will the children grade on the GPU? */
+static int children_use_gpu(const struct batch_opts *o,
+			    const struct score_config *cfg)
 {
 	struct build_env env;
 
-	if (o->parallel >= 0)
-		return o->parallel;
 	if (!strcmp(o->backend, "emu"))
-		return 1;
+		return 0;
 	if (!strcmp(o->backend, "cuda"))
-		return 0;
-	/* auto: the children will use the GPU when there is one */
+		return 1;
+	/* auto: the children will use the GPU when there is one; in doubt
+	 * the lock, which costs nothing where there is no GPU */
 	if (build_env_init(&env, cfg))
-		return 0;
-	return !env.have_gpu;
+		return 1;
+	return env.have_gpu;
+}
+
+void batch_plan_init(struct batch_plan *p, const struct batch_opts *o,
+		     int gpu)
+{
+	unsigned jobs = o->jobs ? o->jobs : 1;
+
+	memset(p, 0, sizeof(*p));
+	if (o->parallel == 0) {
+		p->slots = 1;
+		p->child_jobs = jobs;
+		return;
+	}
+	p->slots = jobs;
+	p->child_jobs = 1;
+	if (gpu)
+		p->gpu_lock = o->gpu_lock ? xstrdup(o->gpu_lock) :
+			      shard_file(&o->shard, o->out, ".gpu-lock");
+}
+
+void batch_plan_release(struct batch_plan *p)
+{
+	free(p->gpu_lock);
+	p->gpu_lock = NULL;
+}
+
+static void progress_plan(const struct sched *s,
+			  const struct batch_plan *plan)
+{
+	char mode[160];
+
+	if (plan->slots == 1)
+		snprintf(mode, sizeof(mode), "one at a time, %u compiles "
+			 "each", plan->child_jobs);
+	else if (plan->gpu_lock)
+		snprintf(mode, sizeof(mode), "%u side by side, timed runs "
+			 "one at a time on the GPU: lock %s", plan->slots,
+			 plan->gpu_lock);
+	else
+		snprintf(mode, sizeof(mode), "%u side by side: nothing is "
+			 "timed on the emulator", plan->slots);
+	fprintf(stderr, "warpgrade batch: %zu submissions, %zu already "
+		"graded, %zu to grade (%s)\n", s->n, s->st->skipped,
+		s->to_grade, mode);
 }
 
 /* ---- the workers ---- */
@@ -526,7 +575,7 @@ static int decide_parallel(const struct batch_opts *o,
 struct pool {
 	struct sched *s;
 	const unsigned char *todo;
-	unsigned child_jobs;
+	const struct batch_plan *plan;
 	pthread_mutex_t mu;	/* guards next, failed and the sched */
 	size_t next;
 	int failed;		/* a child could not be started */
@@ -555,7 +604,7 @@ static void grade_entry(struct pool *p, size_t i)
 	int rc;
 
 	unlink(tmp);
-	rc = run_child(s->o, &s->v[i], p->child_jobs, s->timeout, tmp, &res);
+	rc = run_child(s->o, &s->v[i], p->plan, s->timeout, tmp, &res);
 	pthread_mutex_lock(&p->mu);
 	if (rc) {
 		error("cannot grade '%s': %s", s->v[i].file, res.error);
@@ -578,17 +627,16 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* Grade the entries marked in todo with the given number of workers;
- * 0, or -1 when a child could not be started. */
+/* Grade the entries marked in todo as the plan says; 0, or -1 when a
+ * child could not be started. */
 static int run_pool(struct sched *s, const unsigned char *todo,
-		    unsigned slots, unsigned child_jobs)
+		    const struct batch_plan *plan)
 {
-	struct pool p = { s, todo, child_jobs, PTHREAD_MUTEX_INITIALIZER,
-			  0, 0 };
-	pthread_t *t = xcalloc(slots, sizeof(*t));
+	struct pool p = { s, todo, plan, PTHREAD_MUTEX_INITIALIZER, 0, 0 };
+	pthread_t *t = xcalloc(plan->slots, sizeof(*t));
 	unsigned started = 0;
 
-	for (; started < slots; started++)
+	for (; started < plan->slots; started++)
 		if (pthread_create(&t[started], NULL, worker, &p))
 			break;
 	if (!started)
@@ -604,12 +652,14 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 	struct batch_stats dummy;
 	struct sched s;
 	struct sigaction sa, old_int, old_term, old_hup;
-	unsigned slots, child_jobs;
+	struct batch_plan plan;
+	struct gpukeep *keeper = NULL;
 	char *lockp = NULL;
-	int lockfd = -1, rc = BATCH_USAGE, parallel, failed;
+	int lockfd = -1, rc = BATCH_USAGE, failed;
 	unsigned char *todo = NULL;
 
 	memset(&s, 0, sizeof(s));
+	memset(&plan, 0, sizeof(plan));
 	s.st = stp ? stp : &dummy;
 	memset(s.st, 0, sizeof(*s.st));
 	s.o = o;
@@ -658,23 +708,10 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 		todo[i] = 1;
 		s.to_grade++;
 	}
-	parallel = s.to_grade ? decide_parallel(o, &s.cfg) : 0;
-	slots = parallel ? (o->jobs ? o->jobs : 1) : 1;
-	child_jobs = parallel ? 1 : (o->jobs ? o->jobs : 1);
-	if (o->progress) {
-		char mode[80];
-
-		if (parallel)
-			snprintf(mode, sizeof(mode), "%u side by side: "
-				 "nothing is timed on the emulator", slots);
-		else
-			snprintf(mode, sizeof(mode), "one at a time, %u "
-				 "compiles each: timings never share the "
-				 "GPU", child_jobs);
-		fprintf(stderr, "warpgrade batch: %zu submissions, %zu "
-			"already graded, %zu to grade (%s)\n", s.n,
-			s.st->skipped, s.to_grade, mode);
-	}
+	batch_plan_init(&plan, o, s.to_grade && o->parallel &&
+			children_use_gpu(o, &s.cfg));
+	if (o->progress)
+		progress_plan(&s, &plan);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -682,7 +719,10 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
-	failed = run_pool(&s, todo, slots, child_jobs);
+	if (plan.gpu_lock)
+		keeper = gpukeep_start();
+	failed = run_pool(&s, todo, &plan);
+	gpukeep_stop(keeper);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
@@ -711,6 +751,7 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 	}
 	batch_status_end(o->out, &o->shard, s.st, rc);
 out:
+	batch_plan_release(&plan);
 	free(todo);
 	free(s.work);
 	if (lockfd >= 0)
@@ -726,11 +767,18 @@ static const char usage_batch[] =
 	"usage: warpgrade batch SUBMISSIONS_DIR --out RESULTS_DIR [options]\n"
 	"\n"
 	"  --out DIR            results directory (one <name>.json each)\n"
-	"  --jobs N             CPU cores (default: all online)\n"
+	"  --jobs N             CPU cores, submissions side by side (default:\n"
+	"                       all online); on a GPU timed runs take turns\n"
+	"  --serial             one submission at a time, compiling on --jobs\n"
+	"                       cores\n"
+	"  --gpu-lock FILE      the lock timed runs take turns with (default:\n"
+	"                       RESULTS_DIR/.gpu-lock); share it between\n"
+	"                       batches on one GPU\n"
 	"  --backend B          auto (default), cuda or emu\n"
 	"  --format F           also write this view per submission\n"
 	"                       (gradescope, autolab, prairielearn, junit,\n"
-	"                       text; repeatable)\n"
+	"                       text or html: <name>.html, a page each;\n"
+	"                       repeatable)\n"
 	"  --config FILE        grading configuration (JSON, see README)\n"
 	"  --seed N             one input seed for every submission\n"
 	"  --timeout S          limit per submission (default: from the\n"
@@ -771,6 +819,8 @@ int batch_main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "regrade", no_argument, NULL, 'r' },
+		{ "serial", no_argument, NULL, 'S' },
+		{ "gpu-lock", required_argument, NULL, 'l' },
 		{ "shard", required_argument, NULL, 'k' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "timings", no_argument, NULL, 'T' },
@@ -829,6 +879,12 @@ int batch_main(int argc, char **argv)
 			break;
 		case 'r':
 			o.regrade = 1;
+			break;
+		case 'S':
+			o.parallel = 0;
+			break;
+		case 'l':
+			o.gpu_lock = optarg;
 			break;
 		case 'k':
 			if (shard_parse(&o.shard, optarg, err, sizeof(err))) {

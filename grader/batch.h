@@ -8,12 +8,15 @@
  * the batch loses nothing but the submissions in flight, because a result
  * exists only once it is complete and a rerun skips what is graded.
  *
- * Timing fairness: on a GPU the submissions are graded one at a time (a
- * child compiles its exercises in parallel on `jobs` cores, then runs them
- * alone on the GPU), so no two timed runs ever share the device.  On the
- * emulator nothing is timed (performance is the traffic model), so `jobs`
- * children grade side by side, one core each.  docs/INTEGRATIONS.md says
- * why the GPU case does not overlap compiles with runs.
+ * Scheduling (batch_plan): `jobs` children grade side by side, one core
+ * each.  On a GPU they share a lock file (gpulock.h, RESULTS_DIR/.gpu-lock
+ * or the shard's own), which every child's grader holds exclusively while
+ * one of its runners is timed and shared while one sweeps: timed runs
+ * never share the device, and everything else of the other submissions
+ * (compiles, correctness sweeps, the emulator's runs) goes on meanwhile.
+ * On the emulator nothing is timed (performance is the traffic model):
+ * no lock.  `--serial` grades one submission at a time instead, compiling
+ * on `jobs` cores.
  *
  * Layout of RESULTS_DIR: <name>.json (the archive, with "grader_exit"
  * added: the child's exit status), <name><suffix> per extra format
@@ -45,9 +48,11 @@ struct batch_opts {
 	double timeout_s;        /* per submission; 0: derived from cfg */
 	int progress;            /* progress lines on stderr */
 	int timings;             /* each result with its phases' times */
-	/* -1: decide from the backend (GPU: one at a time); 0: one at a
-	 * time; 1: `jobs` children side by side */
+	/* 0: one at a time (--serial); otherwise `jobs` children side by
+	 * side, timed runs serialised by the GPU lock */
 	int parallel;
+	/* the GPU lock file; NULL: RESULTS_DIR/.gpu-lock (the shard's) */
+	const char *gpu_lock;
 	/* the slice of the directory to grade (shard.h); all zero: the
 	 * whole directory */
 	struct shard shard;
@@ -66,6 +71,18 @@ struct batch_stats {
 #define BATCH_USAGE 2       /* bad directories, options */
 #define BATCH_INTERNAL 3    /* some results are internal errors */
 #define BATCH_INTERRUPTED 130
+
+/* How the children run: decided once per batch from the options and
+ * whether the children grade on a GPU. */
+struct batch_plan {
+	unsigned slots;       /* children at once */
+	unsigned child_jobs;  /* each child's --jobs */
+	char *gpu_lock;       /* each child's --gpu-lock, or NULL */
+};
+
+void batch_plan_init(struct batch_plan *p, const struct batch_opts *o,
+		     int gpu);
+void batch_plan_release(struct batch_plan *p);
 
 /* Grade the directory; st may be NULL.  Returns a BATCH_* status. */
 int batch_run(const struct batch_opts *o, struct batch_stats *st);

@@ -232,7 +232,10 @@ int build_env_init(struct build_env *env, const struct score_config *cfg)
 }
 
 /* nvcc arguments for a target: the architecture or the emulator's PTX
- * flags, split on spaces (the flags come from our own Makefile). */
+ * flags, split on spaces (the flags come from our own Makefile).  Both
+ * keep the host code's line table (-g: a crash in a launcher is mapped
+ * to its line) and the device code's (-lineinfo: compute-sanitizer
+ * names the line); neither changes the code generated. */
 size_t build_target_flags(const struct build_target *t, const char **argv,
 			  size_t max, char **storage)
 {
@@ -243,12 +246,15 @@ size_t build_target_flags(const struct build_target *t, const char **argv,
 		*storage = xstrfmt("-arch=%s", t->arch);
 		argv[n++] = *storage;
 		argv[n++] = "-O3";
+		argv[n++] = "-lineinfo";
+		argv[n++] = "-g";
 		return n;
 	}
 	*storage = xstrdup(WG_EMU_NVCC_FLAGS);
-	for (char *tok = strtok_r(*storage, " ", &save); tok && n < max;
+	for (char *tok = strtok_r(*storage, " ", &save); tok && n + 1 < max;
 	     tok = strtok_r(NULL, " ", &save))
 		argv[n++] = tok;
+	argv[n++] = "-g";
 	return n;
 }
 
@@ -263,8 +269,9 @@ size_t build_target_flags_also(const struct build_target *t,
 	if (!also || t->backend != BUILD_CUDA || also->backend != BUILD_EMU)
 		return build_target_flags(t, argv, max, storage);
 	/* "sm_90" -> compute_90 and sm_90: the machine code -arch= gives,
-	 * next to the emulator's own -gencode */
-	*storage = xstrfmt("-gencode arch=compute_%s,code=%s -O3 %s",
+	 * next to the emulator's own -gencode; the line tables of both
+	 * targets' flags (the emulator's include -lineinfo) */
+	*storage = xstrfmt("-gencode arch=compute_%s,code=%s -O3 -g %s",
 			   t->arch + 3, t->arch, WG_EMU_NVCC_FLAGS);
 	for (char *tok = strtok_r(*storage, " ", &save); tok && n < max;
 	     tok = strtok_r(NULL, " ", &save))
@@ -566,6 +573,20 @@ int build_replay_path(const struct build_target *t, char *buf, size_t len)
 	return n > 0 && (size_t)n < len && !access(buf, X_OK);
 }
 
+/* The runner a submission runs as: the linked executable without its
+ * symbols; the linked one stays, closed to other users. */
+static int strip_copy(const char *debug, const char *out, char **log)
+{
+	const char *argv[] = { "objcopy", "--strip-all", debug, out, NULL };
+
+	if (chmod(debug, 0600)) {
+		*log = xstrfmt("cannot close '%s': %s", debug,
+			       strerror(errno));
+		return -1;
+	}
+	return build_run(argv, "/", 60, log) ? -1 : 0;
+}
+
 int build_link(const struct build_target *t, const struct score_config *cfg,
 	       const struct exercise *const *exs, const char *const *objs,
 	       size_t n, const char *workdir, const char *out, char **log)
@@ -573,7 +594,7 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 	const char *argv[96];
 	char *entry_c = NULL, *entry_o = NULL, *libs = NULL;
 	char *cached[NCACHED], *runner_o = NULL, *ext_o = NULL, *lib = NULL;
-	char *cudalib = NULL;
+	char *cudalib = NULL, *debug = NULL;
 	size_t k = 0;
 	int rc = -1;
 
@@ -586,10 +607,10 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 	runner_o = xstrfmt("%s/build/harness/runner.o", wg_root());
 	ext_o = xstrfmt("%s/build/harness/launches_ext.o", wg_root());
 	lib = xstrfmt("%s/build/libwgrunner.a", wg_root());
+	debug = xstrfmt("%s%s", out, BUILD_DEBUG_SUFFIX);
 	argv[k++] = "g++";
-	argv[k++] = "-s"; /* no symbol names for a submission to look up */
 	argv[k++] = "-o";
-	argv[k++] = out;
+	argv[k++] = debug;
 	argv[k++] = runner_o;
 	argv[k++] = entry_o;
 	if (t->backend == BUILD_CUDA)
@@ -633,10 +654,15 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 		goto out;
 	free(*log);
 	*log = NULL;
+	if (strip_copy(debug, out, log))
+		goto out;
+	free(*log);
+	*log = NULL;
 	rc = 0;
 out:
 	if (rc && !*log)
 		*log = xstrdup("link failed");
+	free(debug);
 	for (size_t i = 0; i < NCACHED; i++)
 		free(cached[i]);
 	free(entry_c);

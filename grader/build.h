@@ -82,8 +82,13 @@ int build_check_symbols(const struct exercise *ex, const char *obj,
 int build_replay_path(const struct build_target *t, char *buf, size_t len);
 
 /* Link a runner for the exercises given (parallel arrays of n entries;
- * objs[i] is the student object of exs[i]) into out.  0, or -1 with *log
- * set (owned by the caller). */
+ * objs[i] is the student object of exs[i]) into out, without symbols
+ * (no names for a submission to look up), and the same executable with
+ * its symbols and debug information into out + BUILD_DEBUG_SUFFIX,
+ * readable by the grader's user only: what a host crash is mapped to
+ * the student's line with (hostcrash.c).  0, or -1 with *log set (owned
+ * by the caller). */
+#define BUILD_DEBUG_SUFFIX ".debug"
 int build_link(const struct build_target *t, const struct score_config *cfg,
 	       const struct exercise *const *exs, const char *const *objs,
 	       size_t n, const char *workdir, const char *out, char **log);

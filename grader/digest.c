@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crashlog.h"
 #include "lines.h"
 #include "util.h"
 
@@ -127,22 +128,60 @@ int digest_parse_where(const char *msg, struct failure_location *loc)
 	return 0;
 }
 
+/* A message about a store outside the output or every allocation,
+ * located in loc with the text of its line when it is in the exercise's
+ * file: 0, or -1. */
+static int writer_at(const struct exercise_result *e, const char *msg,
+		     struct failure_location *loc)
+{
+	char name[96];
+
+	if ((!strstr(msg, "store outside the output") &&
+	     !strstr(msg, "out-of-bounds global store")) ||
+	    digest_parse_where(msg, loc))
+		return -1;
+	snprintf(name, sizeof(name), "%s.cu", e->ex->name);
+	if (!strcmp(loc->file, name))
+		lines_source_text(e->source, loc->line, loc->source,
+				  sizeof(loc->source));
+	return 0;
+}
+
 /* The writer of an out-of-bounds first failure, from the first message
  * about a store outside the output or outside every allocation. */
 static void locate_writer(struct exercise_result *e, const char *msg)
 {
 	struct failure *f = &e->first_failure;
-	char name[96];
 
-	if (!f->present || f->loc.file[0] || e->status != STATUS_OOB ||
-	    (!strstr(msg, "store outside the output") &&
-	     !strstr(msg, "out-of-bounds global store")) ||
-	    digest_parse_where(msg, &f->loc))
-		return;
-	snprintf(name, sizeof(name), "%s.cu", e->ex->name);
-	if (!strcmp(f->loc.file, name))
-		lines_source_text(e->source, f->loc.line, f->loc.source,
-				  sizeof(f->loc.source));
+	if (f->present && !f->loc.file[0] && e->status == STATUS_OOB)
+		writer_at(e, msg, &f->loc);
+}
+
+int digest_find_writer(const struct exercise_result *e, const char *text,
+		       struct failure_location *loc)
+{
+	for (const char *p = text; p && *p; p += strcspn(p, "\n"),
+	     p += *p == '\n') {
+		char line[1024];
+		size_t n = strcspn(p, "\n");
+		const char *msg;
+
+		snprintf(line, sizeof(line), "%.*s", (int)(n < 1023 ? n :
+							    1023), p);
+		msg = emu_message(line);
+		if (msg && !writer_at(e, msg, loc))
+			return 0;
+	}
+	return -1;
+}
+
+/* The runner's crash and refused-launch lines are for hostcrash.c, not
+ * for reading. */
+static int for_grader(const char *line)
+{
+	return !strncmp(line, CRASHLOG_PREFIX, strlen(CRASHLOG_PREFIX)) ||
+	       !strncmp(line, CRASHLOG_LAUNCH_PREFIX,
+			strlen(CRASHLOG_LAUNCH_PREFIX));
 }
 
 /* The mark sandbox.c leaves where it cut a capped output. */
@@ -198,7 +237,7 @@ void digest_output(struct exercise_result *e)
 		 * side of the mark are pieces */
 		cut = after_cut || is_cut_mark(p);
 		after_cut = is_cut_mark(line);
-		if (cut && !after_cut) {
+		if ((cut && !after_cut) || for_grader(line)) {
 			free(line);
 			continue;
 		}

@@ -24,6 +24,13 @@
 
 void digest_output(struct exercise_result *e);
 
+/* The first emulator message in a program's output text about a store
+ * outside the output or every allocation, into loc (with the text of
+ * the line when it is in the exercise's file): 0, or -1 when there is
+ * none.  For a rerun of one shape (rerun.c). */
+int digest_find_writer(const struct exercise_result *e, const char *text,
+		       struct failure_location *loc);
+
 /* The kernel, file, line, thread and block of one emulator message
  * ("kernel 'k' at f.cu:12, thread (1,0,0) of block (0,2,0): ...");
  * 0, or -1 when it names none. */

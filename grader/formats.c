@@ -273,6 +273,15 @@ static void md_failure(FILE *f, const struct exercise *ex,
 		fputs(":\n", f);
 		if (ff->loc.source[0])
 			md_code(f, ff->loc.source, sizeof(ff->loc.source));
+		if (ff->loc.found_by[0]) {
+			fputs("\n(found by ", f);
+			md_text(f, ff->loc.found_by);
+			fputs(")\n", f);
+		}
+	}
+	if (ff->sanitizer[0]) {
+		fputs("\ncompute-sanitizer on this shape:\n", f);
+		md_code(f, ff->sanitizer, sizeof(ff->sanitizer));
 	}
 	if (!ff->win.present)
 		return;
@@ -383,6 +392,10 @@ static void check_part(const struct exercise_result *e,
 		md_text(b.f, c->detail);
 		fputc('\n', b.f);
 	}
+	if (c->has_shape)
+		fprintf(b.f, "\nFirst failing shape: #%zu (%s=%lld, %s=%lld)\n",
+			c->shape_index, e->ex->dim_m, (long long)c->m,
+			e->ex->dim_n, (long long)c->n);
 	for (size_t i = 0; i < c->nlines; i++) {
 		const struct line_finding *l = &c->lines[i];
 
@@ -429,6 +442,12 @@ static void performance_part(const struct exercise_result *e,
 			"speedup **%.2fx** (95%% CI %.2f to %.2f).\n",
 			e->student_ms, e->reference_ms, e->speedup,
 			e->ci_low, e->ci_high);
+	} else if (!strcmp(e->perf_model, "predicted") &&
+		   isfinite(e->speedup)) {
+		fprintf(b.f, "Predicted %s time %.3f ms (reference %.3f ms): "
+			"**%.2fx** -- the emulator's performance model, not "
+			"a measurement. %s\n", e->perf_gpu, e->student_ms,
+			e->reference_ms, e->speedup, e->perf_why);
 	} else if (!strcmp(e->perf_model, "traffic") &&
 		   isfinite(e->speedup)) {
 		fprintf(b.f, "Emulator traffic model (no GPU): **%.2fx** "
@@ -529,8 +548,8 @@ static char *summary_md(const struct grade_result *r, int exit_status)
 	}
 	if (r->backend && !strcmp(r->backend, "emu"))
 		fputs("\nNo GPU: correctness and technique are exact; "
-		      "performance is the emulator's traffic model, not "
-		      "time.\n", b.f);
+		      "performance is the emulator's prediction of the time "
+		      "on a GPU, not a measurement.\n", b.f);
 	if (results_internal(r, exit_status))
 		fputs("\n**An exercise hit an internal error of the grader "
 		      "(XX)**: not your fault; it will be regraded.\n", b.f);
@@ -1224,7 +1243,10 @@ static void rd_failure_picture(struct rd *d, json_t *ff,
 		rd_strbuf(d, loc, "block", f->loc.block,
 			  sizeof(f->loc.block));
 		rd_strbuf(d, loc, "what", f->loc.what, sizeof(f->loc.what));
+		rd_strbuf(d, loc, "found_by", f->loc.found_by,
+			  sizeof(f->loc.found_by));
 	}
+	rd_strbuf(d, ff, "sanitizer", f->sanitizer, sizeof(f->sanitizer));
 }
 
 /* A check's blamed lines (absent in results from before they existed). */
@@ -1398,6 +1420,13 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 			rd_strbuf(d, v, "detail", c->detail,
 				  sizeof(c->detail));
 			rd_lines(d, json_object_get(v, "lines"), c);
+			if (json_object_get(v, "shape_index")) {
+				c->has_shape = 1;
+				c->shape_index = (size_t)rd_int(d, v,
+							"shape_index");
+				c->m = rd_int(d, v, "m");
+				c->n = rd_int(d, v, "n");
+			}
 		}
 	}
 	e->source = rd_str(d, o, "source", 0);
@@ -1414,6 +1443,12 @@ static void rd_exercise(struct rd *d, json_t *o, struct exercise_result *e)
 					       "bandwidth_fraction");
 		rd_strbuf(d, perf, "model", e->perf_model,
 			  sizeof(e->perf_model));
+		if (json_object_get(perf, "gpu"))
+			rd_strbuf(d, perf, "gpu", e->perf_gpu,
+				  sizeof(e->perf_gpu));
+		if (json_object_get(perf, "why"))
+			rd_strbuf(d, perf, "why", e->perf_why,
+				  sizeof(e->perf_why));
 		arr = json_object_get(perf, "flags");
 		json_array_foreach(arr, i, v)
 			if (json_is_string(v))

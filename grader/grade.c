@@ -23,6 +23,7 @@
 
 #include "build.h"
 #include "compile.h"
+#include "gpulock.h"
 #include "grade_build.h"
 #include "grade_exec.h"
 #include "grade_task.h"
@@ -192,13 +193,28 @@ static void nothing_found(const struct grade_opts *o, const struct task *t,
 			   o->submission, names);
 }
 
+/* build_env_init, whose probe creates a CUDA context: a GPU user like a
+ * runner, so it holds the lock shared when there is one.  0 or -1. */
+static int probe_env(const struct grade_opts *o, struct gpulock *lock,
+		     struct build_env *env)
+{
+	int rc;
+
+	if (lock && gpulock_acquire(lock, GPULOCK_SHARED))
+		return -1;
+	rc = build_env_init(env, o->cfg);
+	gpulock_release(lock);
+	return rc;
+}
+
 /* The grading backend (--backend, else the GPU when usable); NULL with
  * r->error set when there is none. */
 static const struct build_target *choose_target(const struct grade_opts *o,
+						struct gpulock *lock,
 						struct build_env *env,
 						struct grade_result *r)
 {
-	if (build_env_init(env, o->cfg)) {
+	if (probe_env(o, lock, env)) {
 		r->error = xstrdup("cannot inspect the build environment");
 		return NULL;
 	}
@@ -331,8 +347,9 @@ static void *measure_worker(void *arg)
 /* On a GPU: each exercise's runner one at a time (the timed phase must
  * have the GPU to itself), and meanwhile the previous ones' emulator
  * work -- the record of the measured calls, the replays -- in threads of
- * their own, at most o->jobs at once.  (On the emulator with --jobs 1
- * too: then the runner is the correctness sweep.) */
+ * their own, at most o->jobs at once; then, in order, where their
+ * failures happened (a rerun may use the GPU).  (On the emulator with
+ * --jobs 1 too: then the runner is the correctness sweep.) */
 static void run_on_gpu(const struct grade_opts *o, struct task *t, size_t n,
 		       const struct grade_targets *g, uint64_t seed)
 {
@@ -363,6 +380,8 @@ static void run_on_gpu(const struct grade_opts *o, struct task *t, size_t n,
 	for (size_t i = oldest; i < n; i++)
 		if (m[i].started)
 			pthread_join(m[i].th, NULL);
+	for (size_t i = 0; i < n; i++)
+		grade_exec_locate(o, &t[i], g, seed);
 	free(m);
 }
 
@@ -443,7 +462,12 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		goto out;
 	}
 	t = timings_lap(tm, "intake", t);
-	if (!(tgt = choose_target(o, &env, r)))
+	if (o->gpu_lock && !(g.lock = gpulock_open(o->gpu_lock))) {
+		r->error = xstrfmt("cannot open the GPU lock '%s'",
+				   o->gpu_lock);
+		goto out;
+	}
+	if (!(tgt = choose_target(o, g.lock, &env, r)))
 		goto out;
 	t = timings_lap(tm, "backend probe", t);
 	r->backend = xstrdup(tgt->backend == BUILD_CUDA ? "cuda" : "emu");
@@ -484,6 +508,7 @@ out:
 		remove_tree(g.workdir);
 	free((char *)g.workdir);
 	intake_release(&in);
+	gpulock_free(g.lock);
 	timings_lap(tm, "clean up", t);
 	r->seconds = now_s() - t0;
 	return rc;

@@ -26,6 +26,9 @@ struct grade_opts {
 	int progress;            /* progress lines on stderr */
 	const char *tmpdir;      /* NULL: $TMPDIR or /tmp */
 	int timings;             /* record the phases (timings.h) */
+	/* the lock file shared with other graders of this GPU (gpulock.h),
+	 * or NULL: nothing else runs on it */
+	const char *gpu_lock;
 };
 
 #define GRADE_OK 0

@@ -14,8 +14,11 @@
 #include <unistd.h>
 
 #include "digest.h"
+#include "gpulock.h"
+#include "hostcrash.h"
 #include "measure.h"
 #include "protocol.h"
+#include "rerun.h"
 #include "sandbox.h"
 #include "timings.h"
 #include "util.h"
@@ -218,9 +221,28 @@ out:
 	return rc;
 }
 
+/* One runner process of the plan (gpulock_plan), started only once its
+ * lock is held and released only when the process is gone; 0, or -1 when
+ * the lock or the process could not be had. */
+static int run_planned(const struct grade_opts *o, struct verify *v,
+		       struct task *k, int gpu, const struct gpulock_run *run,
+		       struct gpulock *lock, char **output)
+{
+	uint32_t flags = gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY |
+				   PROTO_JOB_PERF_RECORD;
+	int rc;
+
+	if (run->mode != GPULOCK_NONE && gpulock_acquire(lock, run->mode))
+		return -1;
+	rc = run_runner(o, v, k, 0, gpu, run->phases, flags, output);
+	gpulock_release(lock);
+	return rc;
+}
+
 /* The runner on the grading backend (on a GPU: correctness, then the
- * timed phase): the part that needs the GPU to itself.  k->v is set up
- * for grade_exec_measure; k->measure is 0 when nothing is left to
+ * timed phase, in one process or, sharing the GPU with other graders,
+ * in two): the part that needs the GPU.  k->v is set up for
+ * grade_exec_measure; k->measure is 0 when nothing is left to
  * measure. */
 static void run_primary(const struct grade_opts *o, struct task *k,
 			const struct grade_targets *g, uint64_t seed)
@@ -229,18 +251,23 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	struct exercise_result *e = k->res;
 	int gpu = tgt->backend == BUILD_CUDA;
 	struct verify *v = xcalloc(1, sizeof(*v));
+	struct gpulock_run runs[2];
+	size_t nruns = gpulock_plan(gpu, g->lock != NULL, runs);
 	char phase[48];
-	int failed;
+	int failed = 0;
 
 	k->v = v;
 	k->measure = 1;
 	grade_progress(o, "%s: running on %s", k->ex->name, tgt->arch);
 	verify_init(v, k->ex, o->cfg, seed, !gpu, e);
-	failed = run_runner(o, v, k, 0, gpu,
-			    PROTO_PHASE_CORRECTNESS |
-			    (gpu ? PROTO_PHASE_PERF : 0),
-			    gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY,
-			    &e->runner_output);
+	for (size_t i = 0; i < nruns && !failed; i++) {
+		/* the timed phase follows a sweep that ran to its end, as
+		 * it does within one runner */
+		if (i && !(v->done & PROTO_PHASE_CORRECTNESS))
+			break;
+		failed = run_planned(o, v, k, gpu, &runs[i], g->lock,
+				     &e->runner_output);
+	}
 	snprintf(phase, sizeof(phase), "runner %s%s", tgt->arch,
 		 gpu ? " (correctness, timing)" : " (correctness)");
 	k->lap = timings_lap(&e->timings, phase, k->lap);
@@ -320,8 +347,36 @@ void grade_exec_measure(const struct grade_opts *o, struct task *k,
 	verify_release(k->v);
 	free(k->v);
 	k->v = NULL;
-	timings_lap(&e->timings, "verdict and score", k->lap);
+	k->lap = timings_lap(&e->timings, "verdict and score", k->lap);
+	k->verified = 1;
+}
+
+void grade_exec_locate(const struct grade_opts *o, struct task *k,
+		       const struct grade_targets *g, uint64_t seed)
+{
+	struct exercise_result *e = k->res;
+	int gpu = g->primary->backend == BUILD_CUDA;
+	const struct rerun_job job = {
+		o->cfg, seed, gpu ? (k->emu_ok ? k->runner[1] : NULL) :
+		k->runner[0], gpu ? k->runner[0] : NULL, k->dir
+	};
+	char *debug;
+
+	if (!k->verified)
+		return;
+	debug = xstrfmt("%s%s", k->runner[0], BUILD_DEBUG_SUFFIX);
+	hostcrash_locate(e, debug, k->dir);
+	free(debug);
+	if (rerun_wanted(e, gpu)) {
+		grade_progress(o, "%s: rerunning shape #%zu to locate it",
+			       k->ex->name, e->first_failure.shape_index);
+		if (!(gpu && g->lock) ||
+		    !gpulock_acquire(g->lock, GPULOCK_SHARED))
+			rerun_first_failure(&job, e);
+		gpulock_release(g->lock);
+	}
 	digest_output(e);
+	timings_lap(&e->timings, "locating the failure", k->lap);
 	e->seconds = now_s() - k->started;
 }
 
@@ -330,4 +385,5 @@ void grade_exec_exercise(const struct grade_opts *o, struct task *k,
 {
 	grade_exec_primary(o, k, g, seed);
 	grade_exec_measure(o, k, g);
+	grade_exec_locate(o, k, g, seed);
 }

@@ -31,7 +31,16 @@ void grade_exec_primary(const struct grade_opts *o, struct task *k,
 void grade_exec_measure(const struct grade_opts *o, struct task *k,
 			const struct grade_targets *g);
 
-/* Both, one after the other. */
+/* Last, once verified: where the first failure happened when the run
+ * did not say -- a host crash from the runner's crash line, and on a GPU
+ * (or when the tests force it) the first failing shape once more on the
+ * emulator and under compute-sanitizer (a GPU runner: not while another
+ * exercise is timed; it holds the GPU lock shared when there is one);
+ * then the output is digested. */
+void grade_exec_locate(const struct grade_opts *o, struct task *k,
+		       const struct grade_targets *g, uint64_t seed);
+
+/* All three, one after the other. */
 void grade_exec_exercise(const struct grade_opts *o, struct task *k,
 			 const struct grade_targets *g, uint64_t seed);
 

@@ -17,6 +17,7 @@
 #include "grade.h"
 #include "result.h"
 
+struct gpulock;
 struct verify;
 
 enum task_state { T_MISSING, T_CE, T_REJECTED, T_XX, T_READY };
@@ -40,6 +41,7 @@ struct task {
 	int ran;                  /* grade_exec_primary has run */
 	struct verify *v;         /* its verification, between the runs */
 	int measure;              /* replays are still to come */
+	int verified;             /* grade_exec_measure has run */
 	double started, lap;      /* its runs' start, the last phase's end */
 };
 
@@ -51,6 +53,8 @@ struct grade_targets {
 	const struct build_target *counters;
 	const char *replay;  /* the replay program, or NULL */
 	const char *workdir; /* the grade's private directory */
+	struct gpulock *lock; /* shared with other graders of this GPU
+			       * (gpulock.h), or NULL */
 };
 
 /* Where staging and build directories go: o->tmpdir, else $TMPDIR,

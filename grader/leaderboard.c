@@ -374,7 +374,7 @@ static void html_chart(FILE *f, const struct lb_board *b)
 		label_w + bar_w + 70, h);
 	if (!measured) {
 		fprintf(f, "<text x=\"4\" y=\"%.0f\">Bandwidth not measured "
-			"on this %s (performance is the traffic model).</text>"
+			"on this %s (performance is the emulator's prediction).</text>"
 			"\n", top + 14, board_kind(b));
 	}
 	for (size_t i = 0; i < b->n && measured; i++) {
@@ -429,7 +429,7 @@ static void html_board(FILE *f, const struct lb_board *b, size_t idx)
 		"the measured speedups.%s</p>\n", board_kind(b), b->n,
 		b->n == 1 ? "entry" : "entries",
 		!strcmp(b->backend, "emu") ? " Emulator speedups are the "
-		"traffic model's, not time." : "");
+		"performance model's predictions, not measurements." : "");
 	html_chart(f, b);
 	fputs("<div class=\"scroll\"><table class=\"lb\">\n<thead><tr>", f);
 	html_th(f, "#", "num", "ascending");

@@ -52,6 +52,8 @@ static const char usage_grade[] =
 	"  --output FILE        write the report to FILE (atomically)\n"
 	"  --config FILE        grading configuration (JSON, see README)\n"
 	"  --jobs N             parallel compilations (default 4)\n"
+	"  --gpu-lock FILE      share the GPU with the graders that use FILE:\n"
+	"                       timed runs alone, the rest side by side\n"
 	"  --quiet              no progress line\n"
 	"  --timings            print each phase's wall seconds on stderr\n"
 	"                       (and \"timings\" in the JSON result)\n"
@@ -88,6 +90,7 @@ static int cmd_grade(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "gpu-lock", required_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "timings", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -166,6 +169,9 @@ static int cmd_grade(int argc, char **argv)
 				goto out;
 			}
 			o.jobs = (unsigned)v;
+			break;
+		case 'l':
+			o.gpu_lock = optarg;
 			break;
 		case 'q':
 			quiet = 1;

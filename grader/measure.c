@@ -95,6 +95,12 @@ static int on_frame(struct replay_ctx *c, enum proto_type t,
 	case PROTO_NOTE:
 		return proto_dec_note(p, n, &mc->note) || mc->note.index !=
 		       mc->index ? bad(c, "a malformed note") : 0;
+	case PROTO_PREDICTION:
+		if (mc != &c->v->perf_call || c->v->have_prediction ||
+		    proto_dec_prediction(p, n, &c->v->prediction))
+			return bad(c, "a malformed prediction");
+		c->v->have_prediction = 1;
+		return 0;
 	case PROTO_DONE:
 		c->done = 1;
 		return 0;
@@ -122,10 +128,10 @@ static int on_data(struct sandbox_run *sb, void *arg,
 }
 
 /* The replay's stdin: the job, then the record in chunks. */
-static void job_input(const struct verify *v, size_t k, const char *object,
+static void job_input(const struct verify *v, const struct measured_call *mc,
+		      const char *object, const char *gpu,
 		      struct proto_buf *b)
 {
-	const struct measured_call *mc = &v->measured[k];
 	struct proto_replay job;
 	uint64_t off = 0;
 
@@ -134,6 +140,7 @@ static void job_input(const struct verify *v, size_t k, const char *object,
 	job.seed = v->seed;
 	job.index = (uint32_t)mc->index;
 	snprintf(job.object, sizeof(job.object), "%s", object);
+	snprintf(job.gpu, sizeof(job.gpu), "%s", gpu);
 	proto_enc_replay(b, &job);
 	do {
 		struct proto_record m;
@@ -149,11 +156,14 @@ static void job_input(const struct verify *v, size_t k, const char *object,
 	} while (off < mc->record_len);
 }
 
+/* Replay measured call k, or the performance call when k is
+ * EXERCISE_MEASURED. */
 static void replay_one(struct verify *v, const struct score_config *cfg,
 		       size_t k, const char *replay, const char *object,
 		       const char *workdir)
 {
-	struct measured_call *mc = &v->measured[k];
+	struct measured_call *mc = k < EXERCISE_MEASURED ? &v->measured[k] :
+				   &v->perf_call;
 	const char *argv[2] = { replay, NULL };
 	const char *ro[3] = { replay, object, NULL };
 	const char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
@@ -174,7 +184,7 @@ static void replay_one(struct verify *v, const struct score_config *cfg,
 	c.v = v;
 	c.k = k;
 	c.mc = mc;
-	job_input(v, k, object, &in);
+	job_input(v, mc, object, cfg->predict_gpu, &in);
 	if ((mkdir(dir, 0700) && errno != EEXIST) || in.oom) {
 		snprintf(mc->replay_error, sizeof(mc->replay_error), "cannot "
 			 "prepare the replay: %s", strerror(errno));
@@ -244,6 +254,10 @@ size_t measure_exercise(struct verify *v, const struct score_config *cfg,
 		if (!verify_measured_replayable(v, k))
 			continue;
 		replay_one(v, cfg, k, replay, object, workdir);
+		n++;
+	}
+	if (verify_perf_replayable(v)) {
+		replay_one(v, cfg, EXERCISE_MEASURED, replay, object, workdir);
 		n++;
 	}
 	return n;

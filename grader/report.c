@@ -204,6 +204,15 @@ static void text_failure(FILE *f, const struct exercise *ex,
 			puts_clean(f, l->source);
 			fputc('\n', f);
 		}
+		if (l->found_by[0]) {
+			fputs("          (found by ", f);
+			puts_clean(f, l->found_by);
+			fputs(")\n", f);
+		}
+	}
+	if (ff->sanitizer[0]) {
+		fputs("        compute-sanitizer on this shape:\n", f);
+		indent_block(f, ff->sanitizer, 20);
 	}
 }
 
@@ -274,8 +283,8 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 	text_notes(f, r, dim, off);
 	if (r->backend && !strcmp(r->backend, "emu"))
 		fprintf(f, "  %sno GPU: correctness and technique are exact; "
-			"performance is the emulator's traffic model "
-			"(sectors and wavefronts), not time%s\n", dim, off);
+			"performance is the emulator's prediction of the "
+			"time on a GPU, not a measurement%s\n", dim, off);
 	for (size_t i = 0; i < r->nex; i++) {
 		const struct exercise_result *e = &r->ex[i];
 		const struct failure *ff = &e->first_failure;
@@ -330,6 +339,11 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				fprintf(f, " (%.3g, limit %.3g)", c->value,
 					c->limit);
 			fprintf(f, "\n");
+			if (c->has_shape)
+				fprintf(f, "        first failing shape: #%zu "
+					"(%s=%lld, %s=%lld)\n", c->shape_index,
+					e->ex->dim_m, (long long)c->m,
+					e->ex->dim_n, (long long)c->n);
 			/* checks that fail for one reason say it once */
 			if (c->detail[0] && !same_as_next(e, k)) {
 				fprintf(f, "        %s", dim);
@@ -363,6 +377,18 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 						"bandwidth",
 						100 * e->bandwidth_fraction);
 				fprintf(f, "\n");
+			} else if (!strcmp(e->perf_model, "predicted")) {
+				fprintf(f, "      performance: predicted %s "
+					"time %.3f ms (reference %.3f ms): "
+					"%.2fx -- a prediction of the "
+					"emulator's model, not a measurement"
+					"\n", e->perf_gpu, e->student_ms,
+					e->reference_ms, e->speedup);
+				if (e->perf_why[0]) {
+					fprintf(f, "        %s", dim);
+					puts_clean(f, e->perf_why);
+					fprintf(f, "%s\n", off);
+				}
 			} else {
 				fprintf(f, "      performance (traffic model):"
 					" %.2fx the reference's efficiency\n",
@@ -446,16 +472,27 @@ static json_t *line_json(const struct line_finding *l)
 
 static json_t *check_json(const struct check_result *c)
 {
-	json_t *lines = json_array();
+	json_t *lines = json_array(), *o;
+	char shape[64];
 
 	for (size_t i = 0; i < c->nlines; i++)
 		json_array_append_new(lines, line_json(&c->lines[i]));
-	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:o}", "name", c->name,
-			 "passed", c->passed < 0 ? json_null() :
-				   json_boolean(c->passed),
-			 "value", num_or_null(c->value),
-			 "limit", num_or_null(c->limit),
-			 "detail", c->detail, "lines", lines);
+	o = json_pack("{s:s, s:o, s:o, s:o, s:s, s:o}", "name", c->name,
+		      "passed", c->passed < 0 ? json_null() :
+				json_boolean(c->passed),
+		      "value", num_or_null(c->value),
+		      "limit", num_or_null(c->limit),
+		      "detail", c->detail, "lines", lines);
+	if (c->has_shape) {
+		snprintf(shape, sizeof(shape), "%lldx%lld", (long long)c->m,
+			 (long long)c->n);
+		json_object_set_new(o, "shape", json_string(shape));
+		json_object_set_new(o, "shape_index",
+				    json_integer((json_int_t)c->shape_index));
+		json_object_set_new(o, "m", json_integer(c->m));
+		json_object_set_new(o, "n", json_integer(c->n));
+	}
+	return o;
 }
 
 /* The per-line traffic of the student's file (the source view). */
@@ -531,6 +568,12 @@ static void failure_json(const struct exercise *ex, const struct failure *f,
 			"thread", report_json_text(l->thread),
 			"block", report_json_text(l->block),
 			"what", report_json_text(l->what)));
+	if (l->file[0] && l->found_by[0])
+		json_object_set_new(json_object_get(ff, "location"),
+				    "found_by", report_json_text(l->found_by));
+	if (f->sanitizer[0])
+		json_object_set_new(ff, "sanitizer",
+				    report_json_text(f->sanitizer));
 }
 
 /* {"phase": seconds, ...} in the order recorded */
@@ -596,6 +639,10 @@ static json_t *exercise_json(const struct exercise_result *e)
 			 "flags", flags,
 			 "model", e->perf_model[0] ?
 				  json_string(e->perf_model) : json_null());
+	if (!strcmp(e->perf_model, "predicted")) {
+		json_object_set_new(perf, "gpu", json_string(e->perf_gpu));
+		json_object_set_new(perf, "why", json_string(e->perf_why));
+	}
 	o = json_pack("{s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
 		      "name", e->ex->name,
 		      "status", status_name(e->status),

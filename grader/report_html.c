@@ -171,8 +171,10 @@ static void summary(FILE *f, const struct grade_result *r)
 			      f);
 		if (!isnan(e->speedup))
 			fprintf(f, "<td>%.2fx%s</td>", e->speedup,
-				strcmp(e->perf_model, "traffic") ? "" :
-				" (traffic model)");
+				!strcmp(e->perf_model, "traffic") ?
+				" (traffic model)" :
+				!strcmp(e->perf_model, "predicted") ?
+				" (predicted)" : "");
 		else
 			fputs("<td class=\"nm\">not measured</td>", f);
 		fputs("</tr>", f);
@@ -226,6 +228,11 @@ static void location(FILE *f, const char *ex,
 		fputs(": ", f);
 		esc(f, l->what);
 	}
+	if (l->found_by[0]) {
+		fputs(" (found by ", f);
+		esc(f, l->found_by);
+		fputs(")", f);
+	}
 	fputs("</p>", f);
 }
 
@@ -250,6 +257,11 @@ static void first_failure(FILE *f, const struct exercise_result *e)
 	fputs("</p>", f);
 	if (ff->loc.file[0])
 		location(f, e->ex->name, &ff->loc);
+	if (ff->sanitizer[0]) {
+		fputs("<p>compute-sanitizer on this shape:</p><pre>", f);
+		esc(f, ff->sanitizer);
+		fputs("</pre>", f);
+	}
 	if (!w->present)
 		return;
 	fprintf(f, "<p class=\"legend\">%s of the %lldx%lld output; the first "
@@ -303,6 +315,14 @@ static void technique(FILE *f, const struct exercise_result *e)
 		if (c->detail[0]) {
 			fputs(": ", f);
 			esc(f, c->detail);
+		}
+		if (c->has_shape) {
+			fprintf(f, "; first failing shape: #%zu (",
+				c->shape_index);
+			esc(f, e->ex->dim_m);
+			fprintf(f, "=%lld, ", (long long)c->m);
+			esc(f, e->ex->dim_n);
+			fprintf(f, "=%lld)", (long long)c->n);
 		}
 		if (c->nlines) {
 			fputs("<ul>", f);

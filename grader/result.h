@@ -72,6 +72,10 @@ struct check_result {
 	char detail[400];
 	struct line_finding lines[RESULT_MAX_LINES]; /* worst first */
 	size_t nlines;
+	/* a failed check: the first measured shape that fails it alone */
+	int has_shape;
+	size_t shape_index;
+	int64_t m, n;
 };
 
 /* One distinct message of the emulator in the program's output: how
@@ -106,7 +110,7 @@ struct failure_window {
 };
 
 /* Where in the student's code a failure happened, when the emulator
- * could tell (file empty when unknown). */
+ * or the runner's crash line could tell (file empty when unknown). */
 struct failure_location {
 	char file[96];
 	int line;
@@ -114,6 +118,10 @@ struct failure_location {
 	char thread[48];   /* "(x,y,z)" */
 	char block[48];
 	char what[160];    /* what it did there, as the emulator said */
+	/* how it was found when not by the run itself ("the emulator, rerunning
+	 * shape #3", "the runner's backtrace"); "" for the run's own
+	 * messages */
+	char found_by[80];
 };
 
 struct failure {
@@ -131,6 +139,10 @@ struct failure {
 	char pattern_why[320];
 	struct failure_window win;
 	struct failure_location loc;
+	/* compute-sanitizer's finding on the first failing shape, quoted
+	 * (its first error, a few lines); "" when it did not run or found
+	 * nothing */
+	char sanitizer[1024];
 };
 
 struct exercise_result {
@@ -158,7 +170,12 @@ struct exercise_result {
 	double bandwidth_fraction;
 	char flags[RESULT_MAX_FLAGS][64];
 	size_t nflags;
-	char perf_model[16]; /* "time" (GPU) or "traffic" (emulator) */
+	char perf_model[16]; /* "time" (GPU), "predicted" (emulator's
+			      * model), "traffic" (emulator, no
+			      * prediction), "bandwidth" */
+	char perf_gpu[48];   /* "predicted": the GPU predicted */
+	char perf_why[256];  /* "predicted": the student's slowest
+			      * launch, what bounds it, in words */
 
 	/* the student's file (capped) and its per-line traffic, in line
 	 * order; NULL / 0 when not available */

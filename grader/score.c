@@ -34,6 +34,22 @@ void score_config_default(struct score_config *c)
 	c->fsize_limit_bytes = 64ULL << 20;
 	c->nofile_limit = 256;
 	c->output_cap_bytes = 64 << 10;
+	snprintf(c->predict_gpu, sizeof(c->predict_gpu), "H100");
+}
+
+/* "predict_gpu": a GPU the emulator's performance model knows. */
+static int load_predict_gpu(struct score_config *c, const char *path,
+			    json_t *v, char *err, size_t errlen)
+{
+	const char *s = json_is_string(v) ? json_string_value(v) : "";
+
+	if (strcmp(s, "H100") && strcmp(s, "H200")) {
+		snprintf(err, errlen, "config '%s': 'predict_gpu' must be "
+			 "\"H100\" or \"H200\"", path);
+		return -1;
+	}
+	snprintf(c->predict_gpu, sizeof(c->predict_gpu), "%s", s);
+	return 0;
 }
 
 double score_max(const struct score_config *c)
@@ -94,6 +110,11 @@ int score_config_load(struct score_config *c, const char *path, char *err,
 		const struct key *key = NULL;
 		double d;
 
+		if (!strcmp(k, "predict_gpu")) {
+			if (load_predict_gpu(c, path, v, err, errlen))
+				goto out;
+			continue;
+		}
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 			if (!strcmp(keys[i].name, k))
 				key = &keys[i];

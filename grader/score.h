@@ -32,6 +32,8 @@ struct score_config {
 	unsigned long long fsize_limit_bytes;
 	unsigned nofile_limit;
 	size_t output_cap_bytes;  /* runner stdout/stderr kept, each */
+	/* the GPU whose time the emulator predicts: "H100" or "H200" */
+	char predict_gpu[16];
 };
 
 void score_config_default(struct score_config *c);

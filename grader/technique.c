@@ -68,6 +68,58 @@ static int why_not(const struct verify *v, const struct measured_call *mc,
 	return 0;
 }
 
+/* Does measured call mc alone fail check `which`? */
+static int call_fails(const struct verify *v, const struct measured_call *mc,
+		      enum lines_check which)
+{
+	const uint64_t *c = mc->stu.c;
+	double bytes = (double)exercise_shape_elems(mc->shape) *
+		       (double)v->ex->elem_size;
+	double min = ceil(bytes / 32), limit = v->cfg->coalescing_limit;
+
+	switch (which) {
+	case LINES_LOADS:
+		return c[PC_GLD_SEC] + c[PC_GATOM_SEC] >
+		       limit * (min + (double)c[PC_CPY_LD_MIN]);
+	case LINES_STORES:
+		return c[PC_GST_SEC] + c[PC_GATOM_SEC] >
+		       limit * (min + (double)c[PC_CPY_ST_MIN]);
+	case LINES_CONFLICTS:
+		return c[PC_SLD_CONF] + c[PC_SST_CONF] > 0 ||
+		       (double)c[PC_SST_BYTES] < bytes ||
+		       (double)c[PC_SLD_BYTES] < bytes;
+	default:
+		return !mc->stu.dynamic_smem_launches ||
+		       (double)c[PC_DSST_BYTES] < bytes ||
+		       (double)c[PC_DSLD_BYTES] < bytes;
+	}
+}
+
+/* A failed check names the first measured shape that fails it alone
+ * (the first measured one when only their sum does). */
+static void name_shape(const struct verify *v, struct check_result *k,
+		       enum lines_check which)
+{
+	const struct measured_call *first = NULL;
+
+	for (size_t i = 0; i < EXERCISE_MEASURED; i++) {
+		const struct measured_call *mc = &v->measured[i];
+
+		if ((!first || mc->index < first->index) &&
+		    call_fails(v, mc, which))
+			first = mc;
+	}
+	for (size_t i = 0; i < EXERCISE_MEASURED && !first; i++)
+		if (!first || v->measured[i].index < first->index)
+			first = &v->measured[i];
+	if (!first)
+		return;
+	k->has_shape = 1;
+	k->shape_index = first->index;
+	k->m = first->shape.m;
+	k->n = first->shape.n;
+}
+
 static void add(uint64_t *to, const uint64_t *c)
 {
 	for (int k = 0; k < PC_COUNT; k++)
@@ -122,8 +174,10 @@ static void coalescing(struct verify *v, enum lines_check which,
 		 "requests (%.2f per request) for %.0f sectors of data%s",
 		 sectors, requests, requests ? sectors / requests : 0, min,
 		 copy_min ? " (data and device-side copies)" : "");
-	if (!k->passed)
+	if (!k->passed) {
 		lines_blame(v, k, which);
+		name_shape(v, k, which);
+	}
 }
 
 static void conflicts(struct verify *v, const struct sums *t)
@@ -141,6 +195,7 @@ static void conflicts(struct verify *v, const struct sums *t)
 			 "tile: %.0f bytes stored to and %.0f loaded from "
 			 "shared memory for %.0f bytes of data", st, ld,
 			 t->data_bytes);
+		name_shape(v, k, LINES_CONFLICTS);
 		return;
 	}
 	k->passed = k->value == 0;
@@ -149,8 +204,10 @@ static void conflicts(struct verify *v, const struct sums *t)
 		 (unsigned long long)t->stu[PC_SLD_CONF],
 		 (unsigned long long)t->stu[PC_SST_CONF],
 		 (unsigned long long)(t->stu[PC_SLD_WF] + t->stu[PC_SST_WF]));
-	if (!k->passed)
+	if (!k->passed) {
 		lines_blame(v, k, LINES_CONFLICTS);
+		name_shape(v, k, LINES_CONFLICTS);
+	}
 }
 
 static void dynamic_shared(struct verify *v, const struct sums *t)
@@ -171,8 +228,10 @@ static void dynamic_shared(struct verify *v, const struct sums *t)
 			 "and %.0f loaded from extern __shared__ memory for "
 			 "%.0f bytes of data%s", st, ld, t->data_bytes,
 			 k->passed ? "" : ": the data must pass through it");
-	if (!k->passed)
+	if (!k->passed) {
 		lines_blame(v, k, LINES_DYNAMIC);
+		name_shape(v, k, LINES_DYNAMIC);
+	}
 }
 
 /* Every check of the exercise, failed (0) or not measured (-1) with
@@ -205,14 +264,40 @@ static void all_checks(struct verify *v, int passed, const char *fmt,
 	}
 }
 
-/* On the emulator, where nothing is timed: the reference's traffic over
- * the student's. */
+/* On the emulator, where nothing is timed: the performance model's
+ * prediction of the performance call (emu/perf.h), the reference's
+ * predicted time over the student's. */
+static int predicted_speedup(struct verify *v)
+{
+	struct exercise_result *r = v->res;
+	const struct proto_prediction *p = &v->prediction;
+
+	if (!v->have_prediction || !(p->student_ms > 0) ||
+	    !(p->reference_ms > 0))
+		return 0;
+	snprintf(r->perf_model, sizeof(r->perf_model), "predicted");
+	snprintf(r->perf_gpu, sizeof(r->perf_gpu), "%s", p->gpu);
+	r->student_ms = p->student_ms;
+	r->reference_ms = p->reference_ms;
+	r->speedup = p->reference_ms / p->student_ms;
+	snprintf(r->perf_why, sizeof(r->perf_why), "%s%s%.60s: %u blocks, "
+		 "%u resident per SM on %u SMs; bound by %s (%u blocks "
+		 "interpreted)", p->launches > 1 ? "slowest of " : "",
+		 p->launches > 1 ? "its launches, " : "", p->kernel,
+		 p->grid_blocks, p->resident_blocks, p->active_sms, p->limit,
+		 p->sampled);
+	return 1;
+}
+
+/* Without a prediction: the reference's traffic over the student's. */
 static void traffic_speedup(struct verify *v, const struct sums *t)
 {
 	struct exercise_result *r = v->res;
 	double cost[2];
 
 	if (r->perf_model[0] || !v->skip_gpu_only || !t->have_ref)
+		return;
+	if (predicted_speedup(v))
 		return;
 	for (int w = 0; w < 2; w++) {
 		const uint64_t *c = w ? t->ref : t->stu;

@@ -61,6 +61,7 @@ void verify_release(struct verify *v)
 		free(v->measured[k].record);
 		free(v->measured[k].lines);
 	}
+	free(v->perf_call.record);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -82,8 +83,9 @@ void verify_process_begin(struct verify *v, uint32_t phases,
 	v->last_shape = -1;
 	memset(v->sent, 0, v->nshapes);
 	/* a record is one process's word: a later process sends its own */
-	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
-		struct measured_call *mc = &v->measured[k];
+	for (size_t k = 0; k <= EXERCISE_MEASURED; k++) {
+		struct measured_call *mc = k < EXERCISE_MEASURED ?
+					   &v->measured[k] : &v->perf_call;
 
 		free(mc->record);
 		mc->record = NULL;
@@ -403,11 +405,18 @@ static int on_record(struct verify *v, const unsigned char *p, size_t n)
 	if (proto_dec_record(p, n, &m))
 		return proto_fail(v, "malformed record frame");
 	k = m.index - exercise_nshapes(v->ex);
-	if (m.index < exercise_nshapes(v->ex) || k >= EXERCISE_MEASURED ||
-	    !asked(v, m.index))
+	if (m.index == exercise_nshapes_all(v->ex) &&
+	    (v->job_flags & PROTO_JOB_PERF_RECORD)) {
+		mc = &v->perf_call;
+		mc->index = m.index;
+		mc->shape = v->ex->perf_shape;
+	} else if (m.index < exercise_nshapes(v->ex) ||
+		   k >= EXERCISE_MEASURED || !asked(v, m.index)) {
 		return proto_fail(v, "a record of shape %u, which is not a "
 				  "measured call", m.index);
-	mc = &v->measured[k];
+	} else {
+		mc = &v->measured[k];
+	}
 	if (mc->record_complete || m.offset != mc->record_filled ||
 	    (mc->record && m.total_bytes != mc->record_len))
 		return proto_fail(v, "record of shape %u out of place",
@@ -719,6 +728,21 @@ static void timing(struct verify *v)
 	if (p->outside_stream_runs ||
 	    p->host_sync_ms > 1.5 * r->student_ms + 0.2)
 		result_add_flag(r, "work outside the stream");
+}
+
+int verify_perf_replayable(const struct verify *v)
+{
+	if (!v->perf_call.record_complete)
+		return 0;
+	for (size_t i = 0; i < v->nshapes; i++) {
+		unsigned flags;
+
+		exercise_shape_of(v->ex, v->seed, i, &flags);
+		if (!((flags & EXERCISE_EDGE_GPU_ONLY) && v->skip_gpu_only) &&
+		    v->state[i] != 1)
+			return 0;
+	}
+	return 1;
 }
 
 int verify_measured_replayable(const struct verify *v, size_t k)

@@ -95,6 +95,11 @@ struct verify {
 	int have_hello;
 	struct proto_perf *perf;
 	struct measured_call measured[EXERCISE_MEASURED];
+	/* the performance call on the emulator (PROTO_JOB_PERF_RECORD):
+	 * its record, and the replay's prediction of its time */
+	struct measured_call perf_call;
+	int have_prediction;
+	struct proto_prediction prediction;
 	/* set by the caller when no replay can run (no emulator on a GPU
 	 * host, its runner did not build): the checks are then "not
 	 * measured" for this reason, never failed */
@@ -134,6 +139,9 @@ void verify_process_end(struct verify *v, const struct verify_exit *x);
 
 /* The measured call k: whether its output passed and its record arrived
  * whole (then it can be replayed). */
+/* The performance call's record came whole and every shape run passed:
+ * worth predicting its time. */
+int verify_perf_replayable(const struct verify *v);
 int verify_measured_replayable(const struct verify *v, size_t k);
 /* The replayed output region of measured call k (guarded, as a runner
  * sends it), judged like a correctness shape. */

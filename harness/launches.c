@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "crashlog.h"
+
 static int recording;
 static cudaStream_t given_stream;
 static struct proto_launches current;
@@ -46,6 +48,14 @@ void launches_note(dim3 grid, dim3 block, size_t smem, cudaStream_t s)
 	l->on_given_stream = s == given_stream;
 }
 
+/* A launch the runtime refused: where it was asked for (crashlog.h). */
+cudaError_t launches_result(cudaError_t err)
+{
+	if (err != cudaSuccess)
+		crashlog_launch_refused(cudaGetErrorName(err));
+	return err;
+}
+
 cudaError_t __real___cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **,
 				      size_t, cudaStream_t);
 cudaError_t __real___cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void **,
@@ -64,7 +74,8 @@ cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b,
 				      cudaStream_t s)
 {
 	launches_note(g, b, smem, s);
-	return __real___cudaLaunchKernel(k, g, b, args, smem, s);
+	return launches_result(__real___cudaLaunchKernel(k, g, b, args,
+							   smem, s));
 }
 
 cudaError_t __wrap___cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b,
@@ -72,12 +83,14 @@ cudaError_t __wrap___cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b,
 					   cudaStream_t s)
 {
 	launches_note(g, b, smem, s);
-	return __real___cudaLaunchKernel_ptsz(k, g, b, args, smem, s);
+	return launches_result(__real___cudaLaunchKernel_ptsz(k, g, b,
+								 args, smem, s));
 }
 
 cudaError_t __wrap_cudaLaunchKernel(const void *f, dim3 g, dim3 b,
 				    void **args, size_t smem, cudaStream_t s)
 {
 	launches_note(g, b, smem, s);
-	return __real_cudaLaunchKernel(f, g, b, args, smem, s);
+	return launches_result(__real_cudaLaunchKernel(f, g, b, args, smem,
+							 s));
 }

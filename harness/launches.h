@@ -18,7 +18,9 @@ void launches_begin(cudaStream_t given);
  * index are set by the caller). */
 void launches_end(struct proto_launches *out);
 
-/* Called by the wrappers. */
+/* Called by the wrappers: what a launch asked for, and what the runtime
+ * answered (returned as is; a refusal is logged, see crashlog.h). */
 void launches_note(dim3 grid, dim3 block, size_t smem, cudaStream_t s);
+cudaError_t launches_result(cudaError_t err);
 
 #endif

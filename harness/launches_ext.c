@@ -21,7 +21,7 @@ cudaError_t __wrap_cudaLaunchKernelExC(const cudaLaunchConfig_t *c,
 	if (c)
 		launches_note(c->gridDim, c->blockDim, c->dynamicSmemBytes,
 			      c->stream);
-	return __real_cudaLaunchKernelExC(c, f, args);
+	return launches_result(__real_cudaLaunchKernelExC(c, f, args));
 }
 
 cudaError_t __wrap_cudaLaunchCooperativeKernel(const void *f, dim3 g,
@@ -29,5 +29,6 @@ cudaError_t __wrap_cudaLaunchCooperativeKernel(const void *f, dim3 g,
 					       size_t smem, cudaStream_t s)
 {
 	launches_note(g, b, smem, s);
-	return __real_cudaLaunchCooperativeKernel(f, g, b, args, smem, s);
+	return launches_result(__real_cudaLaunchCooperativeKernel(f, g, b,
+								      args, smem, s));
 }

@@ -3,11 +3,16 @@
  * itself (it forks children), so it runs this small program instead.
  * Prints "sm <major> <minor> <name>" and exits 0 when device 0 works,
  * otherwise one line saying why and exits 1.
+ *
+ * `wg-probe --hold` then keeps its context, submitting nothing, until it
+ * is killed: a batch keeps the GPU initialised with it (grader/gpukeep.h).
  */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct cudaDeviceProp prop;
 	int n = 0;
@@ -31,5 +36,10 @@ int main(void)
 	}
 	cudaFree(p);
 	printf("sm %d %d %s\n", prop.major, prop.minor, prop.name);
+	if (argc > 1 && !strcmp(argv[1], "--hold")) {
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include "protocol.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,7 +354,7 @@ const char *proto_type_name(enum proto_type t)
 		[PROTO_DONE] = "done", [PROTO_RECORD] = "record",
 		[PROTO_KEY_REQUEST] = "key request", [PROTO_KEY] = "key",
 		[PROTO_LINES] = "lines", [PROTO_NOTE] = "note",
-		[PROTO_REPLAY] = "replay",
+		[PROTO_REPLAY] = "replay", [PROTO_PREDICTION] = "prediction",
 	};
 
 	if ((unsigned)t < PROTO_TYPE_MAX && names[t])
@@ -381,6 +382,7 @@ void proto_enc_job(struct proto_buf *b, const struct proto_job *m)
 	proto_put_u32(&m_, m->phases);
 	proto_put_u32(&m_, m->perf_reps);
 	proto_put_u32(&m_, m->flags);
+	proto_put_u32(&m_, m->shape);
 	ENCODE_END(PROTO_JOB);
 }
 
@@ -395,6 +397,7 @@ int proto_dec_job(const void *p, size_t n, struct proto_job *m)
 	m->phases = proto_get_u32(&r);
 	m->perf_reps = proto_get_u32(&r);
 	m->flags = proto_get_u32(&r);
+	m->shape = proto_get_u32(&r);
 	if (m->perf_reps > PROTO_MAX_REPS)
 		return -1;
 	return proto_reader_done(&r) ? 0 : -1;
@@ -777,6 +780,7 @@ void proto_enc_replay(struct proto_buf *b, const struct proto_replay *m)
 	proto_put_u64(&m_, m->seed);
 	proto_put_u32(&m_, m->index);
 	proto_put_str(&m_, m->object);
+	proto_put_str(&m_, m->gpu);
 	ENCODE_END(PROTO_REPLAY);
 }
 
@@ -790,7 +794,47 @@ int proto_dec_replay(const void *p, size_t n, struct proto_replay *m)
 	m->seed = proto_get_u64(&r);
 	m->index = proto_get_u32(&r);
 	proto_get_str(&r, m->object, sizeof(m->object));
+	proto_get_str(&r, m->gpu, sizeof(m->gpu));
 	return proto_reader_done(&r) ? 0 : -1;
+}
+
+void proto_enc_prediction(struct proto_buf *b,
+			  const struct proto_prediction *m)
+{
+	ENCODE_BEGIN;
+	proto_put_f64(&m_, m->reference_ms);
+	proto_put_f64(&m_, m->student_ms);
+	proto_put_u32(&m_, m->launches);
+	proto_put_str(&m_, m->gpu);
+	proto_put_str(&m_, m->kernel);
+	proto_put_str(&m_, m->limit);
+	proto_put_u32(&m_, m->resident_blocks);
+	proto_put_u32(&m_, m->active_sms);
+	proto_put_u32(&m_, m->sampled);
+	proto_put_u32(&m_, m->grid_blocks);
+	ENCODE_END(PROTO_PREDICTION);
+}
+
+int proto_dec_prediction(const void *p, size_t n,
+			 struct proto_prediction *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->reference_ms = proto_get_f64(&r);
+	m->student_ms = proto_get_f64(&r);
+	m->launches = proto_get_u32(&r);
+	proto_get_str(&r, m->gpu, sizeof(m->gpu));
+	proto_get_str(&r, m->kernel, sizeof(m->kernel));
+	proto_get_str(&r, m->limit, sizeof(m->limit));
+	m->resident_blocks = proto_get_u32(&r);
+	m->active_sms = proto_get_u32(&r);
+	m->sampled = proto_get_u32(&r);
+	m->grid_blocks = proto_get_u32(&r);
+	return proto_reader_done(&r) && isfinite(m->reference_ms) &&
+	       isfinite(m->student_ms) && m->reference_ms >= 0 &&
+	       m->student_ms >= 0 ? 0 : -1;
 }
 
 void proto_enc_done(struct proto_buf *b, const struct proto_done *m)

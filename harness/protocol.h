@@ -59,6 +59,7 @@ enum proto_type {
 	PROTO_LINES,     /* replay: traffic per source line of one call */
 	PROTO_NOTE,      /* replay: why a call could not be replayed */
 	PROTO_REPLAY,    /* grader -> replay: what to replay */
+	PROTO_PREDICTION,/* replay: the performance call's predicted time */
 	PROTO_TYPE_MAX
 };
 
@@ -150,9 +151,20 @@ struct proto_job {
 	uint32_t phases;     /* PROTO_PHASE_* bits */
 	uint32_t perf_reps;  /* timed repetitions per launcher */
 	uint32_t flags;      /* PROTO_JOB_* */
+	uint32_t shape;      /* with PROTO_JOB_ONE_SHAPE: its index */
 };
 #define PROTO_JOB_SKIP_GPU_ONLY 0x1u /* skip edges flagged GPU-only */
 #define PROTO_JOB_MEASURED_ONLY 0x2u /* only the measured calls */
+#define PROTO_JOB_ONE_SHAPE 0x4u     /* only shape `shape` (a rerun) */
+/* the output in an allocation of its own size, no guard bands, nothing
+ * sent back: a write past its end is outside every allocation, where
+ * compute-sanitizer sees it */
+#define PROTO_JOB_BARE_OUTPUT 0x8u
+/* (emulator) after the correctness phase, call the launcher once more at
+ * the performance shape without running anything, and send the record
+ * of that call with index exercise_nshapes_all(): the performance call,
+ * whose time the replay predicts */
+#define PROTO_JOB_PERF_RECORD 0x10u
 
 struct proto_hello {
 	char backend[16];  /* "cuda" or "emu" */
@@ -296,8 +308,22 @@ struct proto_note {
 struct proto_replay {
 	char exercise[64];
 	uint64_t seed;
-	uint32_t index;
+	uint32_t index;      /* a measured call, or the performance call */
 	char object[PROTO_MAX_PATH];
+	char gpu[16];        /* the performance call: the GPU to predict */
+};
+
+/* The performance call's prediction (emu/perf.h): the reference's and
+ * the record's time on the named GPU, and the record's slowest launch
+ * in words. */
+struct proto_prediction {
+	double reference_ms, student_ms;
+	uint32_t launches;          /* in the record, copies included */
+	char gpu[48];
+	char kernel[128];           /* the slowest launch */
+	char limit[64];             /* what bounds it */
+	uint32_t resident_blocks, active_sms, sampled;
+	uint32_t grid_blocks;
 };
 
 struct proto_done {
@@ -335,6 +361,10 @@ void proto_enc_note(struct proto_buf *b, const struct proto_note *m);
 int proto_dec_note(const void *p, size_t n, struct proto_note *m);
 void proto_enc_replay(struct proto_buf *b, const struct proto_replay *m);
 int proto_dec_replay(const void *p, size_t n, struct proto_replay *m);
+void proto_enc_prediction(struct proto_buf *b,
+			  const struct proto_prediction *m);
+int proto_dec_prediction(const void *p, size_t n,
+			 struct proto_prediction *m);
 void proto_enc_done(struct proto_buf *b, const struct proto_done *m);
 int proto_dec_done(const void *p, size_t n, struct proto_done *m);
 

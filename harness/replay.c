@@ -19,6 +19,11 @@
  *      the traffic of every launch, copy and memset summed and per source
  *      line, and what the call moved between host and device.
  *
+ * The performance call (index exercise_nshapes_all: the launcher at the
+ * performance shape, recorded without running) is instead predicted:
+ * the reference's time and the record's on the job's GPU (emu/perf.h),
+ * from a sample of each launch's blocks.
+ *
  * A record it cannot replay gets a NOTE saying why, never a crash: the
  * record is the student's word.  `wg-replay --check OBJECT` instead
  * says whether the emulator can run the object's PTX at all.
@@ -527,6 +532,114 @@ static void replay_student(struct replay *r)
 		    elems * es), elems * es));
 }
 
+/* ---- the performance call: a prediction ---- */
+
+/*
+ * In a prediction (wgemu_perf_begin, sampled only) a record's memsets
+ * and copies go through the runtime, which charges them their modelled
+ * time and moves nothing; launches run their sample of blocks.
+ */
+static int predict_op(struct replay *r, const struct emu_trace_op *op)
+{
+	static unsigned char sink[1];
+	void *a = (void *)(uintptr_t)op->a, *b = (void *)(uintptr_t)op->b;
+
+	switch (op->kind) {
+	case TR_MEMSET:
+		return cudaMemset(a, (int)op->value, (size_t)op->n) ?
+		       note(r, NOTE_MISMATCH, "a memset outside the record's "
+			    "allocations") : 0;
+	case TR_COPY:
+		if (cudaMemcpy(op->copy == TR_D2H ? sink : a,
+			       op->copy == TR_H2D ? sink : b, (size_t)op->n,
+			       (enum cudaMemcpyKind)op->copy))
+			return note(r, NOTE_MISMATCH, "a copy outside the "
+				    "record's allocations");
+		return 0;
+	default:
+		return replay_op(r, op);
+	}
+}
+
+/* The reference launcher at the performance shape, predicted. */
+static double predict_reference(struct replay *r)
+{
+	launcher_fn ref = reference_of(r->ex);
+	size_t bytes = exercise_shape_elems(r->shape) * r->ex->elem_size;
+	void *d_in = NULL, *d_out = NULL;
+	double ms;
+
+	if (!ref)
+		return 0; /* a student kit */
+	if (wgemu_perf_begin(r->job.gpu, 1))
+		die("unknown GPU for the prediction");
+	if (cudaMalloc(&d_in, bytes) || cudaMalloc(&d_out, bytes))
+		die("cannot set up the reference's prediction");
+	ref(d_out, d_in, (int)r->shape.m, (int)r->shape.n, 0);
+	if (cudaDeviceSynchronize())
+		die("the reference failed");
+	ms = wgemu_perf_total_ms();
+	wgemu_perf_end();
+	cudaFree(d_in);
+	cudaFree(d_out);
+	return ms;
+}
+
+/* The slowest launch of the prediction, in words. */
+static void describe(struct proto_prediction *p)
+{
+	struct wgemu_perf_launch l, worst;
+	size_t n = wgemu_perf_count();
+
+	memset(&worst, 0, sizeof(worst));
+	for (size_t i = 0; i < n; i++)
+		if (!wgemu_perf_get(i, &l) && l.ms > worst.ms)
+			worst = l;
+	p->launches = (uint32_t)n;
+	snprintf(p->kernel, sizeof(p->kernel), "%s", worst.kernel);
+	snprintf(p->limit, sizeof(p->limit), "%s", worst.limit);
+	p->resident_blocks = (uint32_t)worst.resident_blocks;
+	p->active_sms = (uint32_t)worst.active_sms;
+	p->sampled = (uint32_t)worst.sampled;
+	p->grid_blocks = worst.grid[0] * worst.grid[1] * worst.grid[2];
+}
+
+static void predict(struct replay *r)
+{
+	struct proto_prediction p;
+	struct emu_trace_reader rd;
+	struct emu_trace_head h;
+	struct emu_trace_op op;
+	struct proto_buf b;
+	int k = -1;
+
+	memset(&p, 0, sizeof(p));
+	p.reference_ms = predict_reference(r);
+	if (wgemu_perf_begin(r->job.gpu, 1))
+		die("unknown GPU for the prediction");
+	snprintf(p.gpu, sizeof(p.gpu), "%s", wgemu_perf_gpu());
+	if (emu_trace_read_head(&rd, r->rec, r->rec_len, &h))
+		note(r, NOTE_MISMATCH, "%s", rd.error);
+	else if (h.truncated)
+		note(r, NOTE_INCOMPLETE, "the record was cut short at %zu "
+		     "MiB", EMU_TRACE_MAX_BYTES >> 20);
+	while (!r->note.kind && (k = emu_trace_next(&rd, &op)) == 1)
+		predict_op(r, &op);
+	if (k < 0)
+		note(r, NOTE_MISMATCH, "%s", rd.error);
+	proto_buf_init(&b);
+	if (r->note.kind) {
+		proto_enc_note(&b, &r->note);
+	} else {
+		p.student_ms = wgemu_perf_total_ms();
+		describe(&p);
+		proto_enc_prediction(&b, &p);
+	}
+	wgemu_perf_end();
+	if (send(&b))
+		die("cannot write");
+}
+
 /* ---- main ---- */
 
 static int load_student(struct replay *r)
@@ -585,12 +698,20 @@ int main(int argc, char **argv)
 	r.ex = exercise_find(r.job.exercise);
 	if (!r.ex)
 		die("unknown exercise");
-	r.shape = exercise_shape_of(r.ex, r.job.seed, r.job.index, &flags);
-	if (!(flags & EXERCISE_SHAPE_MEASURED))
-		die("not a measured call");
-	load_student(&r);
-	run_reference(&r);
-	replay_student(&r);
+	if (r.job.index == exercise_nshapes_all(r.ex)) {
+		/* the performance call */
+		r.shape = r.ex->perf_shape;
+		load_student(&r);
+		predict(&r);
+	} else {
+		r.shape = exercise_shape_of(r.ex, r.job.seed, r.job.index,
+					    &flags);
+		if (!(flags & EXERCISE_SHAPE_MEASURED))
+			die("not a measured call");
+		load_student(&r);
+		run_reference(&r);
+		replay_student(&r);
+	}
 	{
 		struct proto_done d = { 0, 1 };
 		struct proto_buf b;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crashlog.h"
 #include "exercise.h"
 #include "launches.h"
 #include "protocol.h"
@@ -342,7 +343,9 @@ static void plan_shapes(struct runner *r, struct corr_plan *pl)
 		if (((flags & EXERCISE_EDGE_GPU_ONLY) &&
 		     (r->job.flags & PROTO_JOB_SKIP_GPU_ONLY)) ||
 		    (!(flags & EXERCISE_SHAPE_MEASURED) &&
-		     (r->job.flags & PROTO_JOB_MEASURED_ONLY))) {
+		     (r->job.flags & PROTO_JOB_MEASURED_ONLY)) ||
+		    ((r->job.flags & PROTO_JOB_ONE_SHAPE) &&
+		     i != r->job.shape)) {
 			pl->skip[i] = 1;
 			elems = 0;
 			region = 0;
@@ -355,6 +358,32 @@ static void plan_shapes(struct runner *r, struct corr_plan *pl)
 		if (region > pl->max_region)
 			pl->max_region = region;
 	}
+}
+
+/* A call for compute-sanitizer's eyes (PROTO_JOB_BARE_OUTPUT): the
+ * output alone in an allocation of its size.  0; 1 the context is lost. */
+static int run_bare(struct runner *r, size_t i, unsigned char *d_in)
+{
+	struct exercise_shape s = exercise_shape_of(r->ex, r->job.seed, i,
+						    NULL);
+	size_t bytes = exercise_shape_elems(s) * r->ex->elem_size;
+	void *out = NULL;
+	cudaError_t err = cudaMalloc(&out, bytes ? bytes : 1);
+
+	if (err == cudaSuccess)
+		err = cudaMemset(out, POISON_BYTE, bytes);
+	if (err == cudaSuccess) {
+		call_launcher(r, r->student, out, d_in, s,
+			      PROTO_PHASE_CORRECTNESS, i, 0);
+		err = cudaGetLastError();
+		if (err == cudaSuccess)
+			err = cudaDeviceSynchronize();
+	}
+	if (err != cudaSuccess)
+		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
+				"running the launcher");
+	cudaFree(out);
+	return context_alive() ? 0 : 1;
 }
 
 /* One correctness call: a fresh poisoned, guarded region, the launcher
@@ -375,6 +404,8 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 		       wgemu_record_begin;
 	cudaError_t err;
 
+	if (r->job.flags & PROTO_JOB_BARE_OUTPUT)
+		return run_bare(r, i, d_in);
 	memset(h_region, GUARD_BYTE, GUARD_ELEMS * es);
 	memset(h_region + GUARD_ELEMS * es, POISON_BYTE, elems * es);
 	memset(h_region + (GUARD_ELEMS + elems) * es, GUARD_BYTE,
@@ -449,6 +480,36 @@ static void dry_shape(struct runner *r, size_t i, unsigned char *d_in,
  * its region is copied back (per shape, because a later fault can lose
  * the context).
  */
+/*
+ * The performance call on the emulator: the launcher once more at the
+ * performance shape after every correctness shape, as the GPU's timed
+ * runs call it after them, with nothing run
+ * and nothing allocated for real (wgemu_dry(2)); its record goes to the
+ * grader, whose replay predicts its time (emu/perf.h).
+ */
+static void record_perf_call(struct runner *r)
+{
+	struct exercise_shape s = r->ex->perf_shape;
+	size_t bytes = exercise_shape_elems(s) * r->ex->elem_size;
+	unsigned char *d_in = NULL, *d_out = NULL;
+
+	if (!wgemu_dry || !wgemu_record_begin)
+		return;
+	wgemu_dry(2);
+	if (cudaMalloc((void **)&d_in, bytes) == cudaSuccess &&
+	    cudaMalloc((void **)&d_out, bytes) == cudaSuccess) {
+		wgemu_record_begin(d_in, bytes, d_out, bytes);
+		call_launcher(r, r->student, d_out, d_in, s, PROTO_PHASE_PERF,
+			      0, 0);
+		cudaStreamSynchronize(r->stream);
+		cudaGetLastError();
+		send_record(exercise_nshapes_all(r->ex));
+	}
+	wgemu_dry(0);
+	cudaFree(d_in);
+	cudaFree(d_out);
+}
+
 static int phase_correctness(struct runner *r)
 {
 	const struct exercise *ex = r->ex;
@@ -503,6 +564,8 @@ static int phase_correctness(struct runner *r)
 			goto out;
 		done++;
 	}
+	if ((r->job.flags & PROTO_JOB_PERF_RECORD) && r->emu)
+		record_perf_call(r);
 	send_done(PROTO_PHASE_CORRECTNESS, (unsigned)done);
 	rc = 0;
 out:
@@ -772,6 +835,7 @@ int main(void)
 	const struct runner_entry *e;
 	cudaError_t err;
 
+	crashlog_install();
 	memset(&r, 0, sizeof(r));
 	r.emu = wgemu_record_begin != NULL;
 	/* hello first: the grader sends the job (and its seed) only now,

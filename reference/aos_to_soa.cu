@@ -18,13 +18,24 @@
  * memory per block): its loops unroll, and each thread has all three of
  * its float4 loads in flight before it touches shared memory.
  *
+ * WG_AOS3_VARIANT N (N > 0) takes instead row N of the candidates in
+ * aos3_vec.cuh for the 3-field case when its preconditions hold (16-byte
+ * aligned arrays, count a multiple of 4): 16-byte loads and stores on both
+ * sides.  0, the default until the candidates are measured on every GPU
+ * (bench/aos_candidates.cu), keeps the kernel above.
+ *
  * Wide records (more fields than that, up to any width): the matrix
  * transpose of tile_transpose.cuh, with rows = count and cols = fields,
  * which works for any width, however much wider than shared memory.
  *
  * The only external symbol is the launcher.
  */
+#include "aos3_vec.cuh"
 #include "tile_transpose.cuh"
+
+#ifndef WG_AOS3_VARIANT
+#define WG_AOS3_VARIANT 0
+#endif
 
 #define CHUNK_MAX_FIELDS 32
 #define CHUNK_WORDS 4096 /* shared floats per block, generic path: 16 KB */
@@ -136,6 +147,12 @@ extern "C" void wgref_aos_to_soa(float *soa, const float *aos, int count,
 	/* The float4 loads need a 16-byte aligned base (the exercise
 	 * guarantees 256 bytes; a misaligned caller gets the scalar path). */
 	const int vec = (uintptr_t)aos % 16 == 0;
+#if WG_AOS3_VARIANT > 0
+	if (fields == 3 && aos3_vec_fits(soa, aos, count)) {
+		aos3_variant_launch<WG_AOS3_VARIANT>(soa, aos, count, stream);
+		return;
+	}
+#endif
 	if (fields == 3 && vec)
 		aos3_launch<128, 512>(soa, aos, count, stream);
 	else

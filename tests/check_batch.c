@@ -4,7 +4,8 @@
  * way a grading child can end (a result, an unusable submission, an
  * internal error, a crash, a hang, an output flood) is produced on
  * purpose and fast, without a backend.  With the emulator available, a
- * small real batch of fixture submissions goes through bin/warpgrade.
+ * small real batch of fixture submissions goes through bin/warpgrade,
+ * with --jobs 2 and --jobs 1, which must give the same results.
  */
 #include <check.h>
 #include <errno.h>
@@ -296,10 +297,49 @@ START_TEST(rerun_skips_and_regrades)
 }
 END_TEST
 
-START_TEST(one_at_a_time_on_a_gpu)
+/* The fake grader's calls, as one text (owned). */
+static char *calls_text(void)
+{
+	char path[256], *calls;
+
+	snprintf(path, sizeof(path), "%s/calls", root);
+	calls = read_file(path, 1 << 20, NULL);
+	ck_assert_ptr_nonnull(calls);
+	return calls;
+}
+
+START_TEST(side_by_side_on_a_gpu)
 {
 	struct batch_opts o;
-	char want[32];
+	char want[256], *calls;
+
+	for (int i = 0; i < 6; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "slow-%d", i);
+		add_result_sub(name, 0);
+	}
+	opts(&o);
+	o.backend = "cuda";
+	o.parallel = -1; /* the default */
+	o.jobs = 3;
+	ck_assert_int_eq(batch_run(&o, NULL), BATCH_OK);
+	ck_assert_int_gt(max_concurrency(), 1);
+	ck_assert_int_le(max_concurrency(), 3);
+	/* one core each, and the lock their timed runs take turns with
+	 * (check_gpulock.c shows that they do) */
+	calls = calls_text();
+	snprintf(want, sizeof(want), "--jobs 1 --gpu-lock %s/.gpu-lock", res);
+	ck_assert_msg(strstr(calls, want) != NULL, "%s", calls);
+	ck_assert_ptr_nonnull(strstr(calls, "--backend cuda"));
+	free(calls);
+}
+END_TEST
+
+START_TEST(one_at_a_time_on_request)
+{
+	struct batch_opts o;
+	char *calls;
 
 	for (int i = 0; i < 4; i++) {
 		char name[32];
@@ -309,21 +349,15 @@ START_TEST(one_at_a_time_on_a_gpu)
 	}
 	opts(&o);
 	o.backend = "cuda";
-	o.parallel = -1; /* cuda: decided one at a time */
+	o.parallel = 0; /* --serial */
 	o.jobs = 3;
 	ck_assert_int_eq(batch_run(&o, NULL), BATCH_OK);
 	ck_assert_int_eq(max_concurrency(), 1);
-	/* each child compiles on all the cores */
-	snprintf(want, sizeof(want), "--jobs 3");
-	{
-		char path[256], *calls;
-
-		snprintf(path, sizeof(path), "%s/calls", root);
-		calls = read_file(path, 1 << 20, NULL);
-		ck_assert_ptr_nonnull(strstr(calls, want));
-		ck_assert_ptr_nonnull(strstr(calls, "--backend cuda"));
-		free(calls);
-	}
+	/* each child compiles on all the cores, alone on the GPU */
+	calls = calls_text();
+	ck_assert_ptr_nonnull(strstr(calls, "--jobs 3"));
+	ck_assert_ptr_null(strstr(calls, "--gpu-lock"));
+	free(calls);
 }
 END_TEST
 
@@ -345,6 +379,13 @@ START_TEST(side_by_side_on_the_emulator)
 	ck_assert_int_gt(max_concurrency(), 1);
 	ck_assert_int_le(max_concurrency(), 3);
 	ck_assert_uint_eq(st.graded, 6);
+	{
+		char *calls = calls_text();
+
+		/* nothing timed, no lock */
+		ck_assert_ptr_null(strstr(calls, "--gpu-lock"));
+		free(calls);
+	}
 }
 END_TEST
 
@@ -470,12 +511,103 @@ END_TEST
 static const char *const real_cases[] = { "good", "compile_error",
 					  "missing" };
 
-START_TEST(real_batch_on_the_emulator)
+/* Run bin/warpgrade batch on subs into out with --jobs jobs; it must
+ * give every submission a result. */
+static void real_batch(const char *out, const char *jobs)
 {
-	char why[256], path[512], line[256];
-	char *argv[16];
+	const char *argv[16];
 	pid_t pid;
 	int ws, n = 0;
+
+	argv[n++] = "bin/warpgrade";
+	argv[n++] = "batch";
+	argv[n++] = subs;
+	argv[n++] = "--out";
+	argv[n++] = out;
+	argv[n++] = "--backend";
+	argv[n++] = "emu";
+	argv[n++] = "--jobs";
+	argv[n++] = jobs;
+	argv[n++] = "--seed";
+	argv[n++] = "20261121";
+	argv[n++] = "--quiet";
+	argv[n] = NULL;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		execv(argv[0], (char **)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+	ck_assert(WIFEXITED(ws));
+	if (WEXITSTATUS(ws)) {
+		/* what went wrong, for the log */
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "grep -h -B2 -A6 '\"XX\"\\|\"error\"' "
+			 "%s/*.json %s/*.log >&2", out, out);
+		(void)!system(cmd);
+	}
+	ck_assert_msg(WEXITSTATUS(ws) == 0, "batch --jobs %s: exit %d", jobs,
+		      WEXITSTATUS(ws));
+}
+
+/* A stored result without what differs from run to run: when and how
+ * long it took, and the uid the runner had (the isolation line). */
+static void strip_run_facts(json_t *v)
+{
+	static const char *const keys[] = { "seconds", "generated",
+					     "isolation", NULL };
+	const char *k;
+	json_t *e;
+	size_t i;
+
+	if (json_is_object(v)) {
+		for (i = 0; keys[i]; i++)
+			json_object_del(v, keys[i]);
+		json_object_foreach(v, k, e)
+			strip_run_facts(e);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e)
+			strip_run_facts(e);
+	}
+}
+
+static json_t *stored_in(const char *dir, const char *name)
+{
+	char path[256];
+	json_error_t je;
+	json_t *v;
+
+	snprintf(path, sizeof(path), "%s/%s.json", dir, name);
+	v = json_load_file(path, 0, &je);
+	ck_assert_msg(v != NULL, "%s: %s", path, je.text);
+	strip_run_facts(v);
+	return v;
+}
+
+/* The results of one submission in two results directories are the
+ * same, but for when and how long. */
+static void same_results(const char *d1, const char *d2, const char *name)
+{
+	json_t *a = stored_in(d1, name), *b = stored_in(d2, name);
+
+	if (!json_equal(a, b)) {
+		char *sa = json_dumps(a, JSON_INDENT(1));
+		char *sb = json_dumps(b, JSON_INDENT(1));
+
+		fprintf(stderr, "%s:\n%s\n%s:\n%s\n", d1, sa, d2, sb);
+		free(sa);
+		free(sb);
+	}
+	ck_assert_msg(json_equal(a, b), "%s: %s and %s differ", name, d1, d2);
+	json_decref(a);
+	json_decref(b);
+}
+
+START_TEST(real_batch_on_the_emulator)
+{
+	char why[256], path[512], line[256], one[160];
 
 	if (!build_emu_available(why, sizeof(why))) {
 		printf("SKIP: real batch on the emulator (%s)\n", why);
@@ -489,37 +621,8 @@ START_TEST(real_batch_on_the_emulator)
 			 "%s/%s", real_cases[i], subs, real_cases[i]);
 		ck_assert_int_eq(system(cmd), 0);
 	}
-	argv[n++] = "bin/warpgrade";
-	argv[n++] = "batch";
-	argv[n++] = subs;
-	argv[n++] = "--out";
-	argv[n++] = res;
-	argv[n++] = "--backend";
-	argv[n++] = "emu";
-	argv[n++] = "--jobs";
-	argv[n++] = "2";
-	argv[n++] = "--seed";
-	argv[n++] = "20261121";
-	argv[n++] = "--quiet";
-	argv[n] = NULL;
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (!pid) {
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
-	ck_assert(WIFEXITED(ws));
-	if (WEXITSTATUS(ws)) {
-		/* what went wrong, for the log */
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "grep -h -B2 -A6 '\"XX\"\\|\"error\"' "
-			 "%s/*.json %s/*.log >&2", res, res);
-		(void)!system(cmd);
-	}
-	ck_assert_msg(WEXITSTATUS(ws) == 0, "batch exit %d",
-		      WEXITSTATUS(ws));
+	snprintf(one, sizeof(one), "%s/results-1", root);
+	real_batch(res, "2");
 	for (size_t i = 0; i < sizeof(real_cases) / sizeof(*real_cases);
 	     i++) {
 		json_t *v = stored(real_cases[i]), *ex, *e;
@@ -550,6 +653,11 @@ START_TEST(real_batch_on_the_emulator)
 		fclose(f);
 		json_decref(v);
 	}
+	/* one at a time, the same results */
+	real_batch(one, "1");
+	for (size_t i = 0; i < sizeof(real_cases) / sizeof(*real_cases);
+	     i++)
+		same_results(res, one, real_cases[i]);
 }
 END_TEST
 
@@ -580,7 +688,8 @@ static Suite *batch_suite(void)
 
 	tc = tcase_create("scheduling");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, one_at_a_time_on_a_gpu);
+	tcase_add_test(tc, side_by_side_on_a_gpu);
+	tcase_add_test(tc, one_at_a_time_on_request);
 	tcase_add_test(tc, side_by_side_on_the_emulator);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

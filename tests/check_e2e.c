@@ -6,8 +6,11 @@
  * CUDA) on the emulator, or on the GPU when WARPGRADE_TEST_BACKEND=cuda.
  * The student template's stubs must fail honestly.  Each case's text
  * report is rendered from its JSON read back, and the lines naming a
- * source line, a first failure or a pattern are checked in both, and
- * its "timings" (--timings) name the phases each exercise went through.
+ * source line, a first failure or a pattern are checked in both; a
+ * source line must come with the shape that failed there.  "env
+ * NAME=VALUE" in `expected` grades the case with that in the grader's
+ * environment.  Each result's "timings" (--timings) name the phases each
+ * exercise went through.
  * WARPGRADE_TEST_CASES (names separated by spaces or commas) runs only
  * those cases.
  */
@@ -32,7 +35,7 @@ static char *cases[MAX_CASES];
 static int ncases;
 static const char *backend = "emu";
 
-static json_t *grade(const char *submission, int *rc)
+static json_t *grade(const char *submission, const char *env, int *rc)
 {
 	char out[] = "/tmp/wg-e2e-XXXXXX";
 	int fd = mkstemp(out);
@@ -50,6 +53,8 @@ static json_t *grade(const char *submission, int *rc)
 
 		if (null >= 0)
 			dup2(null, 2);
+		if (env && *env)
+			putenv((char *)env);
 		execl("bin/warpgrade", "warpgrade", "grade", submission,
 		      "--backend", backend, "--format", "json", "--output",
 		      out, "--seed", "20261121", "--quiet", "--timings",
@@ -123,27 +128,84 @@ static void no_line_repeated(const char *name, const char *text)
 	}
 }
 
+/* Within one exercise's part of the report (from its status line to
+ * the next), no line shows more than three times. */
+static void no_line_repeated_in_exercise(const char *name, const char *text)
+{
+	const char *sec = text;
+
+	while (sec && *sec) {
+		const char *end = strstr(sec + 1, "\n\n  ");
+		size_t len = end ? (size_t)(end - sec) : strlen(sec);
+
+		for (const char *p = sec; p < sec + len; p += strcspn(p, "\n"),
+		     p += *p == '\n') {
+			size_t n = strcspn(p, "\n"), copies = 0;
+
+			if (!n)
+				continue;
+			for (const char *q = sec; q < sec + len;
+			     q += strcspn(q, "\n"), q += *q == '\n')
+				copies += strcspn(q, "\n") == n &&
+					  !strncmp(q, p, n);
+			ck_assert_msg(copies <= 3, "%s: one exercise's report "
+				      "repeats '%.*s' %zu times", name, (int)n,
+				      p, copies);
+		}
+		sec = end ? end + 2 : NULL;
+	}
+}
+
 /* Does some failed check, or the first failure's location, name
- * file:line in the JSON? */
-static int json_names_line(json_t *e, const char *file, long line)
+ * file:line in the JSON?  The check (NULL: the location) into *by. */
+static int json_names_line(json_t *e, const char *file, long line,
+			   json_t **by)
 {
 	json_t *checks = json_object_get(json_object_get(e, "technique"),
 					 "checks"), *c, *l, *loc;
 	size_t i, j;
 
+	*by = NULL;
 	json_array_foreach(checks, i, c)
 		json_array_foreach(json_object_get(c, "lines"), j, l)
 			if (!strcmp(json_string_value(json_object_get(l,
 				    "file")), file) &&
 			    json_integer_value(json_object_get(l, "line")) ==
-			    line)
+			    line) {
+				*by = c;
 				return 1;
+			}
 	loc = json_object_get(json_object_get(json_object_get(e,
 		"correctness"), "first_failure"), "location");
 	return loc && json_string_value(json_object_get(loc, "file")) &&
 	       !strcmp(json_string_value(json_object_get(loc, "file")),
 		       file) &&
 	       json_integer_value(json_object_get(loc, "line")) == line;
+}
+
+/* The text names shape #index (m x n) after `lead` on one line. */
+static void text_names_shape(const char *name, const char *text,
+			     const char *lead, json_t *o, const char *key)
+{
+	long long idx = json_integer_value(json_object_get(o, key));
+	long long m = json_integer_value(json_object_get(o, "m"));
+	long long n = json_integer_value(json_object_get(o, "n"));
+	char want[96], dims[64];
+	const char *at, *eol;
+
+	ck_assert_msg(json_is_integer(json_object_get(o, key)), "%s: no %s "
+		      "in the JSON", name, key);
+	snprintf(want, sizeof(want), "%s #%lld (", lead, idx);
+	at = strstr(text, want);
+	ck_assert_msg(at != NULL, "%s: the text does not say '%s':\n%s",
+		      name, want, text);
+	eol = at + strcspn(at, "\n");
+	snprintf(dims, sizeof(dims), "=%lld, ", m);
+	ck_assert_msg(strstr(at, dims) && strstr(at, dims) < eol,
+		      "%s: '%s' without m=%lld", name, want, m);
+	snprintf(dims, sizeof(dims), "=%lld)", n);
+	ck_assert_msg(strstr(at, dims) && strstr(at, dims) < eol,
+		      "%s: '%s' without n=%lld", name, want, n);
 }
 
 /* One line of `expected` against the result; 1 when it was an item. */
@@ -167,15 +229,43 @@ static int check_item(const char *name, json_t *root, const char *text,
 	}
 	if (sscanf(line, "line %63s %ld", a, &n) == 2) {
 		char file[80], where[96];
+		json_t *by;
 
 		e = find_exercise(root, a);
 		ck_assert_msg(e != NULL, "%s: no %s", name, a);
 		snprintf(file, sizeof(file), "%s.cu", a);
 		snprintf(where, sizeof(where), "%s:%ld", file, n);
-		ck_assert_msg(json_names_line(e, file, n), "%s: the JSON of "
-			      "%s does not name %s", name, a, where);
+		ck_assert_msg(json_names_line(e, file, n, &by), "%s: the JSON "
+			      "of %s does not name %s", name, a, where);
 		ck_assert_msg(strstr(text, where), "%s: the text does not "
 			      "name %s:\n%s", name, where, text);
+		/* and the shape that failed there, with its index */
+		if (by)
+			text_names_shape(name, text, "first failing shape:",
+					 by, "shape_index");
+		else
+			text_names_shape(name, text, "first failure: shape",
+					 json_object_get(json_object_get(e,
+					 "correctness"), "first_failure"),
+					 "index");
+		return 1;
+	}
+	if (sscanf(line, "found_by %63s", a) == 1) {
+		const char *t = line + 9 + strlen(a), *got;
+		char want[160];
+
+		t += strspn(t, " ");
+		snprintf(want, sizeof(want), "%.*s", (int)strcspn(t, "\n"), t);
+		e = find_exercise(root, a);
+		ck_assert_msg(e != NULL, "%s: no %s", name, a);
+		got = json_string_value(json_object_get(json_object_get(
+			json_object_get(json_object_get(e, "correctness"),
+			"first_failure"), "location"), "found_by"));
+		ck_assert_msg(got && strstr(got, want), "%s: %s's location "
+			      "was found by '%s', expected '%s'", name, a,
+			      got ? got : "the run", want);
+		ck_assert_msg(strstr(text, want), "%s: the text does not say "
+			      "'%s':\n%s", name, want, text);
 		return 1;
 	}
 	if (sscanf(line, "failure %63s %63s %63s", a, b, c) == 3) {
@@ -191,6 +281,8 @@ static int check_item(const char *name, json_t *root, const char *text,
 			      "shape")), b), "%s: %s first fails at %s, "
 			      "expected %s", name, a, json_string_value(
 			      json_object_get(ff, "shape")), b);
+		text_names_shape(name, text, "first failure: shape", ff,
+				 "index");
 		if (strcmp(c, "-")) {
 			ck_assert_msg(json_integer_value(json_object_get(ff,
 				      "element")) == atoll(c), "%s: %s first "
@@ -236,7 +328,8 @@ static int check_item(const char *name, json_t *root, const char *text,
 			      "'%s':\n%s", name, want, text);
 		return 1;
 	}
-	if (sscanf(line, "backend %63s", a) == 1)
+	if (sscanf(line, "backend %63s", a) == 1 ||
+	    sscanf(line, "env %63s", a) == 1)
 		return 1; /* fixture_case read it before grading */
 	if (sscanf(line, "%63s %63s", a, b) == 2 && a[0] != '#') {
 		const char *got;
@@ -307,10 +400,27 @@ static void check_timings(const char *name, json_t *root)
 	}
 }
 
+/* The case's "env NAME=VALUE" line, if any, into env. */
+static void case_env(const char *name, char *env, size_t len)
+{
+	char path[512], line[256];
+	FILE *f;
+
+	*env = '\0';
+	snprintf(path, sizeof(path), "tests/fixtures/%s/expected", name);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "env ", 4))
+			snprintf(env, len, "%.*s", (int)strcspn(line + 4,
+				 "\n"), line + 4);
+	fclose(f);
+}
+
 START_TEST(fixture_case)
 {
 	const char *name = cases[_i];
-	char path[512], line[256];
+	char path[512], line[256], env[256];
 	FILE *f;
 	json_t *root;
 	char *text;
@@ -318,12 +428,14 @@ START_TEST(fixture_case)
 
 	if (!for_backend(name))
 		return;
+	case_env(name, env, sizeof(env));
 	snprintf(path, sizeof(path), "tests/fixtures/%s/submission", name);
-	root = grade(path, &rc);
+	root = grade(path, env, &rc);
 	ck_assert_msg(rc == 0, "%s: exit status %d", name, rc);
 	check_timings(name, root);
 	text = text_of(root);
 	no_line_repeated(name, text);
+	no_line_repeated_in_exercise(name, text);
 	snprintf(path, sizeof(path), "tests/fixtures/%s/expected", name);
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
@@ -342,7 +454,7 @@ START_TEST(stubs_fail_honestly)
 	size_t i;
 	int rc;
 
-	root = grade("student_template", &rc);
+	root = grade("student_template", NULL, &rc);
 	ck_assert_int_eq(rc, 0);
 	ck_assert_uint_eq(json_array_size(json_object_get(root,
 		"exercises")), 4);
@@ -366,7 +478,7 @@ START_TEST(unusable_submissions)
 	json_t *root;
 	int rc;
 
-	root = grade("tests/fixtures", &rc); /* no exercise file at top */
+	root = grade("tests/fixtures", NULL, &rc); /* no exercise file at top */
 	ck_assert_int_eq(rc, 1);
 	ck_assert_ptr_nonnull(json_object_get(root, "error"));
 	json_decref(root);

@@ -1427,6 +1427,228 @@ START_TEST(test_api_more)
 }
 END_TEST
 
+/* ---- tensor cores, layered and cubemap textures, graphs ---- */
+START_TEST(test_wmma)
+{
+	uint16_t ha[256], hb[256];
+	float hc[256], d[256], t[32], *dd = dalloc(sizeof(d));
+	float *dt = dalloc(sizeof(t)), *dc = dalloc(sizeof(hc));
+	void *da = dalloc(sizeof(ha)), *db = dalloc(sizeof(hb));
+	void *args[5] = { &dd, &da, &db, &dc, &dt };
+
+	for (int i = 0; i < 256; i++) {
+		ha[i] = emu_f32_to_f16((float)(i % 7 - 3));
+		hb[i] = emu_f32_to_f16((float)(i % 5 - 2));
+		hc[i] = (float)(i % 3);
+	}
+	for (int i = 0; i < 32; i++)
+		t[i] = 1.0f;
+	t[0] = 1.0f + 0x1p-11f;     /* a tie: away from zero */
+	t[1] = 1.0f + 0x1p-12f;
+	t[2] = -1.0f - 0x1p-11f;
+	cudaMemcpy(da, ha, sizeof(ha), cudaMemcpyHostToDevice);
+	cudaMemcpy(db, hb, sizeof(hb), cudaMemcpyHostToDevice);
+	cudaMemcpy(dc, hc, sizeof(hc), cudaMemcpyHostToDevice);
+	cudaMemcpy(dt, t, sizeof(t), cudaMemcpyHostToDevice);
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(launch("_Z9wmma_tilePfPK6__halfS2_PKfS_", 1, 1, 32,
+				1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(d, dd, sizeof(d), cudaMemcpyDeviceToHost);
+	cudaMemcpy(t, dt, sizeof(t), cudaMemcpyDeviceToHost);
+	for (int r = 0; r < 16; r++)
+		for (int q = 0; q < 16; q++) {
+			float e = 2.0f * hc[r * 16 + q];
+
+			/* b is column-major: (k, q) at q * 16 + k */
+			for (int k = 0; k < 16; k++)
+				e += (float)((r * 16 + k) % 7 - 3) *
+				     (float)((q * 16 + k) % 5 - 2);
+			ck_assert_float_eq(d[r * 16 + q], e);
+		}
+	ck_assert_float_eq(t[0], 1.0f + 0x1p-10f);
+	ck_assert_float_eq(t[1], 1.0f);
+	ck_assert_float_eq(t[2], -1.0f - 0x1p-10f);
+}
+END_TEST
+
+/* A float array of w x h x d made with flags, filled from host by
+ * cudaMemcpy3D. */
+static cudaArray_t array3d(const float *h, size_t w, size_t hh, size_t d,
+			   unsigned flags)
+{
+	struct cudaChannelFormatDesc fd = cudaCreateChannelDesc(32, 0, 0, 0,
+		cudaChannelFormatKindFloat);
+	struct cudaMemcpy3DParms p;
+	cudaArray_t a;
+
+	struct cudaExtent ext = { w, hh, d };
+
+	ck_assert_int_eq(cudaMalloc3DArray(&a, &fd, ext, flags), cudaSuccess);
+	memset(&p, 0, sizeof(p));
+	p.srcPtr = (struct cudaPitchedPtr){ (void *)h, w * 4, w, hh };
+	p.dstArray = a;
+	p.extent = ext;
+	p.kind = cudaMemcpyHostToDevice;
+	ck_assert_int_eq(cudaMemcpy3D(&p), cudaSuccess);
+	return a;
+}
+
+static cudaTextureObject_t tex_on(cudaArray_t a, int normalized)
+{
+	struct cudaResourceDesc rd;
+	struct cudaTextureDesc td;
+	cudaTextureObject_t t;
+
+	memset(&rd, 0, sizeof(rd));
+	rd.resType = cudaResourceTypeArray;
+	rd.res.array.array = a;
+	memset(&td, 0, sizeof(td));
+	td.normalizedCoords = normalized;
+	td.readMode = cudaReadModeElementType;
+	ck_assert_int_eq(cudaCreateTextureObject(&t, &rd, &td, NULL),
+			 cudaSuccess);
+	return t;
+}
+
+START_TEST(test_texture_layered_cube)
+{
+	float lay[32], cube[96], o[22], *d = dalloc(sizeof(o));
+	cudaTextureObject_t tl, tc;
+	void *args[3] = { &d, &tl, &tc };
+
+	for (int i = 0; i < 32; i++)
+		lay[i] = (float)i;
+	for (int i = 0; i < 96; i++)
+		cube[i] = (float)(i / 16 * 100 + i % 16);
+	tl = tex_on(array3d(lay, 4, 4, 2, cudaArrayLayered), 0);
+	tc = tex_on(array3d(cube, 4, 4, 6, cudaArrayCubemap), 1);
+	load("tests/emu/kernels.ptx");
+	ck_assert_int_eq(launch("_Z12layered_cubePfyy", 1, 1, 4, 4, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(o, d, sizeof(o), cudaMemcpyDeviceToHost);
+	for (int i = 0; i < 16; i++)
+		ck_assert_float_eq(o[i], 16.0f + (float)i);
+	/* a face's centre is texel (2, 2) */
+	for (int f = 0; f < 6; f++)
+		ck_assert_float_eq(o[16 + f], (float)(f * 100 + 10));
+}
+END_TEST
+
+static int g_host_calls;
+
+static void CUDART_CB count_call(void *p)
+{
+	(void)p;
+	g_host_calls++;
+}
+
+/* Graph nodes: copy in, reverse, copy out, count; an executable graph
+ * runs them in order at every launch. */
+START_TEST(test_api_graph)
+{
+	int h[64], back[64], *d = dalloc(sizeof(h)), n = 64;
+	void *args[2] = { &d, &n };
+	struct cudaKernelNodeParams kp;
+	struct cudaHostNodeParams hp = { count_call, NULL };
+	cudaGraphNode_t in, k, out, host;
+	cudaGraph_t g;
+	cudaGraphExec_t x;
+	size_t nn = 0;
+
+	for (int i = 0; i < 64; i++)
+		h[i] = i;
+	load("tests/emu/kernels.ptx");
+	memset(&kp, 0, sizeof(kp));
+	kp.func = (void *)wgemu_kernel("_Z7reversePii");
+	kp.gridDim = (dim3){ 1, 1, 1 };
+	kp.blockDim = (dim3){ 64, 1, 1 };
+	kp.sharedMemBytes = sizeof(h);
+	kp.kernelParams = args;
+	ck_assert_int_eq(cudaGraphCreate(&g, 0), cudaSuccess);
+	ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&in, g, NULL, 0, d, h,
+		sizeof(h), cudaMemcpyHostToDevice), cudaSuccess);
+	ck_assert_int_eq(cudaGraphAddKernelNode(&k, g, &in, 1, &kp),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaGraphAddMemcpyNode1D(&out, g, &k, 1, back, d,
+		sizeof(h), cudaMemcpyDeviceToHost), cudaSuccess);
+	ck_assert_int_eq(cudaGraphAddHostNode(&host, g, &out, 1, &hp),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaGraphGetNodes(g, NULL, &nn), cudaSuccess);
+	ck_assert_int_eq(nn, 4);
+	ck_assert_int_eq(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	n = 0;   /* the node copied the arguments when it was added */
+	g_host_calls = 0;
+	ck_assert_int_eq(cudaGraphLaunch(x, NULL), cudaSuccess);
+	ck_assert_int_eq(cudaGraphLaunch(x, NULL), cudaSuccess);
+	ck_assert_int_eq(g_host_calls, 2);
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(back[i], 63 - i);
+	ck_assert_int_eq(cudaGraphExecDestroy(x), cudaSuccess);
+	ck_assert_int_eq(cudaGraphDestroy(g), cudaSuccess);
+}
+END_TEST
+
+/* Stream capture: work queued on a capturing stream (and on a stream
+ * that joins it through an event) runs only when the graph launches;
+ * graph memory lives from its allocation node to its free node. */
+START_TEST(test_api_capture)
+{
+	int h[32], back[32], n = 32, *t = NULL;
+	void *args[2] = { &t, &n };
+	cudaStream_t s, s2;
+	cudaEvent_t e;
+	cudaGraph_t g;
+	cudaGraphExec_t x;
+	enum cudaStreamCaptureStatus st;
+	size_t nn = 0;
+	const void *rev;
+
+	for (int i = 0; i < 32; i++)
+		h[i] = 10 * i;
+	memset(back, 0, sizeof(back));
+	load("tests/emu/kernels.ptx");
+	rev = wgemu_kernel("_Z7reversePii");
+	ck_assert_int_eq(cudaStreamCreate(&s), cudaSuccess);
+	ck_assert_int_eq(cudaStreamCreate(&s2), cudaSuccess);
+	ck_assert_int_eq(cudaEventCreate(&e), cudaSuccess);
+	ck_assert_int_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMallocAsync((void **)&t, sizeof(h), s),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMemcpyAsync(t, h, sizeof(h),
+		cudaMemcpyHostToDevice, s), cudaSuccess);
+	ck_assert_int_eq(cudaLaunchKernel(rev, (dim3){ 1, 1, 1 },
+					  (dim3){ 32, 1, 1 }, args, sizeof(h),
+					  s), cudaSuccess);
+	ck_assert_int_eq(cudaEventRecord(e, s), cudaSuccess);
+	ck_assert_int_eq(cudaStreamWaitEvent(s2, e, 0), cudaSuccess);
+	ck_assert_int_eq(cudaStreamIsCapturing(s2, &st), cudaSuccess);
+	ck_assert_int_eq(st, cudaStreamCaptureStatusActive);
+	ck_assert_int_eq(cudaMemcpyAsync(back, t, sizeof(h),
+		cudaMemcpyDeviceToHost, s2), cudaSuccess);
+	ck_assert_int_eq(cudaFreeAsync(t, s2), cudaSuccess);
+	ck_assert_int_eq(back[0], 0);    /* nothing ran yet */
+	ck_assert_int_eq(cudaStreamEndCapture(s, &g), cudaSuccess);
+	ck_assert_int_eq(cudaStreamIsCapturing(s2, &st), cudaSuccess);
+	ck_assert_int_eq(st, cudaStreamCaptureStatusNone);
+	ck_assert_int_eq(cudaGraphGetNodes(g, NULL, &nn), cudaSuccess);
+	ck_assert_int_eq(nn, 5);
+	ck_assert_int_eq(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	ck_assert_int_eq(cudaGraphLaunch(x, s), cudaSuccess);
+	ck_assert_int_eq(cudaStreamSynchronize(s), cudaSuccess);
+	for (int i = 0; i < 32; i++)
+		ck_assert_int_eq(back[i], 10 * (31 - i));
+	ck_assert(wgemu_host_ptr((uint64_t)(uintptr_t)t, 4) == NULL);
+	cudaGraphExecDestroy(x);
+	cudaGraphDestroy(g);
+	cudaEventDestroy(e);
+	cudaStreamDestroy(s2);
+	cudaStreamDestroy(s);
+}
+END_TEST
+
 /* ---- 'warpgrade emu' end to end (needs nvcc) ---- */
 START_TEST(test_cmd_emu)
 {
@@ -1535,6 +1757,8 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_device_heap);
 	tcase_add_test(tc, test_indirect_calls);
 	tcase_add_test(tc, test_texture_surface);
+	tcase_add_test(tc, test_texture_layered_cube);
+	tcase_add_test(tc, test_wmma);
 	tcase_add_test(tc, test_warp_groups);
 	tcase_add_test(tc, test_cub_forms);
 	suite_add_tcase(s, tc);
@@ -1545,6 +1769,8 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_api_device);
 	tcase_add_test(tc, test_api_more);
 	tcase_add_test(tc, test_api_host_memory);
+	tcase_add_test(tc, test_api_graph);
+	tcase_add_test(tc, test_api_capture);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cmd_emu");

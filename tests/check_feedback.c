@@ -12,7 +12,9 @@
 #include "diff.h"
 #include "digest.h"
 #include "exercise.h"
+#include "hostcrash.h"
 #include "lines.h"
+#include "rerun.h"
 #include "result.h"
 #include "util.h"
 
@@ -195,6 +197,87 @@ START_TEST(cells_round_trip)
 }
 END_TEST
 
+START_TEST(crash_lines)
+{
+	struct hostcrash_line c;
+	struct exercise_result e;
+
+	ck_assert_int_eq(hostcrash_parse("warpgrade runner: crash: SIGSEGV "
+					 "pc 0x1a2b calls 0x30 0x4f", &c), 0);
+	ck_assert(!c.launch);
+	ck_assert_str_eq(c.what, "SIGSEGV");
+	ck_assert_uint_eq(c.pc, 0x1a2b);
+	ck_assert_uint_eq(c.ncalls, 2);
+	ck_assert_uint_eq(c.calls[1], 0x4f);
+	ck_assert_int_eq(hostcrash_parse("warpgrade runner: refused launch: "
+					 "cudaErrorInvalidValue pc - calls "
+					 "0x10", &c), 0);
+	ck_assert(c.launch);
+	ck_assert_str_eq(c.what, "cudaErrorInvalidValue");
+	ck_assert_uint_eq(c.pc, 0);
+	/* anything else is no crash line */
+	ck_assert_int_eq(hostcrash_parse("warpgrade runner: crash: SIGKILL "
+					 "pc - calls", &c), -1);
+	ck_assert_int_eq(hostcrash_parse("warpgrade runner: crash: SIGSEGV "
+					 "pc 0x1 calls 0xzz", &c), -1);
+	ck_assert_int_eq(hostcrash_parse("warpgrade runner: refused launch: "
+					 "cudaError;rm pc - calls", &c), -1);
+	ck_assert_int_eq(hostcrash_parse("warpgrade runner: refused launch: "
+					 "cudaErrorX pc 0x10 calls", &c), -1);
+	ck_assert_int_eq(hostcrash_parse("warpgrade runner: crash: SIGSEGV "
+					 "pc 0x1000000000000 calls", &c), -1);
+	/* and the output shown leaves them out */
+	exercise_with_output(&e, "mine\nwarpgrade runner: crash: SIGSEGV pc "
+			     "0x10 calls\nwarpgrade runner: refused launch: "
+			     "cudaErrorInvalidValue pc - calls 0x20\n");
+	digest_output(&e);
+	ck_assert_str_eq(e.runner_output, "mine\n");
+	exercise_release(&e);
+}
+END_TEST
+
+START_TEST(rerun_writer_and_sanitizer)
+{
+	struct exercise_result e;
+	struct failure_location l;
+	char *q;
+
+	exercise_with_output(&e, "");
+	e.source = xstrdup("a\n  out[j] = v;\n");
+	memset(&l, 0, sizeof(l));
+	ck_assert_int_eq(digest_find_writer(&e, "x\n" WARN "kernel 't' at "
+		"/s/coalesced_transpose.cu:2, thread (3,0,0) of block "
+		"(1,0,0): store outside the output: element 5 past its end\n",
+		&l), 0);
+	ck_assert_int_eq(l.line, 2);
+	ck_assert_str_eq(l.source, "out[j] = v;");
+	ck_assert_str_eq(l.thread, "(3,0,0)");
+	ck_assert_int_eq(digest_find_writer(&e, WARN "kernel 't' at a.cu:2, "
+		"thread (0,0,0) of block (0,0,0): read of shared memory\n",
+		&l), -1);
+	q = rerun_sanitizer_quote(
+		"========= COMPUTE-SANITIZER\n"
+		"student line\n"
+		"========= Invalid __global__ write of size 4 bytes\n"
+		"=========     at transpose(float *)+0x1b0 in "
+		"/tmp/w/stage/coalesced_transpose.cu:26\n"
+		"=========     by thread (1,0,0) in block (0,0,0)\n"
+		"=========\n"
+		"========= Invalid __global__ write of size 4 bytes\n"
+		"========= ERROR SUMMARY: 2 errors\n", "coalesced_transpose.cu");
+	ck_assert_str_eq(q, "Invalid __global__ write of size 4 bytes\n"
+			 "    at transpose(float *)+0x1b0 in "
+			 "coalesced_transpose.cu:26\n"
+			 "    by thread (1,0,0) in block (0,0,0)\n"
+			 "ERROR SUMMARY: 2 errors\n");
+	free(q);
+	ck_assert_ptr_null(rerun_sanitizer_quote(
+		"========= COMPUTE-SANITIZER\n"
+		"========= ERROR SUMMARY: 0 errors\n", "a.cu"));
+	exercise_release(&e);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("feedback");
@@ -207,6 +290,8 @@ int main(void)
 	tcase_add_test(d, cut_output);
 	tcase_add_test(d, writer_named);
 	tcase_add_test(d, source_lines);
+	tcase_add_test(d, crash_lines);
+	tcase_add_test(d, rerun_writer_and_sanitizer);
 	tcase_add_test(w, patterns);
 	tcase_add_test(w, cells_round_trip);
 	tcase_set_timeout(d, 10);

@@ -21,7 +21,8 @@ START_TEST(job_round_trip)
 	struct proto_buf b;
 	struct proto_decoder d;
 	struct proto_job j = { "padded_tile", 0x1234567890abcdefULL, 3, 30,
-			       PROTO_JOB_SKIP_GPU_ONLY }, k;
+			       PROTO_JOB_SKIP_GPU_ONLY | PROTO_JOB_ONE_SHAPE,
+			       17 }, k;
 	enum proto_type t;
 	const unsigned char *p;
 	size_t n;
@@ -35,7 +36,9 @@ START_TEST(job_round_trip)
 	ck_assert_uint_eq(k.seed, j.seed);
 	ck_assert_uint_eq(k.phases, 3);
 	ck_assert_uint_eq(k.perf_reps, 30);
-	ck_assert_uint_eq(k.flags, PROTO_JOB_SKIP_GPU_ONLY);
+	ck_assert_uint_eq(k.flags, PROTO_JOB_SKIP_GPU_ONLY |
+			  PROTO_JOB_ONE_SHAPE);
+	ck_assert_uint_eq(k.shape, 17);
 	ck_assert_int_eq(proto_decoder_next(&d, &t, &p, &n), 0);
 	proto_decoder_release(&d);
 	proto_buf_release(&b);

@@ -43,7 +43,8 @@ enum emu_op {
 	OP_BRA, OP_CALL, OP_RET, OP_EXIT, OP_TRAP, OP_MEMBAR, OP_MUL24,
 	OP_MAD24, OP_SAD, OP_COPYSIGN, OP_TESTP, OP_ACTIVEMASK, OP_SLCT,
 	OP_SET, OP_MOVPACK, OP_MOVUNPACK, OP_DP4A, OP_CLOCK, OP_BFIND,
-	OP_REDUX, OP_TANH, OP_BARRED, OP_CPASYNC, OP_MATCH, OP_HALF, OP_TEX, OP_SULD, OP_SUST, OP_BMSK, OP_VABSDIFF4, OP_UNSUP,
+	OP_REDUX, OP_TANH, OP_BARRED, OP_CPASYNC, OP_MATCH, OP_HALF, OP_TEX, OP_SULD, OP_SUST, OP_BMSK, OP_VABSDIFF4, OP_WMMA,
+	OP_UNSUP,
 	OP_COUNT
 };
 extern const char *const emu_op_name[OP_COUNT];
@@ -56,7 +57,9 @@ enum {
 	F_SHIFTAMT = 16384, F_ASYNC = 32768
 };
 /* rounding: none, rn, rz, rm, rp, and the integer forms rni..rpi */
-enum { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI };
+enum { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI, R_RNA };
+/* OP_CVT's sub: to tf32 (a .b32 holding the rounded float) */
+#define CVT_TF32 1
 /* comparison kinds of setp/set/slct */
 enum {
 	C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE, C_LO, C_LS, C_HI, C_HS, C_EQU,
@@ -167,6 +170,8 @@ struct emu_func {
 	int32_t *shared_syms;     /* static shared symbols it refers to */
 	int nshared_syms;
 	int line;                 /* line of the definition in the PTX */
+	struct emu_wmma *wmma;    /* operands of its wmma instructions */
+	int nwmma;
 };
 
 struct emu_line {
@@ -253,6 +258,10 @@ struct emu_launch_cfg {
 	size_t dyn_smem;
 	const uint8_t *params;    /* kernel parameter buffer, kparam_bytes */
 	uint64_t insn_limit;      /* lane instructions, 0 for the default */
+	/* the performance model (perf.h): collect a sample of the blocks
+	 * into perf; with perf_only run nothing but that sample */
+	struct perf_collect *perf;
+	int perf_only;
 };
 
 struct emu_result {

@@ -21,8 +21,10 @@
 #include <string.h>
 #include "emu/emu.h"
 #include "emu/half.h"
+#include "emu/perf.h"
 #include "emu/race.h"
 #include "emu/texture.h"
+#include "emu/wmma.h"
 
 #define FULL 0xffffffffu
 #define MAXFRAMES 64
@@ -89,6 +91,7 @@ struct xctx {
 	int warned_guard;             /* the same for the guard bands */
 	const uint8_t (*stv)[16];     /* do_st: the bytes each lane stores */
 	size_t printf_bytes;          /* device printf output this launch */
+	struct perf_collect *perf;    /* the block is sampled (perf.h) */
 };
 
 /* epochs only grow, so shadow entries of earlier blocks and launches
@@ -639,6 +642,8 @@ static uint64_t cvt_one(const struct emu_insn *in, uint64_t a)
 	int dsz = emu_type_size[dt], ssz = emu_type_size[st];
 	int sat = (in->flags & F_SAT) != 0, ftz = (in->flags & F_FTZ) != 0;
 
+	if (in->sub == CVT_TF32)
+		return emu_f32_to_tf32((uint32_t)a);
 	if (sk != 'f' && dk != 'f') {
 		int64_t sv = sk == 's' ? sx(a, ssz) : (int64_t)trunc_sz(a, ssz);
 
@@ -1375,6 +1380,8 @@ static void count_access(struct xctx *x, const struct emu_insn *in,
 		count_global(t, kind, s);
 		if (ln)
 			count_global(ln, kind, s);
+		if (x->perf)
+			perf_on_global(x->perf, kind, addr, gm, bytes);
 	}
 	if (sm) {
 		int ideal, wf;
@@ -1391,6 +1398,8 @@ static void count_access(struct xctx *x, const struct emu_insn *in,
 		moved = (uint64_t)__builtin_popcount(sm) * (uint64_t)bytes;
 		count_shared(t, kind, (uint64_t)wf, (uint64_t)(wf - ideal),
 			     moved, dyn);
+		if (x->perf)
+			perf_on_shared(x->perf, kind, wf);
 		if (ln)
 			count_shared(ln, kind, (uint64_t)wf,
 				     (uint64_t)(wf - ideal), moved, dyn);
@@ -1456,6 +1465,8 @@ static int do_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	if ((gm | sm) && in->merge != MERGE_FOLLOW)
 		count_access(x, in, addr, gm, sm, in->merge ? in->merge : bytes,
 			     ACC_LOAD);
+	if (x->perf && (gm | sm))
+		perf_on_load_dst(x->perf, in);
 	return 0;
 }
 
@@ -2300,6 +2311,51 @@ static int do_tex(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	return 0;
 }
 
+/* wmma (wmma.c): each element access of the warp checked and counted as
+ * an instruction of its own */
+struct wmma_ctx {
+	struct xctx *x;
+	struct warp *w;
+	const struct emu_insn *in;
+	uint32_t m;
+};
+
+static int wmma_access(void *ctx, const uint64_t *a, int bytes,
+		       int is_store, uint8_t **hp)
+{
+	struct wmma_ctx *c = ctx;
+	uint32_t gm, sm;
+
+	memset(hp, 0, 32 * sizeof(*hp));
+	if (resolve(c->x, c->w, c->in, c->m, a, bytes, is_store, 0, hp, &gm,
+		    &sm))
+		return -1;
+	if (gm | sm)
+		count_access(c->x, c->in, a, gm, sm, bytes,
+			     is_store ? ACC_STORE : ACC_LOAD);
+	return 0;
+}
+
+static int do_wmma(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R, const struct emu_func *f)
+{
+	struct wmma_ctx c = { x, w, in, m };
+	struct emu_wmma_io io;
+	uint64_t tmp[32];
+
+	memset(&io, 0, sizeof(io));
+	io.R = R;
+	io.access = wmma_access;
+	io.ctx = &c;
+	lane_addrs(x, w, R, in, m, io.addr);
+	if (in->nsrc)
+		io.ldm = src(x, w, R, f, &in->s[0], tmp)[__builtin_ctz(m)];
+	if (emu_wmma_run(&f->wmma[in->call], &io))
+		return x->res->fault ? -1 : fault(x, WGEMU_FAULT_LIMIT, in,
+						  w->id, 0, "out of memory");
+	return 0;
+}
+
 /* suld.b / sust.b: bytes at byte x, rows y and z of a surface object;
  * out of range: a fault (.trap), the edge (.clamp) or nothing (.zero) */
 static int do_surf(struct xctx *x, struct warp *w, const struct emu_insn *in,
@@ -2426,6 +2482,9 @@ static int run_warp(struct xctx *x, struct warp *w)
 				continue;
 			}
 			x->lane_insns += (uint64_t)__builtin_popcount(m);
+			if (x->perf)
+				perf_on_insn(x->perf, w->id, in,
+					     (uint32_t)((R - w->regs) / 32));
 			switch (in->op) {
 			case OP_NOP: case OP_MEMBAR: case OP_WARPSYNC:
 				break;
@@ -2715,6 +2774,10 @@ static int run_warp(struct xctx *x, struct warp *w)
 			case OP_HALF:
 				do_half(x, w, in, m, R, P, f);
 				break;
+			case OP_WMMA:
+				if (do_wmma(x, w, in, m, R, f))
+					return -1;
+				break;
 			case OP_VABSDIFF4: {
 				/* the sum of the four bytes' |a - b|, plus c */
 				A = src(x, w, R, f, &in->s[0], t0);
@@ -2792,6 +2855,8 @@ static int run_warp(struct xctx *x, struct warp *w)
 						     "%llu exhausted (endless "
 						     "loop?)", (unsigned long long)
 						     x->limit);
+				if (x->perf && target <= pc)
+					perf_on_backedge(x->perf);
 				if (m == mask) {
 					pc = target;
 					continue;
@@ -2845,6 +2910,8 @@ static int run_warp(struct xctx *x, struct warp *w)
 						     __builtin_popcount(
 							     w->live), w->id);
 				e->pc = pc + 1;
+				if (x->perf)
+					perf_on_barrier(x->perf);
 				w->state = W_BAR;
 				w->bar_pc = pc;
 				w->bar_mask = m;
@@ -2984,6 +3051,91 @@ static int run_block(struct xctx *x)
 		x->epoch = g_epoch++;
 		release_barrier(x);
 	}
+}
+
+static int run_grid(struct xctx *x)
+{
+	const struct emu_launch_cfg *cfg = x->cfg;
+
+	for (unsigned bz = 0; bz < cfg->grid[2]; bz++)
+		for (unsigned by = 0; by < cfg->grid[1]; by++)
+			for (unsigned bx = 0; bx < cfg->grid[0]; bx++) {
+				x->bid[0] = bx;
+				x->bid[1] = by;
+				x->bid[2] = bz;
+				if (run_block(x))
+					return -1;
+			}
+	return 0;
+}
+
+/* One block, collected for the performance model. */
+static int run_collected(struct xctx *x, uint64_t b)
+{
+	const struct emu_launch_cfg *cfg = x->cfg;
+	uint64_t gx = cfg->grid[0], gy = cfg->grid[1];
+	int rc;
+
+	x->bid[0] = (unsigned)(b % gx);
+	x->bid[1] = (unsigned)(b / gx % gy);
+	x->bid[2] = (unsigned)(b / gx / gy);
+	if (perf_block_begin(cfg->perf, x->nwarps))
+		return fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+			     "out of host memory");
+	x->perf = cfg->perf;
+	rc = run_block(x);
+	perf_block_end(cfg->perf);
+	x->perf = NULL;
+	return rc;
+}
+
+/*
+ * The performance model's sample (perf.h): blocks spread over the grid,
+ * until PERF_SAMPLE_MAX blocks or PERF_SAMPLE_BUDGET lane-instructions.
+ * With cfg->perf_only nothing else runs (the output is incomplete);
+ * otherwise every block runs and only the sampled ones are collected.
+ */
+static int run_sampled(struct xctx *x)
+{
+	const struct emu_launch_cfg *cfg = x->cfg;
+	uint64_t nb = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
+	size_t n = perf_sample_count(nb), k = 0;
+	uint64_t *pick = calloc(n ? n : 1, sizeof(*pick));
+	int rc = 0;
+
+	if (!pick)
+		return fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+			     "out of host memory");
+	for (size_t i = 0; i < n; i++) {
+		if (i >= PERF_SAMPLE_MIN && x->lane_insns > PERF_SAMPLE_BUDGET)
+			break;
+		pick[k++] = perf_sample_block(nb, i);
+		if (cfg->perf_only && (rc = run_collected(x, pick[k - 1])))
+			break;
+	}
+	if (!cfg->perf_only && !rc) {
+		uint64_t b = 0;
+
+		for (unsigned bz = 0; bz < cfg->grid[2] && !rc; bz++)
+			for (unsigned by = 0; by < cfg->grid[1] && !rc; by++)
+				for (unsigned bx = 0; bx < cfg->grid[0] && !rc;
+				     bx++, b++) {
+					int in = 0;
+
+					for (size_t i = 0; i < k && !in; i++)
+						in = pick[i] == b;
+					if (in) {
+						rc = run_collected(x, b);
+						continue;
+					}
+					x->bid[0] = bx;
+					x->bid[1] = by;
+					x->bid[2] = bz;
+					rc = run_block(x);
+				}
+	}
+	free(pick);
+	return rc;
 }
 
 size_t emu_static_smem(const struct emu_module *m, int k)
@@ -3142,7 +3294,6 @@ int emu_run(const struct emu_module *m, int k,
 	const struct emu_func *f = &m->funcs[k];
 	char kname[256];
 	uint64_t off = 0, dyn_align = 16, lcap;
-	unsigned bx, by, bz;
 	int i, rc = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -3230,16 +3381,10 @@ int emu_run(const struct emu_module *m, int k,
 	}
 	x.limit = cfg->insn_limit ? cfg->insn_limit :
 		  env_u64("WGEMU_INSN_LIMIT", 20000000000ull);
-	x.checks = env_u64("WGEMU_CHECKS", 1) != 0;
-	for (bz = 0; bz < cfg->grid[2]; bz++)
-		for (by = 0; by < cfg->grid[1]; by++)
-			for (bx = 0; bx < cfg->grid[0]; bx++) {
-				x.bid[0] = bx;
-				x.bid[1] = by;
-				x.bid[2] = bz;
-				if (run_block(&x))
-					goto done;
-			}
+	x.checks = env_u64("WGEMU_CHECKS", 1) != 0 &&
+		   !(cfg->perf && cfg->perf_only);
+	if (cfg->perf ? run_sampled(&x) : run_grid(&x))
+		goto done;
 	rc = 0;
 done:
 	res->total.lane_instructions = x.lane_insns;

@@ -186,3 +186,12 @@ int emu_half_cmp(int cmp, int t, uint32_t a, uint32_t b)
 	default: return 0;
 	}
 }
+
+uint32_t emu_f32_to_tf32(uint32_t f)
+{
+	if ((f & 0x7f800000u) == 0x7f800000u)     /* inf, nan */
+		return (f & 0x7fffffu) ? f | 0x400000u : f;
+	/* half of the dropped bits' weight added to the magnitude: a carry
+	 * into the exponent is the right rounding too */
+	return (f + 0x1000u) & 0xffffe000u;
+}

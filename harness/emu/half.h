@@ -14,6 +14,9 @@
 float emu_f16_to_f32(uint16_t h);
 uint16_t emu_f32_to_f16(float v);
 float emu_bf16_to_f32(uint16_t h);
+/* cvt.rna.tf32.f32: float bits rounded to tf32's 10 mantissa bits,
+ * to nearest with ties away from zero, the low 13 bits zero. */
+uint32_t emu_f32_to_tf32(uint32_t f);
 uint16_t emu_f32_to_bf16(float v);
 
 /* Is type t (enum emu_type) one whose arithmetic is half.c's? */

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emu/emu.h"
+#include "emu/texture.h"
+#include "emu/wmma.h"
 #include "emu/half.h"
 
 const uint8_t emu_type_size[T_COUNT] = {
@@ -38,7 +40,7 @@ const char *const emu_op_name[OP_COUNT] = {
 	"mad24", "sad", "copysign", "testp", "activemask", "slct", "set",
 	"mov", "mov", "dp4a", "mov", "bfind", "redux", "tanh", "bar.red",
 	"cp.async", "match", "half", "tex", "suld", "sust", "bmsk",
-	"vabsdiff4", "unsupported"
+	"vabsdiff4", "wmma", "unsupported"
 };
 
 static const char *const sreg_names[SR_COUNT] = {
@@ -1236,7 +1238,7 @@ static const struct opname opnames[] = {
 	{ "redux", OP_REDUX }, { "tanh", OP_TANH }, { "cp", OP_CPASYNC },
 	{ "match", OP_MATCH }, { "tex", OP_TEX }, { "suld", OP_SULD },
 	{ "sust", OP_SUST }, { "bmsk", OP_BMSK },
-	{ "vabsdiff4", OP_VABSDIFF4 },
+	{ "vabsdiff4", OP_VABSDIFF4 }, { "wmma", OP_WMMA },
 	{ NULL, 0 }
 };
 
@@ -1249,7 +1251,7 @@ static const char *const atom_names[] = {
 	NULL
 };
 static const char *const rnd_names[] = {
-	"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", NULL
+	"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", NULL
 };
 /* redux.sync operations, in the order exec.c applies them */
 static const char *const redux_names[] = {
@@ -1280,6 +1282,14 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 		const char *s = parts[i];
 		int op = in->op;
 
+		if (op == OP_WMMA) {
+			/* the rest is emu_wmma_parse's (decode_wmma) */
+			if (!strcmp(s, "global"))
+				in->space = SP_GLOBAL;
+			else if (!strcmp(s, "shared"))
+				in->space = SP_SHARED;
+			continue;
+		}
 		if (op == OP_VABSDIFF4) {
 			/* vabsdiff4.u32.{u32,s32}.{u32,s32}.add: only the
 			 * reduction form; the operand types name the bytes */
@@ -1290,6 +1300,11 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 				in->cmp |= 1;   /* signed bytes */
 			else if (strcmp(s, "u32"))
 				return 1;
+			continue;
+		}
+		if (op == OP_CVT && !strcmp(s, "tf32") && in->type == T_NONE) {
+			in->type = T_B32;   /* cvt.rna.tf32.f32 */
+			in->sub = CVT_TF32;
 			continue;
 		}
 		if ((k = type_of(s)) != T_NONE) {
@@ -1310,9 +1325,9 @@ static int apply_mods(struct emu_insn *in, char **parts, int n)
 		}
 		if (op == OP_TEX || op == OP_SULD || op == OP_SUST) {
 			/* tex.2d.v4.f32.f32, suld.b.2d.v2.b32.trap, ... */
-			if (!strcmp(s, "1d") || !strcmp(s, "2d") ||
-			    !strcmp(s, "3d"))
-				in->sub = (uint8_t)(s[0] - '0');
+			if (emu_tex_geom(s) &&
+			    (op == OP_TEX || emu_tex_geom(s) <= TG_3D))
+				in->sub = (uint8_t)emu_tex_geom(s);
 			else if (!strcmp(s, "v2") || !strcmp(s, "v4"))
 				in->vec = (uint8_t)(s[1] - '0');
 			else if (!strcmp(s, "trap"))
@@ -1519,8 +1534,10 @@ static int decode_texsurf(struct parser *p, struct fbuild *fb,
 	struct emu_opnd h;
 	int k, ct = in->op == OP_TEX ? in->type2 : T_B32;
 
-	if (n != 2 || a->kind != RO_ADDR || !a->has_base || !in->sub ||
-	    a->n < in->sub || a->n > 4)
+	int nc = emu_tex_ncoords(in->sub);
+
+	if (n != 2 || a->kind != RO_ADDR || !a->has_base || !nc ||
+	    a->n < nc || a->n > 4)
 		return perr(p, line, "'%s' takes a value and [handle, "
 			    "{coordinates}]", emu_op_name[in->op]);
 	{
@@ -1537,9 +1554,11 @@ static int decode_texsurf(struct parser *p, struct fbuild *fb,
 			    "(use texture objects)");
 	in->areg = h.idx;
 	in->ak = AK_REG;
-	in->nsrc = (uint8_t)in->sub;
-	for (int i = 0; i < in->sub; i++)
-		if (want_val(p, fb, &a->sub[i], ct, &in->s[i], line))
+	in->nsrc = (uint8_t)nc;
+	for (int i = 0; i < nc; i++)
+		if (want_val(p, fb, &a->sub[i], i == 0 && (in->sub == TG_A1D ||
+			     in->sub == TG_A2D || in->sub == TG_ACUBE) ?
+			     T_S32 : ct, &in->s[i], line))
 			return -1;
 	k = want_regs(p, fb, v, in->d, 4, line);
 	if (k < 0)
@@ -1549,6 +1568,52 @@ static int decode_texsurf(struct parser *p, struct fbuild *fb,
 				 k != 4))
 		return perr(p, line, "tex needs .v4, two types and four "
 			    "results");
+	return 0;
+}
+
+/*
+ * wmma.load.{a,b,c}... {regs}, [addr]{, stride};
+ * wmma.store.d... [addr], {regs}{, stride};
+ * wmma.mma... {d}, {a}, {b}, {c}.
+ * The register lists go to an emu_wmma of the function (in->call), the
+ * address to the instruction's, the stride to s[0].
+ */
+static int decode_wmma(struct parser *p, struct fbuild *fb,
+		       struct emu_insn *in, char **parts, int nparts,
+		       const struct rop *ops, int n, int line)
+{
+	struct emu_func *f = fb->f;
+	struct emu_opnd o[8];
+	struct emu_wmma w;
+	const char *why;
+	int cap = f->nwmma, mma, st, nl, i, k;
+
+	if (emu_wmma_parse(&w, parts, nparts, &why))
+		return perr(p, line, "%s", why);
+	mma = w.kind == WM_MMA;
+	st = w.kind == WM_STORE_D;
+	nl = mma ? 4 : 1;
+	if (n < (mma ? 4 : 2) || n > (mma ? 4 : 3))
+		return perr(p, line, "wmma: wrong number of operands");
+	for (i = 0; i < nl; i++) {
+		k = want_regs(p, fb, &ops[mma ? i : st], o, 8, line);
+		if (k < 0)
+			return -1;
+		w.nreg[i] = (uint8_t)k;
+		for (int j = 0; j < k; j++)
+			w.reg[i][j] = o[j].idx;
+		if (!emu_wmma_fits(&w, i))
+			return perr(p, line, "wmma: too few registers");
+	}
+	if (!mma && want_addr(p, fb, &ops[st ? 0 : 1], in, line))
+		return -1;
+	if (n == 3 && want_val(p, fb, &ops[2], T_U32, &in->s[0], line))
+		return -1;
+	in->nsrc = (uint8_t)(n == 3);
+	if (grow(&f->wmma, &cap, f->nwmma + 1, sizeof(*f->wmma)))
+		return perr(p, line, "out of memory");
+	f->wmma[f->nwmma] = w;
+	in->call = f->nwmma++;
 	return 0;
 }
 
@@ -2165,6 +2230,9 @@ static int parse_insn(struct parser *p, struct fbuild *fb)
 		if (parse_call(p, fb, in, ops, nops, line))
 			goto out;
 		f = fb->f;
+	} else if (in->op == OP_WMMA) {
+		if (decode_wmma(p, fb, in, parts, nparts, ops, nops, line))
+			goto out;
 	} else if (in->op == OP_CVT && (in->type == T_F16X2 ||
 					in->type == T_BF16X2)) {
 		if (decode_cvt_pair(p, fb, in, ops, nops, line))
@@ -2945,6 +3013,7 @@ void emu_module_free(struct emu_module *m)
 			free(f->calls[j].arg);
 		free(f->calls);
 		free(f->shared_syms);
+		free(f->wmma);
 	}
 	free(m->funcs);
 	for (i = 0; i < m->nsyms; i++) {

@@ -22,6 +22,9 @@
 #include <cuda_runtime_api.h>
 #include "emu/device.h"
 #include "emu/emu.h"
+#include "emu/graph.h"
+#include "emu/rt.h"
+#include "emu/runtime_perf.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
 
@@ -88,11 +91,6 @@ struct record {
 	struct emu_line_counters *lines;
 	int nlines;
 	const struct emu_module *m;
-};
-
-struct event {
-	double t_ms;
-	int recorded;
 };
 
 static struct module *g_mods;
@@ -216,6 +214,26 @@ int emu_rt_unsupported(const char *name)
 	return fail(cudaErrorNotSupported);
 }
 
+int emu_rt_sticky(void)
+{
+	return g_sticky;
+}
+
+double emu_rt_now_ms(void)
+{
+	return g_clock_ms;
+}
+
+void emu_rt_lock(void)
+{
+	pthread_mutex_lock(&g_lock);
+}
+
+void emu_rt_unlock(void)
+{
+	pthread_mutex_unlock(&g_lock);
+}
+
 static void ensure_atexit(void)
 {
 	if (!g_atexit) {
@@ -269,7 +287,9 @@ static struct emu_alloc *alloc_new(uint64_t size)
 
 	if (!a)
 		return NULL;
-	a->host = malloc(size ? size : 1);
+	/* dry or predicting: untouched pages cost nothing */
+	a->host = g_dry || emu_perf_only() ? calloc(1, size ? size : 1)
+					   : malloc(size ? size : 1);
 	if (!a->host ||
 	    (g_nallocs == g_capallocs &&
 	     !(g_capallocs = g_capallocs ? g_capallocs * 2 : 64,
@@ -279,7 +299,8 @@ static struct emu_alloc *alloc_new(uint64_t size)
 		free(a);
 		return NULL;
 	}
-	memset(a->host, 0xcb, size ? size : 1);
+	if (!g_dry && !emu_perf_only())
+		memset(a->host, 0xcb, size ? size : 1);
 	a->size = size;
 	return a;
 }
@@ -862,6 +883,33 @@ static int kernel_load(struct kernel *k)
 	return 0;
 }
 
+int emu_rt_kernel_params(const void *func, size_t *sizes, int max)
+{
+	struct kernel *k;
+	const struct emu_module *m;
+	const struct emu_func *f;
+	int i, r = -1;
+
+	pthread_mutex_lock(&g_lock);
+	k = find_kernel(func);
+	if (!k) {
+		fail(cudaErrorInvalidDeviceFunction);
+		goto out;
+	}
+	if (kernel_load(k)) {
+		fail(cudaErrorInvalidPtx);
+		goto out;
+	}
+	m = g_mods[k->mod].m;
+	f = &m->funcs[k->fi];
+	for (i = 0; i < f->nparams && i < max; i++)
+		sizes[i] = m->syms[f->params[i]].size;
+	r = f->nparams;
+out:
+	pthread_mutex_unlock(&g_lock);
+	return r;
+}
+
 static cudaError_t fault_error(enum wgemu_fault_kind k)
 {
 	switch (k) {
@@ -917,6 +965,7 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	const struct emu_module *m;
 	const struct emu_func *f;
 	uint8_t *params = NULL;
+	struct perf_collect *pc;
 	size_t st;
 	uint64_t nthreads;
 	int i;
@@ -980,11 +1029,15 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	cfg.dyn_smem = smem;
 	cfg.params = params;
 	if (g_dry) {
+		if (g_dry == 2)
+			trace_launch(k, grid, block, smem, params,
+				     f->kparam_bytes);
 		free(params);
 		g_clock_ms += 0.003;
 		return cudaSuccess;
 	}
 	trace_launch(k, grid, block, smem, params, f->kparam_bytes);
+	pc = emu_perf_prepare(&cfg, st);
 	emu_run(m, k->fi, &cfg, &res);
 	free(params);
 	memset(&rec, 0, sizeof(rec));
@@ -998,6 +1051,7 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	rec.lines = res.lines;
 	rec.nlines = res.lines ? compact_lines(res.lines, m->nlines) : 0;
 	add_record(&rec);
+	emu_perf_finish(pc, k->name, rec.l.kernel, &cfg, res.static_smem);
 	/* the modelled time: DRAM sectors at 3 TB/s plus 3 us of launch */
 	bytes = 32.0 * (double)(res.total.global_load_sectors +
 				res.total.global_store_sectors);
@@ -1026,7 +1080,9 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
 			       dim3 blockDim, void **args, size_t sharedMem,
 			       cudaStream_t stream)
 {
-	(void)stream;
+	if (emu_stream_capture(stream))
+		return emu_capture_kernel(stream, (const void *)kernel,
+					  gridDim, blockDim, args, sharedMem);
 	return launch(find_kernel((const void *)kernel), gridDim, blockDim,
 		      args, sharedMem);
 }
@@ -1043,7 +1099,9 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
 			     void **args, size_t sharedMem,
 			     cudaStream_t stream)
 {
-	(void)stream;
+	if (emu_stream_capture(stream))
+		return emu_capture_kernel(stream, func, gridDim, blockDim, args,
+					  sharedMem);
 	return launch(find_kernel(func), gridDim, blockDim, args, sharedMem);
 }
 
@@ -1063,11 +1121,12 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
 			       void *userData)
 {
-	(void)stream;
 	if (g_sticky)
 		return g_sticky;
 	if (!fn)
 		return fail(cudaErrorInvalidValue);
+	if (emu_stream_capture(stream))
+		return emu_capture_host(stream, fn, userData);
 	fn(userData);
 	return cudaSuccess;
 }
@@ -1200,6 +1259,10 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 {
 	if (!config)
 		return fail(cudaErrorInvalidValue);
+	if (emu_stream_capture(config->stream))
+		return emu_capture_kernel(config->stream, func, config->gridDim,
+					  config->blockDim, args,
+					  config->dynamicSmemBytes);
 	return launch(find_kernel(func), config->gridDim, config->blockDim,
 		      args, config->dynamicSmemBytes);
 }
@@ -1437,7 +1500,7 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 
 	if (g_sticky)
 		return g_sticky;
-	if (!count || g_dry)
+	if (!count || g_dry == 1)
 		return cudaSuccess;
 	if (kind == cudaMemcpyDefault)
 		kind = is_dev(dst) ? (is_dev(src) ? cudaMemcpyDeviceToDevice :
@@ -1455,6 +1518,11 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 	if (kind != cudaMemcpyHostToHost)
 		trace_copy(kind, (uint64_t)(uintptr_t)dst,
 			   (uint64_t)(uintptr_t)src, src, count);
+	if (kind != cudaMemcpyHostToHost)
+		emu_perf_transfer(kind == cudaMemcpyDeviceToDevice ?
+				  EMU_PERF_D2D : EMU_PERF_HOST, count);
+	if (g_dry || emu_perf_only())
+		return cudaSuccess;
 	memmove(d, s, count);
 	g_clock_ms += 0.002 + (double)count /
 		      (kind == cudaMemcpyDeviceToDevice ? 1.5e9 : 2.5e7);
@@ -1470,7 +1538,8 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
 			    enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-	(void)stream;
+	if (emu_stream_capture(stream))
+		return emu_capture_memcpy(stream, dst, src, count, kind);
 	return cudaMemcpy(dst, src, count, kind);
 }
 
@@ -1480,7 +1549,7 @@ static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 
 	if (g_sticky)
 		return g_sticky;
-	if (!count || g_dry)
+	if (!count || g_dry == 1)
 		return cudaSuccess;
 	d = dev_ptr(devPtr, count);
 	if (!d)
@@ -1495,6 +1564,9 @@ static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 		op.n = count;
 		emu_trace_put(&op);
 	}
+	emu_perf_transfer(EMU_PERF_MEMSET, count);
+	if (g_dry || emu_perf_only())
+		return cudaSuccess;
 	memset(d, value, count);
 	g_clock_ms += 0.002 + (double)count / 1.5e9;
 	return cudaSuccess;
@@ -1508,7 +1580,8 @@ cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
 			    cudaStream_t stream)
 {
-	(void)stream;
+	if (emu_stream_capture(stream))
+		return emu_capture_memset(stream, devPtr, value, count);
 	return cudaMemset(devPtr, value, count);
 }
 
@@ -1636,136 +1709,6 @@ cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol,
 {
 	(void)stream;
 	return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind);
-}
-
-/* ---- streams, events, synchronisation ---- */
-cudaError_t cudaStreamCreate(cudaStream_t *pStream)
-{
-	if (g_sticky)
-		return g_sticky;
-	*pStream = malloc(1);
-	return *pStream ? cudaSuccess : fail(cudaErrorMemoryAllocation);
-}
-
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
-				      unsigned int flags)
-{
-	(void)flags;
-	return cudaStreamCreate(pStream);
-}
-
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
-					 unsigned int flags, int priority)
-{
-	(void)flags;
-	(void)priority;
-	return cudaStreamCreate(pStream);
-}
-
-cudaError_t cudaStreamDestroy(cudaStream_t stream)
-{
-	free(stream);
-	return g_sticky;
-}
-
-cudaError_t cudaStreamSynchronize(cudaStream_t stream)
-{
-	(void)stream;
-	return g_sticky;
-}
-
-cudaError_t cudaStreamQuery(cudaStream_t stream)
-{
-	(void)stream;
-	return g_sticky;
-}
-
-cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
-				unsigned int flags)
-{
-	(void)stream;
-	(void)event;
-	(void)flags;
-	return g_sticky;
-}
-
-cudaError_t cudaDeviceSynchronize(void)
-{
-	return g_sticky;
-}
-
-cudaError_t cudaEventCreate(cudaEvent_t *event)
-{
-	struct event *e;
-
-	if (g_sticky)
-		return g_sticky;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return fail(cudaErrorMemoryAllocation);
-	*event = (cudaEvent_t)(void *)e;
-	return cudaSuccess;
-}
-
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
-{
-	(void)flags;
-	return cudaEventCreate(event);
-}
-
-cudaError_t cudaEventDestroy(cudaEvent_t event)
-{
-	free((void *)event);
-	return g_sticky;
-}
-
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
-{
-	struct event *e = (struct event *)(void *)event;
-
-	(void)stream;
-	if (g_sticky)
-		return g_sticky;
-	if (!e)
-		return fail(cudaErrorInvalidResourceHandle);
-	e->t_ms = g_clock_ms;
-	e->recorded = 1;
-	return cudaSuccess;
-}
-
-cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
-				     unsigned int flags)
-{
-	(void)flags;
-	return cudaEventRecord(event, stream);
-}
-
-cudaError_t cudaEventSynchronize(cudaEvent_t event)
-{
-	(void)event;
-	return g_sticky;
-}
-
-cudaError_t cudaEventQuery(cudaEvent_t event)
-{
-	(void)event;
-	return g_sticky;
-}
-
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
-				 cudaEvent_t end)
-{
-	struct event *a = (struct event *)(void *)start;
-	struct event *b = (struct event *)(void *)end;
-
-	if (g_sticky)
-		return g_sticky;
-	if (!a || !b || !ms)
-		return fail(cudaErrorInvalidResourceHandle);
-	if (!a->recorded || !b->recorded)
-		return fail(cudaErrorInvalidResourceHandle);
-	*ms = (float)(b->t_ms - a->t_ms);
-	return cudaSuccess;
 }
 
 /* ---- device ---- */
@@ -1996,24 +1939,6 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 	return cudaSuccess;
 }
 
-cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
-{
-	(void)hStream;
-	if (g_sticky)
-		return g_sticky;
-	*flags = cudaStreamDefault;
-	return cudaSuccess;
-}
-
-cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
-{
-	(void)hStream;
-	if (g_sticky)
-		return g_sticky;
-	*priority = 0;
-	return cudaSuccess;
-}
-
 cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
 					     int *greatestPriority)
 {
@@ -2049,6 +1974,8 @@ static cudaError_t cudaMallocAsync_locked(void **devPtr, size_t size, cudaStream
 
 cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
+	if (emu_stream_capture(hStream))
+		return emu_capture_malloc(hStream, devPtr, size);
 	LOCKED(cudaMallocAsync_locked(devPtr, size, hStream));
 }
 
@@ -2060,6 +1987,8 @@ static cudaError_t cudaFreeAsync_locked(void *devPtr, cudaStream_t hStream)
 
 cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
+	if (emu_stream_capture(hStream))
+		return emu_capture_free(hStream, devPtr);
 	LOCKED(cudaFreeAsync_locked(devPtr, hStream));
 }
 

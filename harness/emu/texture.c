@@ -14,12 +14,6 @@
 #include "emu/half.h"
 #include "emu/texture.h"
 
-struct cudaArray {
-	struct cudaChannelFormatDesc desc;
-	size_t w, h, d, esize;
-	uint8_t *data;
-};
-
 struct tobj {
 	int used, is_surf;
 	struct cudaResourceDesc res;
@@ -47,7 +41,6 @@ cudaError_t cudaMalloc3DArray(cudaArray_t *array,
 	struct cudaArray *a;
 	size_t n;
 
-	(void)flags;
 	if (!array || !desc || !elem_size(desc) || !extent.width)
 		return emu_rt_fail(cudaErrorInvalidValue);
 	a = calloc(1, sizeof(*a));
@@ -58,6 +51,7 @@ cudaError_t cudaMalloc3DArray(cudaArray_t *array,
 	a->w = extent.width;
 	a->h = extent.height ? extent.height : 1;
 	a->d = extent.depth ? extent.depth : 1;
+	a->flags = flags;
 	n = a->w * a->h * a->d * a->esize;
 	a->data = malloc(n);
 	if (!a->data) {
@@ -131,6 +125,13 @@ static int dst_is_dev(enum cudaMemcpyKind kind, const void *p)
 		return emu_mem_find((uint64_t)(uintptr_t)p, 1) != NULL;
 	return kind == cudaMemcpyDeviceToDevice ||
 	       kind == cudaMemcpyHostToDevice;
+}
+
+uint8_t *emu_copy_mem(const void *p, size_t n, int kind, int is_dst)
+{
+	enum cudaMemcpyKind k = (enum cudaMemcpyKind)kind;
+
+	return mem_of(p, n, is_dst ? dst_is_dev(k, p) : src_is_dev(k, p));
 }
 
 cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset,
@@ -472,19 +473,16 @@ static void fetch(const struct tobj *o, const struct texels *t,
 	read_texel(t, x, y, z, norm, f, u);
 }
 
-int emu_tex_sample(uint64_t tex, int geom, int cfloat, const uint64_t *c,
-		   int rfloat, uint32_t out[4])
+static void sample(const struct tobj *o, const struct texels *tx, int geom,
+		   int cfloat, const uint64_t *c, int rfloat, uint32_t out[4])
 {
-	const struct tobj *o = obj(tex, 0);
-	struct texels t;
+	struct texels t = *tx;
 	size_t dim[3];
 	float acc[4] = { 0, 0, 0, 0 }, frac[3] = { 0, 0, 0 }, f[4];
 	long base[3] = { 0, 0, 0 };
 	uint32_t u[4];
 	int linear;
 
-	if (!o || texels_of(o, &t))
-		return -1;
 	dim[0] = t.w;
 	dim[1] = t.h;
 	dim[2] = t.d;
@@ -513,7 +511,7 @@ int emu_tex_sample(uint64_t tex, int geom, int cfloat, const uint64_t *c,
 		for (int k = 0; k < 4; k++)
 			out[k] = rfloat ? ((union { float f; uint32_t u; })
 					   { f[k] }).u : u[k];
-		return 0;
+		return;
 	}
 	for (int n = 0; n < (1 << geom); n++) {
 		long i[3];
@@ -531,6 +529,118 @@ int emu_tex_sample(uint64_t tex, int geom, int cfloat, const uint64_t *c,
 	}
 	for (int k = 0; k < 4; k++)
 		memcpy(&out[k], &acc[k], 4);
+}
+
+/* Only slice z of t: a layer of a layered array, a cubemap face. */
+static void one_slice(struct texels *t, long z)
+{
+	z = z < 0 ? 0 : z >= (long)t->d ? (long)t->d - 1 : z;
+	t->base += (size_t)z * t->slice;
+	t->d = 1;
+}
+
+static uint64_t fbits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, 4);
+	return u;
+}
+
+/* A cubemap direction (x, y, z) to its face and the face's coordinates
+ * (s, t), as the programming guide's cubemap fetch table gives them:
+ * the major axis picks the face, the other two divided by its
+ * magnitude are scaled to [0, 1], then to texels unless normalised. */
+static int cube_face(const struct tobj *o, const struct texels *t,
+		     const uint64_t *c, uint64_t st[2])
+{
+	float v[3], a[3], m, s, tt;
+	int face;
+
+	for (int k = 0; k < 3; k++) {
+		memcpy(&v[k], &c[k], 4);
+		a[k] = fabsf(v[k]);
+	}
+	if (a[0] >= a[1] && a[0] >= a[2]) {
+		face = v[0] >= 0 ? 0 : 1;
+		m = a[0];
+		s = v[0] >= 0 ? -v[2] : v[2];
+		tt = -v[1];
+	} else if (a[1] >= a[2]) {
+		face = v[1] >= 0 ? 2 : 3;
+		m = a[1];
+		s = v[0];
+		tt = v[1] >= 0 ? v[2] : -v[2];
+	} else {
+		face = v[2] >= 0 ? 4 : 5;
+		m = a[2];
+		s = v[2] >= 0 ? v[0] : -v[0];
+		tt = -v[1];
+	}
+	s = (s / m + 1) * 0.5f;
+	tt = (tt / m + 1) * 0.5f;
+	if (!o->tex.normalizedCoords) {
+		s *= (float)t->w;
+		tt *= (float)t->h;
+	}
+	st[0] = fbits(s);
+	st[1] = fbits(tt);
+	return face;
+}
+
+int emu_tex_sample(uint64_t tex, int geom, int cfloat, const uint64_t *c,
+		   int rfloat, uint32_t out[4])
+{
+	const struct tobj *o = obj(tex, 0);
+	struct texels t;
+	uint64_t st[2];
+	int face;
+
+	if (!o || texels_of(o, &t))
+		return -1;
+	switch (geom) {
+	case TG_A1D:
+	case TG_A2D:
+		one_slice(&t, (long)(int32_t)c[0]);
+		sample(o, &t, geom == TG_A1D ? 1 : 2, cfloat, c + 1, rfloat,
+		       out);
+		return 0;
+	case TG_CUBE:
+	case TG_ACUBE:
+		if (!cfloat)
+			return -1;
+		face = cube_face(o, &t, c + (geom == TG_ACUBE), st);
+		one_slice(&t, face + (geom == TG_ACUBE ?
+				      6 * (long)(int32_t)c[0] : 0));
+		sample(o, &t, 2, 1, st, rfloat, out);
+		return 0;
+	default:
+		sample(o, &t, geom, cfloat, c, rfloat, out);
+		return 0;
+	}
+}
+
+int emu_tex_ncoords(int geom)
+{
+	static const int n[] = {
+		[TG_1D] = 1, [TG_2D] = 2, [TG_3D] = 3, [TG_A1D] = 2,
+		[TG_A2D] = 3, [TG_CUBE] = 3, [TG_ACUBE] = 4,
+	};
+
+	return geom > 0 && geom <= TG_ACUBE ? n[geom] : 0;
+}
+
+int emu_tex_geom(const char *s)
+{
+	static const char *const name[] = {
+		[TG_1D] = "1d", [TG_2D] = "2d", [TG_3D] = "3d",
+		[TG_A1D] = "a1d", [TG_A2D] = "a2d", [TG_CUBE] = "cube",
+		[TG_ACUBE] = "acube",
+	};
+
+	for (int g = TG_1D; g <= TG_ACUBE; g++)
+		if (!strcmp(s, name[g]))
+			return g;
 	return 0;
 }
 

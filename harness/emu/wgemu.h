@@ -111,9 +111,44 @@ int wgemu_record_end(unsigned char **buf, size_t *len);
  * every call a GPU runner makes (so that a launcher counting its calls
  * cannot tell which are measured): while dry is on, kernel launches
  * are checked and then do nothing, and copies and memsets between
- * device buffers succeed without touching memory.  Nothing is recorded.
+ * device buffers succeed without touching memory; allocations are not
+ * poisoned (so untouched pages cost nothing).  With on == 1 nothing is
+ * recorded; with on == 2 an open record (wgemu_record_begin) still gets
+ * every launch, memset and copy: the record of a call too big to run.
  */
 void wgemu_dry(int on);
+
+/*
+ * The performance model (emu/perf.h).  Between wgemu_perf_begin and
+ * wgemu_perf_end every launch is predicted on the named GPU ("H100",
+ * "H200"; -1 when unknown): a sample of its blocks is interpreted and
+ * one SM simulated.  With sampled_only, launches run nothing but their
+ * sample and copies and memsets move nothing -- the device's contents
+ * are then meaningless, which suits a prediction of a record's time.
+ * Each launch, memset and copy gets an entry; the total is their sum.
+ * wgemu_perf_regs gives the model a kernel's registers per thread (from
+ * ptxas) for its occupancy; without it 32 are assumed.
+ */
+struct wgemu_perf_launch {
+	char kernel[128];      /* demangled, or "(memset)", "(copy ...)" */
+	unsigned grid[3], block[3];
+	double ms;             /* predicted */
+	double dram_bytes;
+	int resident_blocks;   /* per SM */
+	int active_sms;
+	uint64_t blocks_per_sm;
+	size_t sampled;        /* blocks interpreted */
+	unsigned regs;         /* 0: not known */
+	char limit[64];        /* what bounds it, in words */
+};
+int wgemu_perf_begin(const char *gpu, int sampled_only);
+void wgemu_perf_end(void);
+size_t wgemu_perf_count(void);
+int wgemu_perf_get(size_t i, struct wgemu_perf_launch *out);
+double wgemu_perf_total_ms(void);
+/* The GPU of the open prediction ("NVIDIA H100 SXM"), NULL when none. */
+const char *wgemu_perf_gpu(void);
+void wgemu_perf_regs(const char *mangled, unsigned regs);
 
 /*
  * The output of a call and the guard bands around it: until the next

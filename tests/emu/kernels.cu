@@ -229,3 +229,40 @@ __global__ void groups(int *o)
 	o[32 + t] = __ballot_sync(g, t & 1);
 	o[64 + t] = __all_sync(g, t % 3 == 1);
 }
+
+// tensor cores: d = a * b + c for one 16x16x16 tile, a row-major, b
+// column-major (f16), c and d f32 row-major, each fragment element
+// scaled once by hand as programs do; then tf32 rounding
+#include <mma.h>
+__global__ void wmma_tile(float *d, const __half *a, const __half *b,
+			  const float *c, float *t)
+{
+	using namespace nvcuda;
+	wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+	wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
+	wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+
+	wmma::load_matrix_sync(fa, a, 16);
+	wmma::load_matrix_sync(fb, b, 16);
+	wmma::load_matrix_sync(fc, c, 16, wmma::mem_row_major);
+	for (int i = 0; i < fc.num_elements; i++)
+		fc.x[i] *= 2.0f;
+	wmma::mma_sync(fc, fa, fb, fc);
+	wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
+	t[threadIdx.x] = wmma::__float_to_tf32(t[threadIdx.x]);
+}
+
+// layered and cubemap textures: layer 1 of a 2-layer 4x4 array at
+// texel centres, and the centre of each face of a 4x4 cubemap
+__global__ void layered_cube(float *o, cudaTextureObject_t lay,
+			     cudaTextureObject_t cube)
+{
+	int x = threadIdx.x, y = threadIdx.y, f = y * 4 + x;
+	const float dir[6][3] = { { 1, 0, 0 }, { -1, 0, 0 }, { 0, 1, 0 },
+				  { 0, -1, 0 }, { 0, 0, 1 }, { 0, 0, -1 } };
+
+	o[y * 4 + x] = tex2DLayered<float>(lay, x + 0.5f, y + 0.5f, 1);
+	if (f < 6)
+		o[16 + f] = texCubemap<float>(cube, dir[f][0], dir[f][1],
+					      dir[f][2]);
+}

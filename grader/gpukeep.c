@@ -1,0 +1,68 @@
+/*
+ * The GPU keeper (see gpukeep.h): the probe in hold mode, run by a
+ * thread of its own through the sandbox module until the batch cancels it.
+ */
+#include "gpukeep.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "paths.h"
+#include "sandbox.h"
+#include "util.h"
+
+struct gpukeep {
+	char probe[PATH_MAX];
+	volatile sig_atomic_t stop;
+	pthread_t thread;
+	struct sandbox_result res;
+	int rc;
+};
+
+static void *keep(void *arg)
+{
+	extern char **environ;
+	struct gpukeep *k = arg;
+	const char *argv[3] = { k->probe, "--hold", NULL };
+	struct sandbox_spec spec;
+
+	/* trusted, ours: the batch's environment, no limit but the end */
+	sandbox_spec_init(&spec);
+	spec.argv = argv;
+	spec.env = (const char *const *)environ;
+	spec.workdir = "/";
+	spec.isolation = SANDBOX_ISOLATE_NONE;
+	memset(&spec.limits, 0, sizeof(spec.limits));
+	spec.limits.out_cap = 4096;
+	spec.cancel = &k->stop;
+	k->rc = sandbox_run(&spec, &k->res);
+	return NULL;
+}
+
+struct gpukeep *gpukeep_start(void)
+{
+	struct gpukeep *k = xcalloc(1, sizeof(*k));
+
+	if (wg_path(k->probe, sizeof(k->probe), "build/wg-probe") ||
+	    pthread_create(&k->thread, NULL, keep, k)) {
+		warning("cannot keep the GPU initialised during the batch");
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+void gpukeep_stop(struct gpukeep *k)
+{
+	if (!k)
+		return;
+	k->stop = 1;
+	pthread_join(k->thread, NULL);
+	if (k->rc)
+		warning("the GPU keeper did not run: %s", k->res.error);
+	sandbox_result_release(&k->res);
+	free(k);
+}

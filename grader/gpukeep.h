@@ -1,0 +1,27 @@
+/*
+ * Keeping the GPU initialised during a GPU batch.  Without the driver's
+ * persistence mode, a GPU that no process has open is shut down, and the
+ * next process to open it waits for the driver to bring it up again --
+ * which, in a batch, would be the timed runner, started alone on the
+ * device under the GPU lock (gpulock.h), every time.  So the batch keeps
+ * one process of its own holding the device for as long as it runs: the
+ * GPU probe (build/wg-probe --hold), which creates a context, then sleeps
+ * and submits no work, so it never shares the device with a timed run.
+ * It is trusted code and takes no lock.
+ *
+ * gpukeep_start before the children, gpukeep_stop after them; the keeper
+ * also dies with the batch (sandbox.c).
+ */
+#ifndef GPUKEEP_H
+#define GPUKEEP_H
+
+struct gpukeep;
+
+/* Start the keeper; NULL, with a warning, when it cannot be started (the
+ * batch goes on without it).  Owned by the caller: gpukeep_stop. */
+struct gpukeep *gpukeep_start(void);
+
+/* Stop the keeper and free it; NULL is a no-op. */
+void gpukeep_stop(struct gpukeep *k);
+
+#endif

@@ -1,0 +1,675 @@
+/*
+ * The performance model's eyes (perf.h): each warp of a sampled block
+ * as a list of events.
+ *
+ * Caches.  A load's sectors first meet the block's L1: a small
+ * set-associative array of sector tags (4 ways, its capacity the L1
+ * left beside the shared memory of the blocks resident with it), so a
+ * sector that several warps of a block read costs L2 traffic once --
+ * which is how one thread per AoS record gets away with strided loads.
+ * A sector the block has not touched before comes from DRAM; one it
+ * touched and lost from L1 is an L2 hit.  Stores go through to L2 (each
+ * instruction's sectors), and DRAM is charged the bytes the block writes
+ * for the first time, so a sector written a quarter at a time by four
+ * warps costs DRAM one sector but L2 four partial writes.
+ *
+ * Dependences.  A load's destination registers are pending until an
+ * instruction reads (or overwrites) one of them: there the warp waits
+ * for that load, and for every older one, since a warp's loads are
+ * taken to complete in order.  The number of loads issued before the
+ * first wait is the warp's memory-level parallelism, as executed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/emu.h"
+#include "emu/perf.h"
+
+#define MAX_PENDING 64
+#define L1_WAYS 4
+
+struct pending {
+	uint32_t reg, id;
+};
+
+struct warp_state {
+	struct pending p[MAX_PENDING];
+	int np;
+	/* registers computed from a loaded value: an address made of one
+	 * pins its load in place */
+	uint32_t derived[MAX_PENDING];
+	int nd, nd_next;
+	uint32_t waited;      /* the last load waited for */
+	uint32_t next_id;     /* loads issued so far */
+	uint32_t issue;       /* instructions not yet in an event */
+};
+
+/* a sector the block touched: its address + 1 (0: empty slot), the
+ * bytes it wrote, whether it has been read from L2 or written */
+struct sector_slot {
+	uint64_t key;
+	uint32_t written;
+};
+
+struct perf_collect_state {
+	struct warp_state *w;
+	int nwarps;
+	struct sector_slot *tab;
+	size_t tab_cap, tab_used;
+	uint64_t *l1;         /* sets x L1_WAYS tags (sector + 1) */
+	uint16_t *l1_warp;    /* the load that brought it: warp, id */
+	uint32_t *l1_id;
+	uint32_t *l1_next;    /* round-robin victim per set */
+	size_t l1_sets;
+};
+
+/* ---- the block's sector table (open addressing, doubling) ---- */
+
+static size_t slot_hash(uint64_t s, size_t cap)
+{
+	s ^= s >> 29;
+	s *= 0xbf58476d1ce4e5b9ull;
+	s ^= s >> 32;
+	return (size_t)s & (cap - 1);
+}
+
+static int tab_grow(struct perf_collect_state *st)
+{
+	size_t cap = st->tab_cap ? st->tab_cap * 2 : 4096;
+	struct sector_slot *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < st->tab_cap; i++) {
+		size_t h;
+
+		if (!st->tab[i].key)
+			continue;
+		h = slot_hash(st->tab[i].key, cap);
+		while (t[h].key)
+			h = (h + 1) & (cap - 1);
+		t[h] = st->tab[i];
+	}
+	free(st->tab);
+	st->tab = t;
+	st->tab_cap = cap;
+	return 0;
+}
+
+/* The slot of sector s, created empty when new; NULL when out of
+ * memory.  *fresh says whether it was new. */
+static struct sector_slot *sector(struct perf_collect_state *st, uint64_t s,
+				  int *fresh)
+{
+	size_t h;
+
+	if ((st->tab_used + 1) * 2 > st->tab_cap && tab_grow(st))
+		return NULL;
+	h = slot_hash(s + 1, st->tab_cap);
+	while (st->tab[h].key && st->tab[h].key != s + 1)
+		h = (h + 1) & (st->tab_cap - 1);
+	*fresh = !st->tab[h].key;
+	if (*fresh) {
+		st->tab[h].key = s + 1;
+		st->tab_used++;
+	}
+	return &st->tab[h];
+}
+
+/* ---- the block's L1 ---- */
+
+/* The way holding sector s when it is in L1 (-1: it is not, and is
+ * brought in by load id of warp). */
+static long l1_lookup(struct perf_collect_state *st, uint64_t s, int warp,
+		      uint32_t id)
+{
+	size_t set = slot_hash(s, st->l1_sets), v;
+	uint64_t *ways = st->l1 + set * L1_WAYS;
+
+	for (int i = 0; i < L1_WAYS; i++)
+		if (ways[i] == s + 1)
+			return (long)(set * L1_WAYS + (size_t)i);
+	v = set * L1_WAYS + st->l1_next[set];
+	st->l1[v] = s + 1;
+	st->l1_warp[v] = (uint16_t)warp;
+	st->l1_id[v] = id;
+	st->l1_next[set] = (st->l1_next[set] + 1) % L1_WAYS;
+	return -1;
+}
+
+/* ---- events ---- */
+
+static struct perf_event *push(struct perf_collect *pc, int warp)
+{
+	struct perf_warp *w = &pc->blocks[pc->nblocks - 1].warps[warp];
+	struct warp_state *ws = &pc->st->w[warp];
+
+	if (w->n + 2 > w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		struct perf_event *e = realloc(w->ev, cap * sizeof(*e));
+
+		if (!e)
+			return NULL;
+		w->ev = e;
+		w->cap = cap;
+	}
+	if (ws->issue) {
+		struct perf_event *e = &w->ev[w->n++];
+
+		memset(e, 0, sizeof(*e));
+		e->kind = PE_ISSUE;
+		e->n = ws->issue;
+		ws->issue = 0;
+	}
+	memset(&w->ev[w->n], 0, sizeof(w->ev[0]));
+	return &w->ev[w->n++];
+}
+
+static void emit_wait(struct perf_collect *pc, uint32_t id, int hard)
+{
+	struct warp_state *ws = &pc->st->w[pc->warp];
+	struct perf_event *e = push(pc, pc->warp);
+	int j = 0;
+
+	if (e) {
+		e->kind = PE_WAIT;
+		e->lines = (uint8_t)hard;
+		e->n = id;
+	}
+	if (id > ws->waited)
+		ws->waited = id;
+	for (int i = 0; i < ws->np; i++)
+		if (ws->p[i].id > id)
+			ws->p[j++] = ws->p[i];
+	ws->np = j;
+}
+
+/* ---- the collector ---- */
+
+struct perf_collect *perf_collect_new(const struct perf_gpu *g,
+				      unsigned threads_per_block,
+				      size_t smem_per_block)
+{
+	struct perf_collect *pc = calloc(1, sizeof(*pc));
+	struct perf_collect_state *st = calloc(1, sizeof(*st));
+	unsigned warps = (threads_per_block + 31) / 32;
+	unsigned resident = warps ? (unsigned)g->max_warps_per_sm / warps : 1;
+	size_t l1;
+
+	if (!pc || !st) {
+		free(pc);
+		free(st);
+		return NULL;
+	}
+	pc->st = st;
+	if (smem_per_block && resident > g->smem_per_sm /
+			      (smem_per_block + g->smem_reserved_per_block))
+		resident = (unsigned)(g->smem_per_sm / (smem_per_block +
+					g->smem_reserved_per_block));
+	if (resident > (unsigned)g->max_blocks_per_sm)
+		resident = (unsigned)g->max_blocks_per_sm;
+	if (!resident)
+		resident = 1;
+	/* the L1 the shared memory leaves, shared by the resident blocks */
+	l1 = smem_per_block * resident < g->l1_bytes - 32768 ?
+	     g->l1_bytes - smem_per_block * resident : 32768;
+	st->l1_sets = 1;
+	while (st->l1_sets * L1_WAYS * PERF_SECTOR * 2 <= l1 / resident)
+		st->l1_sets *= 2;
+	st->l1 = calloc(st->l1_sets * L1_WAYS, sizeof(*st->l1));
+	st->l1_warp = calloc(st->l1_sets * L1_WAYS, sizeof(*st->l1_warp));
+	st->l1_id = calloc(st->l1_sets * L1_WAYS, sizeof(*st->l1_id));
+	st->l1_next = calloc(st->l1_sets, sizeof(*st->l1_next));
+	if (!st->l1 || !st->l1_next || !st->l1_warp || !st->l1_id) {
+		perf_collect_free(pc);
+		return NULL;
+	}
+	return pc;
+}
+
+void perf_collect_free(struct perf_collect *pc)
+{
+	if (!pc)
+		return;
+	for (size_t b = 0; b < pc->nblocks; b++) {
+		for (int w = 0; w < pc->blocks[b].nwarps; w++)
+			free(pc->blocks[b].warps[w].ev);
+		free(pc->blocks[b].warps);
+	}
+	free(pc->blocks);
+	if (pc->st) {
+		free(pc->st->w);
+		free(pc->st->tab);
+		free(pc->st->l1);
+		free(pc->st->l1_warp);
+		free(pc->st->l1_id);
+		free(pc->st->l1_next);
+		free(pc->st);
+	}
+	free(pc);
+}
+
+int perf_block_begin(struct perf_collect *pc, int nwarps)
+{
+	struct perf_collect_state *st = pc->st;
+	struct perf_block *b;
+
+	if (pc->nblocks == pc->cap) {
+		size_t cap = pc->cap ? pc->cap * 2 : 16;
+		struct perf_block *nb = realloc(pc->blocks,
+						cap * sizeof(*nb));
+
+		if (!nb)
+			return -1;
+		pc->blocks = nb;
+		pc->cap = cap;
+	}
+	free(st->w);
+	st->w = calloc((size_t)nwarps, sizeof(*st->w));
+	b = &pc->blocks[pc->nblocks];
+	b->warps = calloc((size_t)nwarps, sizeof(*b->warps));
+	if (!st->w || !b->warps) {
+		free(b->warps);
+		return -1;
+	}
+	b->nwarps = nwarps;
+	st->nwarps = nwarps;
+	pc->nblocks++;
+	if (st->tab)
+		memset(st->tab, 0, st->tab_cap * sizeof(*st->tab));
+	st->tab_used = 0;
+	memset(st->l1, 0, st->l1_sets * L1_WAYS * sizeof(*st->l1));
+	pc->warp = 0;
+	return 0;
+}
+
+/* May load event e be issued before event p, which precedes it? */
+static int may_pass(const struct perf_event *e, const struct perf_event *p)
+{
+	switch (p->kind) {
+	case PE_ISSUE:
+	case PE_GLD:
+	case PE_SLD:
+		return 1;
+	case PE_WAIT:
+		return !p->lines;           /* not an address's wait */
+	case PE_SST:
+		return e->kind == PE_GLD;   /* no alias with global */
+	case PE_GST:
+		return e->kind == PE_SLD;
+	default:
+		return 0;                   /* barriers, back edges */
+	}
+}
+
+#define MAX_HOIST 16 /* loads a compiler keeps in flight, at most */
+
+/*
+ * What the compiler's scheduler does to the PTX before it runs: within
+ * a loop body, independent loads are issued before the instructions
+ * that wait for earlier ones (an unrolled loop's loads all go out
+ * first).  Each load moves up past what it may pass, and past at most
+ * MAX_HOIST other loads.
+ */
+static void hoist_loads(struct perf_warp *w)
+{
+	for (size_t i = 1; i < w->n; i++) {
+		struct perf_event e = w->ev[i];
+		size_t j = i;
+		int loads = 0;
+
+		if (e.kind != PE_GLD && e.kind != PE_SLD)
+			continue;
+		while (j > 0 && may_pass(&e, &w->ev[j - 1])) {
+			if (w->ev[j - 1].kind == PE_GLD ||
+			    w->ev[j - 1].kind == PE_SLD) {
+				if (++loads > MAX_HOIST)
+					break;
+			}
+			j--;
+		}
+		/* stay behind the loads already in place above */
+		while (j < i && (w->ev[j].kind == PE_GLD ||
+				 w->ev[j].kind == PE_SLD))
+			j++;
+		if (j < i) {
+			memmove(&w->ev[j + 1], &w->ev[j],
+				(i - j) * sizeof(w->ev[0]));
+			w->ev[j] = e;
+		}
+	}
+}
+
+void perf_block_end(struct perf_collect *pc)
+{
+	struct perf_block *b = &pc->blocks[pc->nblocks - 1];
+
+	for (int w = 0; w < pc->st->nwarps; w++) {
+		if (pc->st->w[w].issue && push(pc, w))
+			b->warps[w].n--; /* push flushed the issue run */
+		hoist_loads(&b->warps[w]);
+	}
+}
+
+/* Does the instruction read or overwrite register reg? */
+static int pending_hit(const struct warp_state *ws, uint32_t reg,
+		       uint32_t *id)
+{
+	int hit = 0;
+
+	for (int i = 0; i < ws->np; i++)
+		if (ws->p[i].reg == reg && (!hit || ws->p[i].id > *id)) {
+			*id = ws->p[i].id;
+			hit = 1;
+		}
+	return hit;
+}
+
+static int is_memory_op(int op)
+{
+	return op == OP_LD || op == OP_ST || op == OP_ATOM || op == OP_RED ||
+	       op == OP_CPASYNC || op == OP_SULD || op == OP_SUST ||
+	       op == OP_TEX;
+}
+
+
+
+static int is_derived(const struct warp_state *ws, uint32_t reg)
+{
+	for (int i = 0; i < ws->nd; i++)
+		if (ws->derived[i] == reg)
+			return 1;
+	return 0;
+}
+
+/* The instruction's destinations are derived from a loaded value when
+ * it reads one (or one derived from one), and cease to be otherwise. */
+static int track_derived(struct warp_state *ws, const struct emu_insn *in,
+			 uint32_t rbase, int read_loaded)
+{
+	int from = read_loaded, addr = 0;
+
+	for (int i = 0; i < in->nsrc && i < 4 && !from; i++)
+		from = in->s[i].kind == OK_REG &&
+		       is_derived(ws, rbase + (uint32_t)in->s[i].idx);
+	if (is_memory_op(in->op) && in->ak == AK_REG && in->areg >= 0)
+		addr = is_derived(ws, rbase + (uint32_t)in->areg);
+	for (int i = 0; i < in->ndst && i < 4; i++) {
+		uint32_t r = rbase + (uint32_t)in->d[i].idx;
+
+		if (in->d[i].kind != OK_REG)
+			continue;
+		if (from && !is_derived(ws, r)) {
+			ws->derived[ws->nd_next] = r;
+			ws->nd_next = (ws->nd_next + 1) % MAX_PENDING;
+			if (ws->nd < MAX_PENDING)
+				ws->nd++;
+		} else if (!from) {
+			for (int j = 0; j < ws->nd; j++)
+				if (ws->derived[j] == r)
+					ws->derived[j] = UINT32_MAX;
+		}
+	}
+	return addr;
+}
+
+/* The youngest pending load the instruction reads or overwrites
+ * through an operand; 1 when there is one. */
+static int operand_wait(const struct warp_state *ws,
+			const struct emu_insn *in, uint32_t rbase,
+			uint32_t *need)
+{
+	uint32_t id = 0;
+	int any = 0;
+
+	for (int i = 0; i < in->nsrc && i < 4; i++)
+		if (in->s[i].kind == OK_REG &&
+		    pending_hit(ws, rbase + (uint32_t)in->s[i].idx, &id) &&
+		    (!any || id > *need)) {
+			*need = id;
+			any = 1;
+		}
+	for (int i = 0; i < in->ndst && i < 4; i++)
+		if (in->d[i].kind == OK_REG &&
+		    pending_hit(ws, rbase + (uint32_t)in->d[i].idx, &id) &&
+		    (!any || id > *need)) {
+			*need = id;
+			any = 1;
+		}
+	return any;
+}
+
+void perf_on_insn(struct perf_collect *pc, int warp,
+		  const struct emu_insn *in, uint32_t rbase)
+{
+	struct warp_state *ws = &pc->st->w[warp];
+	uint32_t need = 0, id = 0;
+	int any, hard;
+
+	pc->warp = warp;
+	pc->rbase = rbase;
+	ws->issue++;
+	if (!ws->np && !ws->nd)
+		return;
+	any = ws->np && operand_wait(ws, in, rbase, &need);
+	/* an address that is, or is computed from, a loaded value pins the
+	 * access below the wait for it */
+	hard = track_derived(ws, in, rbase, any);
+	if (is_memory_op(in->op) && in->ak == AK_REG && in->areg >= 0 &&
+	    pending_hit(ws, rbase + (uint32_t)in->areg, &id)) {
+		hard = 1;
+		if (!any || id > need)
+			need = id;
+		any = 1;
+	}
+	if (hard && (!any || ws->waited > need))
+		need = ws->waited;
+	if (any || hard)
+		emit_wait(pc, need, hard);
+}
+
+/* The distinct sectors of a warp's access, sorted; their count. */
+static int distinct_sectors(const uint64_t *addr, uint32_t m, int bytes,
+			    uint64_t *s)
+{
+	int n = 0;
+
+	for (int l = 0; l < 32; l++) {
+		if (!(m >> l & 1))
+			continue;
+		for (uint64_t x = addr[l] / PERF_SECTOR;
+		     x <= (addr[l] + (uint64_t)bytes - 1) / PERF_SECTOR &&
+		     n < 64; x++)
+			s[n++] = x;
+	}
+	for (int i = 1; i < n; i++) {
+		uint64_t v = s[i];
+		int j = i;
+
+		while (j > 0 && s[j - 1] > v) {
+			s[j] = s[j - 1];
+			j--;
+		}
+		s[j] = v;
+	}
+	{
+		int k = 0;
+
+		for (int i = 0; i < n; i++)
+			if (!k || s[k - 1] != s[i])
+				s[k++] = s[i];
+		n = k;
+	}
+	return n;
+}
+
+static int distinct_lines(const uint64_t *s, int n)
+{
+	int lines = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!i || s[i] / 4 != s[i - 1] / 4)
+			lines++;
+	return lines;
+}
+
+/* The bytes of sector s that the active lanes write, as a mask. */
+static uint32_t write_mask(const uint64_t *addr, uint32_t m, int bytes,
+			   uint64_t s)
+{
+	uint64_t lo = s * PERF_SECTOR, hi = lo + PERF_SECTOR;
+	uint32_t mask = 0;
+
+	for (int l = 0; l < 32; l++) {
+		uint64_t a, e;
+
+		if (!(m >> l & 1))
+			continue;
+		a = addr[l] > lo ? addr[l] : lo;
+		e = addr[l] + (uint64_t)bytes < hi ? addr[l] + (uint64_t)bytes
+						   : hi;
+		for (; a < e; a++)
+			mask |= 1u << (a - lo);
+	}
+	return mask;
+}
+
+void perf_on_global(struct perf_collect *pc, int kind,
+		    const uint64_t *addr, uint32_t m, int bytes)
+{
+	struct perf_collect_state *st = pc->st;
+	struct warp_state *ws = &st->w[pc->warp];
+	uint64_t s[64];
+	int n = distinct_sectors(addr, m, bytes, s), l2 = 0, fresh = 0;
+	unsigned dram = 0, partial = 0;
+	long hit = -1;
+	struct perf_event *e;
+
+	for (int i = 0; i < n; i++) {
+		struct sector_slot *t = sector(st, s[i], &fresh);
+
+		if (kind == 1) {
+			uint32_t w = write_mask(addr, m, bytes, s[i]);
+
+			if (t) {
+				dram += (unsigned)__builtin_popcount(
+					w & ~t->written);
+				t->written |= w;
+			}
+			partial += w != 0xffffffffu;
+			l2++;
+		} else if (kind == 2) {
+			l2++;
+			dram += fresh;
+		} else {
+			long h = l1_lookup(st, s[i], pc->warp, ws->next_id);
+
+			if (h < 0) {
+				l2++;
+				dram += fresh;
+			} else {
+				hit = h;
+			}
+		}
+	}
+	e = push(pc, pc->warp);
+	if (!e)
+		return;
+	e->lines = (uint8_t)distinct_lines(s, n);
+	e->l2 = (uint16_t)l2;
+	if (kind == 1) {
+		e->kind = PE_GST;
+		e->dram = (uint16_t)((dram + 3) / 4);
+		e->partial = (uint16_t)partial;
+	} else {
+		e->kind = PE_GLD;
+		e->dram = (uint16_t)dram;
+		e->n = ws->next_id++;
+		if (hit >= 0) {
+			/* its hits arrive with the load that brought them */
+			e->partial = (uint16_t)(st->l1_warp[hit] + 1);
+			e->dep = st->l1_id[hit];
+		}
+	}
+}
+
+void perf_on_shared(struct perf_collect *pc, int kind, int wavefronts)
+{
+	struct warp_state *ws = &pc->st->w[pc->warp];
+	struct perf_event *e = push(pc, pc->warp);
+
+	if (!e)
+		return;
+	e->lines = (uint8_t)(wavefronts > 255 ? 255 : wavefronts);
+	if (kind == 0) {
+		e->kind = PE_SLD;
+		e->n = ws->next_id++;
+	} else {
+		e->kind = PE_SST;
+	}
+}
+
+void perf_on_load_dst(struct perf_collect *pc, const struct emu_insn *in)
+{
+	struct warp_state *ws = &pc->st->w[pc->warp];
+	uint32_t id;
+
+	if (!ws->next_id)
+		return;
+	id = ws->next_id - 1;
+	for (int i = 0; i < in->ndst && i < 4; i++) {
+		if (in->d[i].kind != OK_REG)
+			continue;
+		if (ws->np == MAX_PENDING)
+			emit_wait(pc, ws->p[0].id, 0);
+		ws->p[ws->np].reg = pc->rbase + (uint32_t)in->d[i].idx;
+		ws->p[ws->np].id = id;
+		ws->np++;
+	}
+}
+
+void perf_on_backedge(struct perf_collect *pc)
+{
+	struct perf_event *e = push(pc, pc->warp);
+
+	if (e)
+		e->kind = PE_LOOP;
+}
+
+void perf_on_barrier(struct perf_collect *pc)
+{
+	struct perf_event *e = push(pc, pc->warp);
+
+	if (e)
+		e->kind = PE_BAR;
+}
+
+/* ---- sampling ---- */
+
+size_t perf_sample_count(uint64_t nblocks)
+{
+	return nblocks < PERF_SAMPLE_MAX ? (size_t)nblocks : PERF_SAMPLE_MAX;
+}
+
+/* The i-th of perf_sample_count blocks, in bit-reversed order of an
+ * even spread, so that the first few are already spread over the
+ * grid. */
+uint64_t perf_sample_block(uint64_t nblocks, size_t i)
+{
+	size_t n = perf_sample_count(nblocks), bits = 0, r = 0;
+
+	if (n == nblocks)
+		return i;
+	while (((size_t)1 << bits) < n)
+		bits++;
+	/* walk the bit-reversed sequence, skipping values >= n */
+	for (size_t k = 0, seen = 0;; k++) {
+		r = 0;
+		for (size_t b = 0; b < bits; b++)
+			if (k >> b & 1)
+				r |= (size_t)1 << (bits - 1 - b);
+		if (r < n && seen++ == i)
+			break;
+	}
+	return (uint64_t)((2 * r + 1) * nblocks / (2 * n));
+}

@@ -1,0 +1,96 @@
+/*
+ * The GPUs the performance model knows (perf.h).  The first block of
+ * each is the data sheet; the second was fitted on the calibration half
+ * of bench/corpus/LIST measured on that GPU (bench/corpus/fit, numbers
+ * and method in docs/EMULATOR.md).
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "emu/perf.h"
+
+const struct perf_gpu perf_h100 = {
+	.name = "H100",
+	.long_name = "NVIDIA H100 SXM",
+	.sms = 132,
+	.sm_ghz = 1.98,
+	.max_warps_per_sm = 64,
+	.max_blocks_per_sm = 32,
+	.regs_per_sm = 65536,
+	.smem_per_sm = 233472,
+	.smem_reserved_per_block = 1024,
+	.l1_bytes = 262144,
+
+	.dram_gbps = 3000,
+	.sm_max_bytes_per_clk = 64,
+	.dram_latency_clk = 600,
+	.latency_spread = 1,
+	.latency_queueing = 0,
+	.l2_latency_clk = 300,
+	.shared_latency_clk = 30,
+	.l2_load_sectors_per_clk = 87,
+	.l2_store_sectors_per_clk = 87,
+	.l2_partial_sectors_per_clk = 29,
+	.lsu_clk_per_wavefront = 1,
+	.issue_per_clk = 1,
+	.barrier_clk = 20,
+	.block_launch_clk = 200,
+	.launch_us = 2.5,
+	.pcie_gbps = 25,
+};
+
+/* The H100's SMs and L2 with HBM3e: more DRAM bandwidth, the rest as
+ * measured alike (docs/EMULATOR.md). */
+const struct perf_gpu perf_h200 = {
+	.name = "H200",
+	.long_name = "NVIDIA H200",
+	.sms = 132,
+	.sm_ghz = 1.98,
+	.max_warps_per_sm = 64,
+	.max_blocks_per_sm = 32,
+	.regs_per_sm = 65536,
+	.smem_per_sm = 233472,
+	.smem_reserved_per_block = 1024,
+	.l1_bytes = 262144,
+
+	.dram_gbps = 4150,
+	.sm_max_bytes_per_clk = 64,
+	.dram_latency_clk = 600,
+	.latency_spread = 1,
+	.latency_queueing = 0,
+	.l2_latency_clk = 300,
+	.shared_latency_clk = 30,
+	.l2_load_sectors_per_clk = 87,
+	.l2_store_sectors_per_clk = 87,
+	.l2_partial_sectors_per_clk = 29,
+	.lsu_clk_per_wavefront = 1,
+	.issue_per_clk = 1,
+	.barrier_clk = 20,
+	.block_launch_clk = 200,
+	.launch_us = 2.5,
+	.pcie_gbps = 25,
+};
+
+/* "h100", "H100 SXM", "NVIDIA H200" ... */
+const struct perf_gpu *perf_gpu_find(const char *name)
+{
+	static const struct perf_gpu *const all[] = { &perf_h100, &perf_h200 };
+	char want[8];
+	size_t n = 0;
+
+	if (!name)
+		return NULL;
+	if (!strncmp(name, "NVIDIA ", 7))
+		name += 7;
+	while (name[n] && !isspace((unsigned char)name[n]) && n < 7) {
+		want[n] = (char)toupper((unsigned char)name[n]);
+		n++;
+	}
+	want[n] = '\0';
+	if (name[n] && !isspace((unsigned char)name[n]))
+		return NULL;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(want, all[i]->name))
+			return all[i];
+	return NULL;
+}

@@ -1,0 +1,232 @@
+/*
+ * The runtime's side of the performance model (perf.h, wgemu.h): while
+ * a prediction is open, every launch is sampled and simulated on the
+ * chosen GPU, and copies and memsets are charged what they move.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/emu.h"
+#include "emu/perf.h"
+#include "emu/runtime_perf.h"
+#include "emu/wgemu.h"
+
+#define MAX_REGS 256   /* kernels with a register count */
+
+static struct {
+	const struct perf_gpu *g;   /* NULL: off */
+	int only;
+	struct wgemu_perf_launch *v;
+	size_t n, cap;
+	double total_ms;
+	struct {
+		char *name;
+		unsigned regs;
+	} regs[MAX_REGS];
+	size_t nregs;
+	int keep;
+	struct kept {
+		struct perf_collect *pc;
+		struct perf_launch l;
+	} *kept;
+	size_t nkept, capkept;
+} P;
+
+void emu_perf_keep(int on)
+{
+	P.keep = on;
+}
+
+size_t emu_perf_kept_count(void)
+{
+	return P.nkept;
+}
+
+const struct perf_collect *emu_perf_kept(size_t i, struct perf_launch *l)
+{
+	if (i >= P.nkept)
+		return NULL;
+	*l = P.kept[i].l;
+	return P.kept[i].pc;
+}
+
+/* 1 when pc is now kept (and must not be freed). */
+static int keep(struct perf_collect *pc, const struct perf_launch *l)
+{
+	if (!P.keep)
+		return 0;
+	if (P.nkept == P.capkept) {
+		size_t cap = P.capkept ? P.capkept * 2 : 64;
+		struct kept *k = realloc(P.kept, cap * sizeof(*k));
+
+		if (!k)
+			return 0;
+		P.kept = k;
+		P.capkept = cap;
+	}
+	P.kept[P.nkept].pc = pc;
+	P.kept[P.nkept++].l = *l;
+	return 1;
+}
+
+int wgemu_perf_begin(const char *gpu, int sampled_only)
+{
+	const struct perf_gpu *g = perf_gpu_find(gpu ? gpu : "H100");
+
+	if (!g)
+		return -1;
+	P.g = g;
+	P.only = sampled_only;
+	P.n = 0;
+	P.total_ms = 0;
+	return 0;
+}
+
+void wgemu_perf_end(void)
+{
+	P.g = NULL;
+}
+
+double wgemu_perf_total_ms(void)
+{
+	return P.total_ms;
+}
+
+size_t wgemu_perf_count(void)
+{
+	return P.n;
+}
+
+int wgemu_perf_get(size_t i, struct wgemu_perf_launch *out)
+{
+	if (i >= P.n)
+		return -1;
+	*out = P.v[i];
+	return 0;
+}
+
+const char *wgemu_perf_gpu(void)
+{
+	return P.g ? P.g->long_name : NULL;
+}
+
+void wgemu_perf_regs(const char *mangled, unsigned regs)
+{
+	for (size_t i = 0; i < P.nregs; i++)
+		if (!strcmp(P.regs[i].name, mangled)) {
+			P.regs[i].regs = regs;
+			return;
+		}
+	if (P.nregs < MAX_REGS && (P.regs[P.nregs].name = strdup(mangled)))
+		P.regs[P.nregs++].regs = regs;
+}
+
+static unsigned regs_of(const char *mangled)
+{
+	for (size_t i = 0; i < P.nregs; i++)
+		if (!strcmp(P.regs[i].name, mangled))
+			return P.regs[i].regs;
+	return 0;
+}
+
+int emu_perf_on(void)
+{
+	return P.g != NULL;
+}
+
+int emu_perf_only(void)
+{
+	return P.g && P.only;
+}
+
+static struct wgemu_perf_launch *add(void)
+{
+	if (P.n == P.cap) {
+		size_t cap = P.cap ? P.cap * 2 : 16;
+		struct wgemu_perf_launch *v = realloc(P.v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		P.v = v;
+		P.cap = cap;
+	}
+	memset(&P.v[P.n], 0, sizeof(P.v[0]));
+	return &P.v[P.n++];
+}
+
+struct perf_collect *emu_perf_prepare(struct emu_launch_cfg *cfg,
+				      size_t static_smem)
+{
+	unsigned threads;
+
+	if (!P.g)
+		return NULL;
+	threads = cfg->block[0] * cfg->block[1] * cfg->block[2];
+	cfg->perf = perf_collect_new(P.g, threads,
+				     static_smem + cfg->dyn_smem);
+	cfg->perf_only = P.only;
+	return cfg->perf;
+}
+
+void emu_perf_finish(struct perf_collect *pc, const char *mangled,
+		     const char *demangled, const struct emu_launch_cfg *cfg,
+		     size_t static_smem)
+{
+	struct perf_launch l;
+	struct perf_estimate e;
+	struct wgemu_perf_launch *r;
+
+	if (!pc)
+		return;
+	memset(&l, 0, sizeof(l));
+	l.nblocks = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
+	l.threads = cfg->block[0] * cfg->block[1] * cfg->block[2];
+	l.smem = static_smem + cfg->dyn_smem;
+	l.regs = regs_of(mangled);
+	if (!perf_simulate(P.g, pc, &l, &e) && (r = add())) {
+		snprintf(r->kernel, sizeof(r->kernel), "%s", demangled);
+		memcpy(r->grid, cfg->grid, sizeof(r->grid));
+		memcpy(r->block, cfg->block, sizeof(r->block));
+		r->ms = e.ms;
+		r->dram_bytes = e.dram_bytes;
+		r->resident_blocks = e.resident_blocks;
+		r->active_sms = e.active_sms;
+		r->blocks_per_sm = e.blocks_per_sm;
+		r->sampled = e.sampled;
+		r->regs = l.regs;
+		snprintf(r->limit, sizeof(r->limit), "%s", e.limit);
+		P.total_ms += e.ms;
+	}
+	if (!keep(pc, &l))
+		perf_collect_free(pc);
+}
+
+void emu_perf_transfer(int kind, uint64_t bytes)
+{
+	struct wgemu_perf_launch *r;
+	double gbps;
+
+	if (!P.g || !(r = add()))
+		return;
+	switch (kind) {
+	case EMU_PERF_MEMSET:
+		snprintf(r->kernel, sizeof(r->kernel), "(memset)");
+		gbps = P.g->dram_gbps;
+		break;
+	case EMU_PERF_D2D:
+		snprintf(r->kernel, sizeof(r->kernel), "(copy on device)");
+		gbps = P.g->dram_gbps / 2;
+		break;
+	default:
+		snprintf(r->kernel, sizeof(r->kernel),
+			 "(copy between host and device)");
+		gbps = P.g->pcie_gbps;
+		break;
+	}
+	r->ms = P.g->launch_us / 1e3 + (double)bytes / (gbps * 1e6);
+	r->dram_bytes = (double)bytes * (kind == EMU_PERF_D2D ? 2 : 1);
+	snprintf(r->limit, sizeof(r->limit), "%s",
+		 kind == EMU_PERF_HOST ? "PCIe" : "DRAM bandwidth");
+	P.total_ms += r->ms;
+}

@@ -1,0 +1,66 @@
+// Kernels of the performance model's tests (tests/check_perf.c): the
+// seed's three transposes and a tiled transpose over a capped grid.
+// PTX in perf_kernels.ptx (tests/emu/gen-ptx).
+
+// reads coalesced, writes 4*rows bytes apart
+extern "C" __global__ void naive_read_coalesced(float *out, const float *in,
+						int rows, int cols)
+{
+	int c = blockIdx.x * blockDim.x + threadIdx.x;
+	int r = blockIdx.y * blockDim.y + threadIdx.y;
+
+	if (r < rows && c < cols)
+		out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
+}
+
+// writes coalesced, reads 4*cols bytes apart
+extern "C" __global__ void naive_write_coalesced(float *out, const float *in,
+						 int rows, int cols)
+{
+	int r = blockIdx.x * blockDim.x + threadIdx.x;
+	int c = blockIdx.y * blockDim.y + threadIdx.y;
+
+	if (r < rows && c < cols)
+		out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
+}
+
+// 32x32 padded tile, 32x8 threads, four elements each
+extern "C" __global__ void tiled(float *out, const float *in, int rows,
+				 int cols)
+{
+	__shared__ float t[32][33];
+	int c = blockIdx.x * 32 + threadIdx.x, r0 = blockIdx.y * 32;
+
+	for (int j = threadIdx.y; j < 32; j += 8)
+		if (r0 + j < rows && c < cols)
+			t[j][threadIdx.x] = in[(size_t)(r0 + j) * cols + c];
+	__syncthreads();
+	int r = r0 + threadIdx.x, c0 = blockIdx.x * 32;
+	for (int j = threadIdx.y; j < 32; j += 8)
+		if (c0 + j < cols && r < rows)
+			out[(size_t)(c0 + j) * rows + r] = t[threadIdx.x][j];
+}
+
+// the same tile walked grid-stride by gridDim.x blocks
+extern "C" __global__ void tiled_stride(float *out, const float *in, int rows,
+					int cols)
+{
+	__shared__ float t[32][33];
+	int tx = (cols + 31) / 32, ty = (rows + 31) / 32;
+
+	for (int k = blockIdx.x; k < tx * ty; k += gridDim.x) {
+		int c0 = k % tx * 32, r0 = k / tx * 32, c = c0 + threadIdx.x;
+
+		for (int j = threadIdx.y; j < 32; j += 8)
+			if (r0 + j < rows && c < cols)
+				t[j][threadIdx.x] =
+					in[(size_t)(r0 + j) * cols + c];
+		__syncthreads();
+		int r = r0 + threadIdx.x;
+		for (int j = threadIdx.y; j < 32; j += 8)
+			if (c0 + j < cols && r < rows)
+				out[(size_t)(c0 + j) * rows + r] =
+					t[threadIdx.x][j];
+		__syncthreads();
+	}
+}

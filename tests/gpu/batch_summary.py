@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Summaries for tests/gpu/batch-and-aos.sh.
+
+  batch_summary.py spread RESULT.json ...
+      per exercise: the speedups and performance points of the results
+      given (grades of one submission), their spread -- (max - min) /
+      median -- and the largest spread over the exercises.
+  batch_summary.py verdicts RESULTS_DIR FIXTURES_DIR
+      every batch-bench result (studentNNN-CASE.json) against the
+      verdicts in FIXTURES_DIR/CASE/expected; exit status 1 on a mismatch.
+  batch_summary.py trace TRACE WALL_SECONDS
+      the GPU lock's trace (grader/gpulock.h): holds by mode, time held,
+      waits, overlaps of exclusive holds (must be none), and the share of
+      the batch's wall time the device spent timing.
+"""
+import json
+import statistics
+import sys
+
+EXERCISES = ("coalesced_transpose", "padded_tile", "aos_to_soa",
+             "dynamic_reverse")
+
+
+def spread(paths):
+    by_ex = {}
+    for p in paths:
+        with open(p) as f:
+            d = json.load(f)
+        for e in d.get("exercises", []):
+            perf = e["performance"]
+            if perf.get("speedup") is None:
+                continue
+            by_ex.setdefault(e["name"], []).append(
+                (perf["speedup"], e["points"]["performance"]))
+    worst = 0.0
+    for name, v in sorted(by_ex.items()):
+        s = [x[0] for x in v]
+        pts = [x[1] for x in v]
+        med = statistics.median(s)
+        sp = (max(s) - min(s)) / med * 100 if med else float("nan")
+        worst = max(worst, sp)
+        print("%-20s n=%-3d speedup median %.4f min %.4f max %.4f "
+              "spread %.2f%%; performance points %s" % (
+                  name, len(s), med, min(s), max(s), sp,
+                  " ".join("%.2f" % p for p in sorted(set(pts)))))
+    print("largest speedup spread: %.2f%% over %d results" %
+          (worst, len(paths)))
+
+
+def verdicts(results, fixtures):
+    import glob
+    import os
+    bad = checked = 0
+    for path in sorted(glob.glob(os.path.join(results, "student*.json"))):
+        case = os.path.basename(path)[:-5].split("-", 1)[1]
+        try:
+            with open(os.path.join(fixtures, case, "expected")) as f:
+                # "<exercise> <STATUS>" lines; the others say more
+                want = dict(w for w in (line.split() for line in f)
+                            if len(w) == 2 and w[0] in EXERCISES)
+        except OSError:
+            continue
+        with open(path) as f:
+            got = {e["name"]: e["status"]
+                   for e in json.load(f).get("exercises", [])}
+        checked += 1
+        wrong = ["%s %s (want %s)" % (k, got.get(k), v)
+                 for k, v in want.items() if got.get(k) != v]
+        if wrong:
+            bad += 1
+            print("MISMATCH %s: %s" % (os.path.basename(path),
+                                       ", ".join(wrong)))
+    print("verdicts: %d results checked against their fixture, %d "
+          "mismatched" % (checked, bad))
+    return 1 if bad or not checked else 0
+
+
+def trace(path, wall):
+    holds = []
+    with open(path) as f:
+        for line in f:
+            pid, mode, req, acq, rel = line.split()
+            holds.append((mode, float(req), float(acq), float(rel)))
+    for mode in "SX":
+        h = [x for x in holds if x[0] == mode]
+        if not h:
+            continue
+        held = [x[3] - x[2] for x in h]
+        wait = [x[2] - x[1] for x in h]
+        print("%s holds: %d, held %.1f s in all (median %.3f s, max "
+              "%.3f s), waited median %.3f s, max %.3f s" % (
+                  "exclusive (timed)" if mode == "X" else
+                  "shared (sweeps, probes)", len(h), sum(held),
+                  statistics.median(held), max(held),
+                  statistics.median(wait), max(wait)))
+    x = sorted((a, r) for m, _, a, r in holds if m == "X")
+    overlaps = sum(1 for i in range(1, len(x)) if x[i][0] < x[i - 1][1])
+    mixed = sum(1 for m, _, a, r in holds if m == "S"
+                for xa, xr in x if a < xr and xa < r)
+    print("exclusive holds overlapping another exclusive one: %d, a "
+          "shared one: %d (both must be 0)" % (overlaps, mixed))
+    if x and wall > 0:
+        print("device timing (exclusive) for %.1f%% of the %.0f s wall" %
+              (100 * sum(r - a for a, r in x) / wall, wall))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "spread":
+        spread(sys.argv[2:])
+    elif len(sys.argv) == 4 and sys.argv[1] == "verdicts":
+        sys.exit(verdicts(sys.argv[2], sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "trace":
+        trace(sys.argv[2], float(sys.argv[3]))
+    else:
+        sys.exit(__doc__)
