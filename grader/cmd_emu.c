@@ -48,6 +48,8 @@ struct launch_rec {
 	unsigned grid[3], block[3];
 	unsigned long long dyn, stat;
 	unsigned long long c[9];
+	double predicted_ms;     /* -1: not predicted */
+	char gpu[48], limit[64];
 	int nlines;
 	struct line_rec *lines;
 };
@@ -69,6 +71,10 @@ static void usage(FILE *f)
 	      "bank conflicts.\n\n"
 	      "  --counters FILE  also write every launch as JSON\n"
 	      "  -v               one row per launch, and per source line\n"
+	      "  --gpu NAME       predict each launch's time on this GPU: "
+	      "H100 (default),\n"
+	      "                   H200, or none (the performance model, "
+	      "docs/EMULATOR.md)\n"
 	      "  -I DIR, -D NAME[=VALUE], -U NAME, -std=STD, -O..., -g, "
 	      "-Xcompiler ARG,\n"
 	      "  --expt-..., and other nvcc options: passed to every "
@@ -84,6 +90,7 @@ static void usage(FILE *f)
 struct opts {
 	int verbose;
 	const char *counters;
+	const char *gpu;         /* "H100", "H200", "none" */
 	const char **srcs, **cflags, **lflags, **args;
 	int nsrc, ncf, nlf, nargs;
 };
@@ -178,6 +185,7 @@ static int pass_option(struct opts *o, int argc, char **argv, int *i)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	o->gpu = "H100";
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -190,6 +198,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			return 1;
 		if (!strcmp(a, "-v")) {
 			o->verbose = 1;
+		} else if (!strcmp(a, "--gpu")) {
+			if (++i == argc)
+				return error("--gpu needs H100, H200 or none");
+			o->gpu = argv[i];
+		} else if (starts(a, "--gpu=")) {
+			o->gpu = a + 6;
 		} else if (!strcmp(a, "--counters")) {
 			if (++i == argc)
 				return error("--counters needs a file name");
@@ -205,6 +219,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (!o->nsrc)
 		return error("no source file given");
+	if (strcmp(o->gpu, "H100") && strcmp(o->gpu, "H200") &&
+	    strcmp(o->gpu, "none"))
+		return error("--gpu '%s': the performance model knows H100 "
+			     "and H200 (or none)", o->gpu);
 	return 0;
 }
 
@@ -386,6 +404,7 @@ static int read_records(const char *path, struct launch_rec **out,
 			       &r->grid[2]);
 			sscanf(fld[3], "%u %u %u", &r->block[0], &r->block[1],
 			       &r->block[2]);
+			r->predicted_ms = -1;
 			r->dyn = strtoull(fld[4], NULL, 10);
 			r->stat = strtoull(fld[5], NULL, 10);
 			parse_counters(fld[6], r->c);
@@ -399,6 +418,13 @@ static int read_records(const char *path, struct launch_rec **out,
 			snprintf(l->file, sizeof(l->file), "%s", fld[1]);
 			l->line = atoi(fld[2]);
 			parse_counters(fld[3], l->c);
+		} else if (k >= 4 && !strcmp(fld[0], "P") && cnt) {
+			struct launch_rec *r = &v[cnt - 1];
+
+			r->predicted_ms = strtod(fld[1], NULL);
+			snprintf(r->gpu, sizeof(r->gpu), "%s", fld[2]);
+			snprintf(r->limit, sizeof(r->limit), "%s",
+				 k > 3 ? fld[3] : "");
 		} else if (k >= 3 && !strcmp(fld[0], "F")) {
 			snprintf(fault, faultlen, "%s", fld[2]);
 		}
@@ -457,9 +483,12 @@ static void print_row(const struct launch_rec *r, unsigned long long count)
 		 r->grid[2]);
 	snprintf(b, sizeof(b), "%ux%ux%u", r->block[0], r->block[1],
 		 r->block[2]);
-	printf("%-28.28s %-14s %-12s %8llu %9.2f %10.2f %10llu\n",
-	       r->kernel, g, b, count, ratio(r->c[1], r->c[0]),
-	       ratio(r->c[3], r->c[2]), r->c[5] + r->c[7]);
+	printf("%-28.28s %-14s %-12s %8llu %9.2f %10.2f %10llu", r->kernel,
+	       g, b, count, ratio(r->c[1], r->c[0]), ratio(r->c[3], r->c[2]),
+	       r->c[5] + r->c[7]);
+	if (r->predicted_ms >= 0)
+		printf(" %11.4f  %s", r->predicted_ms, r->limit);
+	printf("\n");
 }
 
 static int same_config(const struct launch_rec *a, const struct launch_rec *b)
@@ -482,8 +511,9 @@ static void print_table(const struct launch_rec *v, int n, int verbose)
 		printf("warpgrade emu: no kernel launches\n");
 		return;
 	}
-	printf("\n%-28s %-14s %-12s %8s %9s %9s %9s\n", "kernel", "grid",
-	       "block", "launches", "ld sec/req", "st sec/req", "bank confl");
+	printf("\n%-28s %-14s %-12s %8s %9s %9s %9s %11s\n", "kernel", "grid",
+	       "block", "launches", "ld sec/req", "st sec/req", "bank confl",
+	       "predicted ms");
 	if (verbose) {
 		for (int i = 0; i < n; i++) {
 			print_row(&v[i], 1);
@@ -499,6 +529,7 @@ static void print_table(const struct launch_rec *v, int n, int verbose)
 			continue;
 		sum = v[i];
 		memset(sum.c, 0, sizeof(sum.c));
+		sum.predicted_ms = 0;
 		for (int j = i; j < n; j++) {
 			if (done[j] || !same_config(&v[i], &v[j]))
 				continue;
@@ -506,6 +537,11 @@ static void print_table(const struct launch_rec *v, int n, int verbose)
 			count++;
 			for (int k = 0; k < 9; k++)
 				sum.c[k] += v[j].c[k];
+			/* the group's time: -1 once a launch has none */
+			if (v[j].predicted_ms < 0 || sum.predicted_ms < 0)
+				sum.predicted_ms = -1;
+			else
+				sum.predicted_ms += v[j].predicted_ms;
 		}
 		print_row(&sum, count);
 	}
@@ -541,6 +577,14 @@ static int write_json(const char *path, const struct launch_rec *v, int n)
 		for (k = 0; k < 8; k++)
 			json_object_set_new(o, keys[k], json_integer(
 					    (json_int_t)r->c[k]));
+		if (r->predicted_ms >= 0) {
+			json_object_set_new(o, "predicted_ms",
+					    json_real(r->predicted_ms));
+			json_object_set_new(o, "predicted_gpu",
+					    json_string(r->gpu));
+			json_object_set_new(o, "predicted_limit",
+					    json_string(r->limit));
+		}
 		json_array_append_new(arr, o);
 	}
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -716,6 +760,11 @@ int cmd_emu(int argc, char **argv)
 	}
 	rec = xstrfmt("%s/launches", dir);
 	env = xstrfmt("WGEMU_RECORD=%s", rec);
+	/* the runtime predicts each launch's time on this GPU */
+	if (strcmp(o.gpu, "none"))
+		setenv("WGEMU_PREDICT", o.gpu, 1);
+	else
+		unsetenv("WGEMU_PREDICT");
 	push(&pargv, &n, exe);
 	for (i = 0; i < o.nargs; i++)
 		push(&pargv, &n, o.args[i]);

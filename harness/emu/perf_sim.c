@@ -507,6 +507,8 @@ int perf_simulate(const struct perf_gpu *g, const struct perf_collect *pc,
 	e->blocks_per_sm = s.nb;
 	e->sampled = pc->nblocks;
 	e->limit = limit_of(&s, occ_why);
+	if (g->launch_us / 1e3 > e->ms / 2)
+		e->limit = "launch overhead (too little work to fill the GPU)";
 	totals(pc, l->nblocks, e);
 	return 0;
 }

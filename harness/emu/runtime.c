@@ -91,6 +91,8 @@ struct record {
 	struct emu_line_counters *lines;
 	int nlines;
 	const struct emu_module *m;
+	double predicted_ms;       /* runtime_perf.c, -1 when none */
+	char limit[64];
 };
 
 static struct module *g_mods;
@@ -1050,8 +1052,10 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	rec.m = m;
 	rec.lines = res.lines;
 	rec.nlines = res.lines ? compact_lines(res.lines, m->nlines) : 0;
+	rec.predicted_ms = emu_perf_finish(pc, k->name, rec.l.kernel, &cfg,
+					   res.static_smem, rec.limit,
+					   sizeof(rec.limit));
 	add_record(&rec);
-	emu_perf_finish(pc, k->name, rec.l.kernel, &cfg, res.static_smem);
 	/* the modelled time: DRAM sectors at 3 TB/s plus 3 us of launch */
 	bytes = 32.0 * (double)(res.total.global_load_sectors +
 				res.total.global_store_sectors);
@@ -2532,6 +2536,10 @@ static void dump_records(void)
 			l->static_shared_bytes);
 		put_counters(f, &l->counters);
 		fputc('\n', f);
+		if (g_recs[i].predicted_ms >= 0)
+			fprintf(f, "P\t%.6f\t%s\t%s\n",
+				g_recs[i].predicted_ms, wgemu_perf_gpu(),
+				g_recs[i].limit);
 		for (j = 0; j < g_recs[i].nlines; j++) {
 			const struct emu_line_counters *c = &g_recs[i].lines[j];
 			const struct emu_module *m = g_recs[i].m;

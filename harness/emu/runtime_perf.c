@@ -26,6 +26,7 @@ static struct {
 	} regs[MAX_REGS];
 	size_t nregs;
 	int keep;
+	int program;                /* opened from $WGEMU_PREDICT */
 	struct kept {
 		struct perf_collect *pc;
 		struct perf_launch l;
@@ -155,12 +156,24 @@ static struct wgemu_perf_launch *add(void)
 	return &P.v[P.n++];
 }
 
+/* A program run by 'warpgrade emu' with $WGEMU_PREDICT naming a GPU has
+ * its launches predicted, all its blocks run, up to this many. */
+#define PROGRAM_MAX_PREDICTIONS 1000
+
 struct perf_collect *emu_perf_prepare(struct emu_launch_cfg *cfg,
 				      size_t static_smem)
 {
+	static int env_checked;
 	unsigned threads;
 
-	if (!P.g)
+	if (!P.g && !env_checked) {
+		const char *gpu = getenv("WGEMU_PREDICT");
+
+		env_checked = 1;
+		if (gpu && *gpu && wgemu_perf_begin(gpu, 0) == 0)
+			P.program = 1;
+	}
+	if (!P.g || (P.program && P.n >= PROGRAM_MAX_PREDICTIONS))
 		return NULL;
 	threads = cfg->block[0] * cfg->block[1] * cfg->block[2];
 	cfg->perf = perf_collect_new(P.g, threads,
@@ -169,16 +182,18 @@ struct perf_collect *emu_perf_prepare(struct emu_launch_cfg *cfg,
 	return cfg->perf;
 }
 
-void emu_perf_finish(struct perf_collect *pc, const char *mangled,
-		     const char *demangled, const struct emu_launch_cfg *cfg,
-		     size_t static_smem)
+double emu_perf_finish(struct perf_collect *pc, const char *mangled,
+		       const char *demangled,
+		       const struct emu_launch_cfg *cfg, size_t static_smem,
+		       char *limit, size_t limitlen)
 {
 	struct perf_launch l;
 	struct perf_estimate e;
 	struct wgemu_perf_launch *r;
+	double ms = -1;
 
 	if (!pc)
-		return;
+		return -1;
 	memset(&l, 0, sizeof(l));
 	l.nblocks = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
 	l.threads = cfg->block[0] * cfg->block[1] * cfg->block[2];
@@ -197,9 +212,13 @@ void emu_perf_finish(struct perf_collect *pc, const char *mangled,
 		r->regs = l.regs;
 		snprintf(r->limit, sizeof(r->limit), "%s", e.limit);
 		P.total_ms += e.ms;
+		ms = e.ms;
+		if (limit)
+			snprintf(limit, limitlen, "%s", e.limit);
 	}
 	if (!keep(pc, &l))
 		perf_collect_free(pc);
+	return ms;
 }
 
 void emu_perf_transfer(int kind, uint64_t bytes)

@@ -19,10 +19,12 @@ int emu_perf_only(void);
 /* Before a launch: a collector for it in cfg (NULL when off). */
 struct perf_collect *emu_perf_prepare(struct emu_launch_cfg *cfg,
 				      size_t static_smem);
-/* After it: simulate, record the prediction, free the collector. */
-void emu_perf_finish(struct perf_collect *pc, const char *mangled,
-		     const char *demangled, const struct emu_launch_cfg *cfg,
-		     size_t static_smem);
+/* After it: simulate, record the prediction, free the collector; the
+ * predicted milliseconds, or -1 when there is none. */
+double emu_perf_finish(struct perf_collect *pc, const char *mangled,
+		       const char *demangled,
+		       const struct emu_launch_cfg *cfg, size_t static_smem,
+		       char *limit, size_t limitlen);
 
 enum { EMU_PERF_MEMSET, EMU_PERF_D2D, EMU_PERF_HOST };
 /* A memset or copy of bytes: its modelled time. */
