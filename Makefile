@@ -38,11 +38,14 @@ CPPFLAGS += -I. -Iharness -Iexercises -Igrader -I$(CUDA_HOME)/include \
 CFLAGS += -std=c11 $(OPT) $(WARN) -MMD -MP $(COVFLAGS)
 LDFLAGS += $(COVFLAGS)
 
-# Library flags come from pkg-config.  A missing package is installed
-# with .ci/install-deps when this make may (root, or sudo without a
-# password); otherwise the build stops with the command that installs it.
+# Library flags come from pkg-config.  A missing package (a library, or
+# one of the tools the build and grading run) is installed with
+# .ci/install-deps when this make may (root, or sudo without a password);
+# otherwise the build stops with the command that installs it.
+TOOLS = cc c++ nm
 missing_pkgs = $(shell for p in $(PKGS); do \
-	$(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done)
+	$(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done; \
+	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || echo $$t; done)
 MISSING_PKGS := $(missing_pkgs)
 ifneq ($(filter-out deps clean bench uninstall,$(or $(MAKECMDGOALS),all)),)
 ifneq ($(MISSING_PKGS),)
@@ -50,14 +53,14 @@ AUTO_DEPS := $(shell if [ "$$(id -u)" -eq 0 ]; then echo root; \
 	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; \
 	then echo sudo; fi)
 ifneq ($(AUTO_DEPS),)
-$(info missing libraries: $(MISSING_PKGS); installing them with $(INSTALL_DEPS))
+$(info missing: $(MISSING_PKGS); installing them with $(INSTALL_DEPS))
 DEPS_LOG := $(shell $(if $(filter sudo,$(AUTO_DEPS)),sudo -n) \
 	$(INSTALL_DEPS) >&2 || echo failed)
 MISSING_PKGS := $(missing_pkgs)
 endif
 endif
 ifneq ($(MISSING_PKGS),)
-$(error missing libraries: $(MISSING_PKGS); install them with 'sudo make deps' (or: sudo .ci/install-deps))
+$(error missing: $(MISSING_PKGS); install them with 'sudo make deps' (or: sudo .ci/install-deps))
 endif
 ifeq ($(wildcard $(NVCC)),)
 $(error nvcc not found at '$(NVCC)': install the CUDA Toolkit or set CUDA_HOME)

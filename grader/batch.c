@@ -258,6 +258,8 @@ static void child_argv(const struct batch_opts *o, const char *sub,
 		argv[n++] = "--seed";
 		argv[n++] = seed;
 	}
+	if (o->timings)
+		argv[n++] = "--timings";
 	if (gpu_lock) {
 		argv[n++] = "--gpu-lock";
 		argv[n++] = gpu_lock;
@@ -785,6 +787,8 @@ static const char usage_batch[] =
 	"  --shard K/N          grade only the K-th of N slices (K from 0;\n"
 	"                       default: the Slurm array task's, if any)\n"
 	"  --quiet              no progress lines\n"
+	"  --timings            each result with \"timings\": the wall\n"
+	"                       seconds of its grading phases\n"
 	"\n"
 	"       warpgrade batch --status RESULTS_DIR [--verbose]\n"
 	"                       progress across all shards\n"
@@ -819,6 +823,7 @@ int batch_main(int argc, char **argv)
 		{ "gpu-lock", required_argument, NULL, 'l' },
 		{ "shard", required_argument, NULL, 'k' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "timings", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -891,6 +896,9 @@ int batch_main(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 'T':
+			o.timings = 1;
 			break;
 		case 'h':
 			fputs(usage_batch, stdout);

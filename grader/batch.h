@@ -47,6 +47,7 @@ struct batch_opts {
 	unsigned formats;        /* extra views: bit (1 << format_kind) */
 	double timeout_s;        /* per submission; 0: derived from cfg */
 	int progress;            /* progress lines on stderr */
+	int timings;             /* each result with its phases' times */
 	/* 0: one at a time (--serial); otherwise `jobs` children side by
 	 * side, timed runs serialised by the GPU lock */
 	int parallel;

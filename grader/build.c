@@ -258,6 +258,27 @@ size_t build_target_flags(const struct build_target *t, const char **argv,
 	return n;
 }
 
+size_t build_target_flags_also(const struct build_target *t,
+			       const struct build_target *also,
+			       const char **argv, size_t max,
+			       char **storage)
+{
+	char *save = NULL;
+	size_t n = 0;
+
+	if (!also || t->backend != BUILD_CUDA || also->backend != BUILD_EMU)
+		return build_target_flags(t, argv, max, storage);
+	/* "sm_90" -> compute_90 and sm_90: the machine code -arch= gives,
+	 * next to the emulator's own -gencode; the line tables of both
+	 * targets' flags (the emulator's include -lineinfo) */
+	*storage = xstrfmt("-gencode arch=compute_%s,code=%s -O3 -g %s",
+			   t->arch + 3, t->arch, WG_EMU_NVCC_FLAGS);
+	for (char *tok = strtok_r(*storage, " ", &save); tok && n < max;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[n++] = tok;
+	return n;
+}
+
 static int compile_one(const struct build_target *t,
 		       const struct score_config *cfg, const char *src,
 		       const char *obj, const char *incdir, const char *cwd,
@@ -479,6 +500,68 @@ static int compile_entry(const struct exercise *const *exs, size_t n,
 	return 0;
 }
 
+/* FNV-1a, 64 bits, of len bytes continuing from h. */
+static uint64_t fnv64(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* compile_entry through the target's cache: an entry table is the same
+ * text for every submission of an exercise, so its object is compiled
+ * once into <cache>/entry-<hash of the text and of runner_entry.h>.o
+ * and linked from there (*entry_o; *entry_c is the table's text file).
+ * 0, or -1 with *log set. */
+static int cached_entry(const struct build_target *t,
+			const struct exercise *const *exs, size_t n,
+			const char *out, const char *cwd, char **entry_c,
+			char **entry_o, char **log)
+{
+	char header[PATH_MAX], *text, *data;
+	struct stat st;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t len;
+	char *cached;
+
+	*entry_c = write_entry_table(exs, n, out, 1);
+	*entry_o = NULL;
+	text = *entry_c ? read_file(*entry_c, 1 << 20, &len) : NULL;
+	if (!text || wg_path(header, sizeof(header),
+			     "harness/runner_entry.h") || stat(header, &st)) {
+		free(text);
+		free(*entry_c);
+		*entry_c = NULL;
+		return compile_entry(exs, n, out, 1, cwd, entry_c, entry_o,
+				     log);
+	}
+	h = fnv64(h, text, len);
+	h = fnv64(h, &st.st_size, sizeof(st.st_size));
+	h = fnv64(h, &st.st_mtim, sizeof(st.st_mtim));
+	free(text);
+	cached = xstrfmt("%s/entry-%016llx.o", t->cache,
+			 (unsigned long long)h);
+	if (!access(cached, R_OK)) {
+		*entry_o = cached;
+		return 0;
+	}
+	free(*entry_c);
+	*entry_c = NULL;
+	if (compile_entry(exs, n, out, 1, cwd, entry_c, entry_o, log)) {
+		free(cached);
+		return -1;
+	}
+	/* keep it for the next link; a failure costs only that */
+	data = read_file(*entry_o, 1 << 20, &len);
+	if (data && len && !write_file_atomic(cached, data, len))
+		chmod(cached, 0600);
+	free(data);
+	free(cached);
+	return 0;
+}
+
 /* The replay program (harness/replay.c) for the emulator target, with
  * every reference launcher: <cache>/wg-replay.  0, or -1 with *log. */
 static int link_replay(const struct build_target *t, char **log)
@@ -580,7 +663,7 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 	*log = NULL;
 	memset(cached, 0, sizeof(cached));
 	/* named after the output: runners are linked in parallel */
-	if (compile_entry(exs, n, out, 1, workdir, &entry_c, &entry_o, log))
+	if (cached_entry(t, exs, n, out, workdir, &entry_c, &entry_o, log))
 		goto out;
 
 	runner_o = xstrfmt("%s/build/harness/runner.o", wg_root());

@@ -58,6 +58,14 @@ int build_prepare(const struct build_target *t,
  * text, owned by the caller.  Returns how many. */
 size_t build_target_flags(const struct build_target *t, const char **argv,
 			  size_t max, char **storage);
+/* The same for one nvcc run that serves a GPU target and the emulator
+ * (also, may be NULL): the GPU's code and the emulator's PTX in one
+ * object (-gencode for each, -lineinfo and -no-compress, which leave
+ * the GPU's machine code as it is). */
+size_t build_target_flags_also(const struct build_target *t,
+			       const struct build_target *also,
+			       const char **argv, size_t max,
+			       char **storage);
 /* Run a symbol lister (nm) and keep all of its output or fail: a list
  * cut in the middle would hide symbols.  0, or -1 with why set. */
 int build_listing(const char *const *argv, char **output, char *why,

@@ -35,6 +35,7 @@
 #include "build.h"
 #include "exercise.h"
 #include "score.h"
+#include "timings.h"
 
 struct compile_job {
 	const struct build_target *target;
@@ -47,6 +48,12 @@ struct compile_job {
 	/* The replay program, to ask whether the emulator can run the
 	 * object's PTX (emulator targets); NULL: no such check. */
 	const char *replay;
+	/* Where the phases go ("stage", "compile <arch>", "PTX check");
+	 * NULL: nowhere. */
+	struct timings *timings;
+	/* The emulator target the same object serves as well (a GPU grade
+	 * counting traffic): one nvcc run for both; NULL: target only. */
+	const struct build_target *also;
 };
 
 /*

@@ -25,6 +25,7 @@ struct grade_opts {
 	unsigned jobs;           /* parallel compiles */
 	int progress;            /* progress lines on stderr */
 	const char *tmpdir;      /* NULL: $TMPDIR or /tmp */
+	int timings;             /* record the phases (timings.h) */
 	/* the lock file shared with other graders of this GPU (gpulock.h),
 	 * or NULL: nothing else runs on it */
 	const char *gpu_lock;

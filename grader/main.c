@@ -55,6 +55,8 @@ static const char usage_grade[] =
 	"  --gpu-lock FILE      share the GPU with the graders that use FILE:\n"
 	"                       timed runs alone, the rest side by side\n"
 	"  --quiet              no progress line\n"
+	"  --timings            print each phase's wall seconds on stderr\n"
+	"                       (and \"timings\" in the JSON result)\n"
 	"\n"
 	"exit status: 0 graded, 1 unusable submission, 2 usage error,\n"
 	"3 internal error of the grader\n";
@@ -90,6 +92,7 @@ static int cmd_grade(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "gpu-lock", required_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "timings", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -173,6 +176,9 @@ static int cmd_grade(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
+		case 't':
+			o.timings = 1;
+			break;
 		case 'h':
 			fputs(usage_grade, stdout);
 			rc = 0;
@@ -213,6 +219,7 @@ static int cmd_grade(int argc, char **argv)
 	}
 	if (r.error && rc && (output || strcmp(format, "text")))
 		fprintf(stderr, "warpgrade: %s\n", r.error);
+	report_timings(stderr, &r);
 	result_release(&r);
 out:
 	free(only);

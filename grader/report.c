@@ -412,6 +412,20 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 		r->score, r->max_score, off, dim, r->seconds, off);
 }
 
+void report_timings(FILE *f, const struct grade_result *r)
+{
+	if (!r->timings.n)
+		return;
+	fprintf(f, "timings (wall seconds; builds of different exercises "
+		"overlap)\n");
+	timings_print(f, r->submission ? r->submission : "submission",
+		      &r->timings);
+	for (size_t i = 0; i < r->nex; i++)
+		timings_print(f, r->ex[i].ex ? r->ex[i].ex->name : "?",
+			      &r->ex[i].timings);
+	fprintf(f, "  total %.2f s\n", r->seconds);
+}
+
 json_t *report_json_text(const char *s)
 {
 	json_t *j;
@@ -562,6 +576,17 @@ static void failure_json(const struct exercise *ex, const struct failure *f,
 				    report_json_text(f->sanitizer));
 }
 
+/* {"phase": seconds, ...} in the order recorded */
+static json_t *timings_json(const struct timings *t)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < t->n; i++)
+		json_object_set_new(o, t->t[i].phase,
+				    json_real(t->t[i].seconds));
+	return o;
+}
+
 static json_t *exercise_json(const struct exercise_result *e)
 {
 	json_t *o, *checks, *flags, *ff = json_null(), *corr, *tech, *perf;
@@ -651,6 +676,8 @@ static json_t *exercise_json(const struct exercise_result *e)
 		json_object_set_new(o, "source", report_json_text(e->source));
 	if (e->nprofile)
 		json_object_set_new(o, "profile", profile_json(e));
+	if (e->timings.n)
+		json_object_set_new(o, "timings", timings_json(&e->timings));
 	return o;
 }
 
@@ -691,6 +718,8 @@ char *report_json(const struct grade_result *r)
 					      report_json_text(r->notes[i]));
 		json_object_set_new(root, "notes", notes);
 	}
+	if (r->timings.n)
+		json_object_set_new(root, "timings", timings_json(&r->timings));
 	return report_json_dump(root);
 }
 

@@ -17,6 +17,10 @@
 /* Human text; colour when `colour` is set. */
 void report_text(FILE *f, const struct grade_result *r, int colour);
 
+/* The phases' wall seconds (--timings): the submission's, then each
+ * exercise's; nothing when none were recorded. */
+void report_timings(FILE *f, const struct grade_result *r);
+
 /* The cells of a first failure (expected and got, wrong ones marked) as
  * the text view draws them; nothing when it has none. */
 void report_failure_grid(FILE *f, const struct exercise *ex,

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "exercise.h"
+#include "timings.h"
 
 /* Verdicts, worst first (the order decides which one an exercise gets
  * when several apply).  XX is the grader's own fault and stands apart: it
@@ -189,6 +190,7 @@ struct exercise_result {
 	struct output_warning *warnings; /* the emulator's, one each */
 	size_t nwarnings;
 	double seconds;      /* wall time spent on this exercise */
+	struct timings timings; /* its phases, with --timings */
 };
 
 struct grade_result {
@@ -205,6 +207,9 @@ struct grade_result {
 	size_t nex;
 	double seconds;
 	char *generated; /* ISO 8601 UTC time of grading */
+	struct timings timings; /* the submission's own phases (intake,
+				 * probe, builds as a whole), with
+				 * --timings */
 };
 
 void result_init(struct grade_result *r);

@@ -2,6 +2,9 @@
  * The symbol check of a student object (build_check_symbols, build.h):
  * what it may define and what it may refer to, decided from `nm` of the
  * object against the system libraries and warpgrade's own objects.
+ * Their symbol lists are read once per process and kept in build/cache/
+ * (symbols-system, symbols-warpgrade) for the next grade, as long as
+ * every file they come from keeps its size and modification time.
  */
 #include "build.h"
 
@@ -10,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "paths.h"
@@ -109,80 +113,171 @@ static void add_nm_output(struct symset *s, const char *out,
 	}
 }
 
-static int add_archive_symbols(const char *path, char *why, size_t len)
-{
-	const char *argv[] = { "nm", "-P", "-g", "--defined-only", path,
-			       NULL };
-	char *out = NULL;
+/* A file whose symbols go into a set: nm -D for a shared library, nm
+ * -g for an object or archive; types the letters kept. */
+struct symsrc {
+	char path[PATH_MAX];
+	int dynamic;
+	const char *types;
+};
 
-	if (build_listing(argv, &out, why, len)) {
-		free(out);
-		return -1;
-	}
-	add_nm_output(&system_symbols, out, "TWVBDRi");
-	free(out);
-	return 0;
+#define MAX_SRC 16
+
+static void src_add(struct symsrc *src, size_t *n, const char *path,
+		    int dynamic, const char *types)
+{
+	if (*n == MAX_SRC || access(path, R_OK))
+		return;
+	snprintf(src[*n].path, sizeof(src[*n].path), "%s", path);
+	src[*n].dynamic = dynamic;
+	src[*n].types = types;
+	(*n)++;
 }
 
-static int load_system_symbols(char *why, size_t len)
+/* What the sources are: path, size and mtime of each, one per line. */
+static char *src_identity(const struct symsrc *src, size_t n)
 {
-	char cudart[PATH_MAX], *out = NULL;
-	const char *argv[6];
+	char *id = xstrdup("warpgrade symbols 1\n");
 
-	if (system_symbols.n)
-		return 0;
-	for (size_t i = 0; system_libs[i]; i++) {
-		char path[PATH_MAX];
-		int found = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		char *next;
 
-		for (size_t d = 0; lib_dirs[d] && !found; d++) {
-			snprintf(path, sizeof(path), "%s/%s", lib_dirs[d],
-				 system_libs[i]);
-			found = !access(path, R_OK);
-		}
-		if (!found)
-			continue;
-		argv[0] = "nm";
-		argv[1] = "-P";
-		argv[2] = "-D";
-		argv[3] = "--defined-only";
-		argv[4] = path;
-		argv[5] = NULL;
+		if (stat(src[i].path, &st))
+			memset(&st, 0, sizeof(st));
+		next = xstrfmt("%s%s %lld %lld.%09ld %d\n", id, src[i].path,
+			       (long long)st.st_size,
+			       (long long)st.st_mtim.tv_sec,
+			       st.st_mtim.tv_nsec, src[i].dynamic);
+		free(id);
+		id = next;
+	}
+	return id;
+}
+
+/* Read the set back from the cache file when its identity is id: the
+ * identity, an empty line, then one name per line.  0 when read. */
+static int cache_read(struct symset *set, const char *file, const char *id)
+{
+	size_t len, idlen = strlen(id);
+	char *text = read_file(file, (size_t)64 << 20, &len), *p;
+	int rc = -1;
+
+	if (!text || len < idlen + 1 || memcmp(text, id, idlen) ||
+	    text[idlen] != '\n')
+		goto out;
+	for (p = text + idlen + 1; *p;) {
+		char *nl = strchr(p, '\n');
+
+		if (!nl)
+			goto out; /* cut short: not ours to trust */
+		if (nl > p)
+			symset_add(set, p, (size_t)(nl - p));
+		p = nl + 1;
+	}
+	rc = 0;
+out:
+	free(text);
+	return rc;
+}
+
+/* Keep the set for the next grade; a failure costs only the next nm. */
+static void cache_write(const struct symset *set, const char *file,
+			const char *id)
+{
+	size_t len = strlen(id) + 1, off;
+	char *buf;
+
+	for (size_t i = 0; i < set->n; i++)
+		len += strlen(set->names[i]) + 1;
+	buf = xmalloc(len + 1);
+	off = (size_t)sprintf(buf, "%s\n", id);
+	for (size_t i = 0; i < set->n; i++)
+		off += (size_t)sprintf(buf + off, "%s\n", set->names[i]);
+	write_file_atomic(file, buf, off);
+	free(buf);
+}
+
+/* nm of every source into set.  0, or -1 with why set. */
+static int list_sources(struct symset *set, const struct symsrc *src,
+			size_t n, char *why, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *argv[] = { "nm", "-P", src[i].dynamic ? "-D" :
+				       "-g", "--defined-only", src[i].path,
+				       NULL };
+		char *out = NULL;
+
 		if (build_listing(argv, &out, why, len)) {
 			free(out);
 			return -1;
 		}
-		add_nm_output(&system_symbols, out, "TtWwVviuBDRC");
+		add_nm_output(set, out, src[i].types);
 		free(out);
+	}
+	return 0;
+}
+
+/* Fill set from the sources, through the cache file build/cache/<name>
+ * (kept while every source keeps its size and mtime).  0 or -1. */
+static int load_set(struct symset *set, const struct symsrc *src, size_t n,
+		    const char *name, char *why, size_t len)
+{
+	char rel[64], file[PATH_MAX];
+	char *id = src_identity(src, n);
+	int cached, rc = 0;
+
+	snprintf(rel, sizeof(rel), "build/cache/%s", name);
+	cached = !wg_path(file, sizeof(file), rel);
+	if (!cached || cache_read(set, file, id)) {
+		rc = list_sources(set, src, n, why, len);
+		if (!rc && cached)
+			cache_write(set, file, id);
+	}
+	free(id);
+	return rc;
+}
+
+/* The C and C++ runtimes and the CUDA runtime: what a student object
+ * may refer to. */
+static int load_system_symbols(char *why, size_t len)
+{
+	struct symsrc src[MAX_SRC];
+	char path[PATH_MAX], *out = NULL;
+	const char *argv[] = { "cc", "-print-libgcc-file-name", NULL };
+	size_t n = 0;
+
+	if (system_symbols.n)
+		return 0;
+	for (size_t i = 0; system_libs[i]; i++) {
+		for (size_t d = 0; lib_dirs[d]; d++) {
+			snprintf(path, sizeof(path), "%s/%s", lib_dirs[d],
+				 system_libs[i]);
+			if (!access(path, R_OK))
+				break;
+		}
+		src_add(src, &n, path, 1, "TtWwVviuBDRC");
 	}
 	/* the static parts of the C runtime: atexit lives in
 	 * libc_nonshared.a, compiler helpers in libgcc.a */
-	argv[0] = "cc";
-	argv[1] = "-print-libgcc-file-name";
-	argv[2] = NULL;
 	if (build_run(argv, "/", 60, &out) == 0) {
-		char *nl = strchr(out, '\n');
-
-		if (nl)
-			*nl = '\0';
-		if (add_archive_symbols(out, why, len)) {
-			free(out);
-			return -1;
-		}
+		out[strcspn(out, "\n")] = '\0';
+		src_add(src, &n, out, 0, "TWVBDRi");
 	}
 	free(out);
-	out = NULL;
 	for (size_t d = 0; lib_dirs[d]; d++) {
-		char path[PATH_MAX];
-
 		snprintf(path, sizeof(path), "%s/libc_nonshared.a",
 			 lib_dirs[d]);
 		if (!access(path, R_OK)) {
-			if (add_archive_symbols(path, why, len))
-				return -1;
+			src_add(src, &n, path, 0, "TWVBDRi");
 			break;
 		}
 	}
+	snprintf(path, sizeof(path), "%s/lib64/libcudart_static.a",
+		 wg_cuda_home());
+	src_add(src, &n, path, 0, "TWVBDRi");
+	if (load_set(&system_symbols, src, n, "symbols-system", why, len))
+		return -1;
 	/* defined by the C runtime's start files (crtbegin), referenced by
 	 * every C++ file with a static object that has a destructor; and
 	 * the linker's own table of position-independent code, which
@@ -190,9 +285,7 @@ static int load_system_symbols(char *why, size_t len)
 	symset_add(&system_symbols, "__dso_handle", strlen("__dso_handle"));
 	symset_add(&system_symbols, "_GLOBAL_OFFSET_TABLE_",
 		   strlen("_GLOBAL_OFFSET_TABLE_"));
-	snprintf(cudart, sizeof(cudart), "%s/lib64/libcudart_static.a",
-		 wg_cuda_home());
-	return add_archive_symbols(cudart, why, len);
+	return 0;
 }
 
 static int reserved(const char *name)
@@ -225,23 +318,21 @@ static int load_warpgrade_symbols(char *why, size_t len)
 		"build/harness/runner.o", "build/harness/launches_ext.o",
 		NULL
 	};
+	struct symsrc src[MAX_SRC];
+	size_t n = 0;
 
 	if (warpgrade_symbols.n)
 		return 0;
 	for (size_t i = 0; own[i]; i++) {
-		char path[PATH_MAX], *out = NULL;
-		const char *argv[] = { "nm", "-P", "-g", "--defined-only",
-				       path, NULL };
+		char path[PATH_MAX];
 
-		if (wg_path(path, sizeof(path), own[i]) || access(path, R_OK))
-			continue; /* not built for this kind of host */
-		if (build_listing(argv, &out, why, len)) {
-			free(out);
-			return -1;
-		}
-		add_nm_output(&warpgrade_symbols, out, "TtWVBDRCi");
-		free(out);
+		/* a file not built for this kind of host is left out */
+		if (!wg_path(path, sizeof(path), own[i]))
+			src_add(src, &n, path, 0, "TtWVBDRCi");
 	}
+	if (load_set(&warpgrade_symbols, src, n, "symbols-warpgrade", why,
+		     len))
+		return -1;
 	symset_add(&warpgrade_symbols, "main", 4);
 	return 0;
 }

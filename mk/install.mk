@@ -51,7 +51,7 @@ build/grader/paths.o: build/datadir.stamp
 build/datadir.stamp: FORCE
 	@mkdir -p build
 	@echo '$(WG_DATADIR)' | cmp -s - $@ || echo '$(WG_DATADIR)' > $@
-.PHONY: FORCE install uninstall check-install check-man
+.PHONY: FORCE install uninstall check-install check-deps check-man
 FORCE:
 
 install: all
@@ -78,6 +78,8 @@ install: all
 	$(Q)for f in $(MAN_PAGES); do \
 		$(INSTALL) -m 0644 $$f $(DESTDIR)$(MANDIR)/man1/ || exit 1; \
 	done
+	@echo "installed $(BINDIR)/warpgrade, its data in $(WG_DATADIR) and" \
+		"its man pages (man warpgrade, with $(BINDIR) on PATH)"
 
 uninstall:
 	$(if $(Q),@echo "  UNINST  $(DESTDIR)$(PREFIX)")
@@ -91,10 +93,14 @@ uninstall:
 	fi
 
 # `make check`: install into a DESTDIR, grade from another directory,
-# uninstall; and the man pages pass groff's warnings.
-check: check-install check-man
+# uninstall; a fresh machine's set-up (tests/install/deps.sh); and the
+# man pages pass groff's warnings.  (No $$(MAKE) in these recipes: make
+# would run them even under -n, which deps.sh uses.)
+check: check-install check-deps check-man
 check-install: all
-	$(Q)MAKE="$(MAKE)" tests/install/run.sh
+	$(Q)tests/install/run.sh
+check-deps:
+	$(Q)tests/install/deps.sh
 check-man:
 	$(Q)if command -v groff >/dev/null 2>&1; then \
 		for f in $(MAN_PAGES); do \

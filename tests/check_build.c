@@ -6,7 +6,10 @@
  * The compiler is sandboxed: it cannot read a file outside its staging
  * directory (with bubblewrap, and as a guest uid without it), a compile
  * that allocates without end is a compile error that says so, and its
- * messages are trimmed to the student's own files.
+ * messages are trimmed to the student's own files.  An identical compile
+ * takes its object from the object cache; any other does not.  On a GPU
+ * host one nvcc run makes an object with the GPU's code and the PTX the
+ * emulator checks, runs and links.
  */
 #include <check.h>
 #include <stdio.h>
@@ -19,6 +22,7 @@
 #include "compile.h"
 #include "paths.h"
 #include "exercise.h"
+#include "timings.h"
 #include "util.h"
 
 static char tmp[] = "/tmp/wg-build-XXXXXX";
@@ -47,7 +51,7 @@ static int student_compile(const struct exercise *ex, const char *src,
 {
 	char *dir = xstrfmt("%s/src", tmp);
 	const struct compile_job job = { &sm90, &cfg, ex, dir, src, obj, tmp,
-					 NULL };
+					 NULL, NULL, NULL };
 	int rc = compile_student(&job, log, NULL, 0);
 
 	free(dir);
@@ -380,6 +384,112 @@ START_TEST(compiler_cannot_read_outside_its_staging_directory)
 }
 END_TEST
 
+/* Compile text as aos_to_soa into tmp/<obj>: 1 when the object came
+ * from the object cache, 0 when nvcc ran. */
+static int cached_compile(const char *text, const char *obj)
+{
+	const struct exercise *ex = exercise_find("aos_to_soa");
+	char *dir = xstrfmt("%s/src", tmp);
+	char *path = write_source("aos_to_soa.cu", text);
+	char *out = xstrfmt("%s/%s", tmp, obj), *log = NULL;
+	struct timings tm;
+	struct compile_job job = { &sm90, &cfg, ex, dir, path, out, tmp,
+				   NULL, &tm, NULL };
+	int cached = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	timings_enable(&tm);
+	ck_assert_int_eq(compile_student(&job, &log, NULL, 0), 0);
+	for (size_t i = 0; i < tm.n; i++)
+		cached |= strstr(tm.t[i].phase, "(cached object)") != NULL;
+	free(log);
+	free(out);
+	free(path);
+	free(dir);
+	return cached;
+}
+
+START_TEST(identical_compile_comes_from_the_object_cache)
+{
+	char *stub = read_file("student_template/aos_to_soa.cu", 1 << 20,
+			       NULL);
+	/* a comment no earlier run compiled */
+	char *text = xstrfmt("%s\n// %s %ld\n", stub, tmp, (long)getpid());
+	char *changed = xstrfmt("%s ", text);
+	char *pa = xstrfmt("%s/1.o", tmp), *pb = xstrfmt("%s/2.o", tmp);
+	char *a, *b;
+	size_t la, lb;
+
+	unsetenv("WARPGRADE_OBJECT_CACHE");
+	ck_assert_int_eq(cached_compile(text, "1.o"), 0);
+	ck_assert_int_eq(cached_compile(text, "2.o"), 1);
+	a = read_file(pa, 1 << 24, &la);
+	b = read_file(pb, 1 << 24, &lb);
+	ck_assert(la == lb && !memcmp(a, b, la));
+	/* one byte more, other limits, or the cache off: nvcc runs */
+	ck_assert_int_eq(cached_compile(changed, "3.o"), 0);
+	cfg.compile_timeout_s += 1;
+	ck_assert_int_eq(cached_compile(text, "4.o"), 0);
+	setenv("WARPGRADE_OBJECT_CACHE", "0", 1);
+	ck_assert_int_eq(cached_compile(text, "5.o"), 0);
+	unsetenv("WARPGRADE_OBJECT_CACHE");
+	free(a);
+	free(b);
+	free(pa);
+	free(pb);
+	free(changed);
+	free(text);
+	free(stub);
+}
+END_TEST
+
+START_TEST(one_compile_serves_the_gpu_and_the_emulator)
+{
+	const struct exercise *ex = exercise_find("aos_to_soa");
+	struct build_target emu;
+	char err[512] = "", replay[4096];
+	char *dir = xstrfmt("%s/src", tmp);
+	char *stub = read_file("student_template/aos_to_soa.cu", 1 << 20,
+			       NULL);
+	char *path = write_source("aos_to_soa.cu", stub);
+	char *obj = xstrfmt("%s/both.o", tmp), *runner = NULL, *log = NULL;
+	char *bytes;
+	size_t len;
+
+	memset(&emu, 0, sizeof(emu));
+	emu.backend = BUILD_EMU;
+	strcpy(emu.arch, "emu");
+	ck_assert_int_eq(wg_path(emu.cache, sizeof(emu.cache),
+				 "build/cache/emu"), 0);
+	ck_assert_msg(build_prepare(&emu, &cfg, err, sizeof(err)) == 0, "%s",
+		      err);
+	ck_assert(build_replay_path(&emu, replay, sizeof(replay)));
+	{
+		const struct compile_job job = { &sm90, &cfg, ex, dir, path,
+						 obj, tmp, replay, NULL,
+						 &emu };
+
+		/* 0: compiled, and the PTX check found what it can run */
+		ck_assert_int_eq(compile_student(&job, &log, NULL, 0), 0);
+	}
+	/* the GPU's machine code is in it too (a cubin's .nv.info) */
+	bytes = read_file(obj, 1 << 26, &len);
+	ck_assert(memmem(bytes, len, ".nv.info", 8) != NULL);
+	free(log);
+	log = NULL;
+	runner = xstrfmt("%s/runner", tmp);
+	ck_assert_msg(build_link(&emu, &cfg, &ex, (const char **)&obj, 1, tmp,
+				 runner, &log) == 0, "%s", log ? log : "");
+	free(bytes);
+	free(log);
+	free(runner);
+	free(obj);
+	free(path);
+	free(stub);
+	free(dir);
+}
+END_TEST
+
 START_TEST(unbounded_compile_is_a_compile_error)
 {
 	const struct exercise *ex = exercise_find("aos_to_soa");
@@ -451,6 +561,8 @@ int main(void)
 	tcase_add_loop_test(c, compiler_cannot_read_outside_its_staging_directory,
 			    0, 2);
 	tcase_add_loop_test(c, unbounded_compile_is_a_compile_error, 0, 2);
+	tcase_add_test(c, identical_compile_comes_from_the_object_cache);
+	tcase_add_test(c, one_compile_serves_the_gpu_and_the_emulator);
 	tcase_add_test(c, compiler_messages_are_trimmed_to_the_students_files);
 	tcase_add_loop_test(c, template_headers_are_the_exercises, 0, 4);
 	tcase_add_test(y, link_failure_names_the_functions);

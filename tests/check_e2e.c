@@ -9,7 +9,8 @@
  * source line, a first failure or a pattern are checked in both; a
  * source line must come with the shape that failed there.  "env
  * NAME=VALUE" in `expected` grades the case with that in the grader's
- * environment.
+ * environment.  Each result's "timings" (--timings) name the phases each
+ * exercise went through.
  * WARPGRADE_TEST_CASES (names separated by spaces or commas) runs only
  * those cases.
  */
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,11 +48,17 @@ static json_t *grade(const char *submission, const char *env, int *rc)
 	close(fd);
 	pid = fork();
 	if (pid == 0) {
+		/* --timings prints on stderr: the JSON is what is checked */
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, 2);
 		if (env && *env)
 			putenv((char *)env);
 		execl("bin/warpgrade", "warpgrade", "grade", submission,
 		      "--backend", backend, "--format", "json", "--output",
-		      out, "--seed", "20261121", "--quiet", (char *)NULL);
+		      out, "--seed", "20261121", "--quiet", "--timings",
+		      (char *)NULL);
 		_exit(127);
 	}
 	ck_assert_int_gt(pid, 0);
@@ -359,6 +367,39 @@ static int for_backend(const char *name)
 	return ok;
 }
 
+/* "timings": the submission's phases, and each exercise that was
+ * compiled has its compile and (unless it did not compile) its symbol
+ * check, every value a number of seconds. */
+static void check_timings(const char *name, json_t *root)
+{
+	json_t *t = json_object_get(root, "timings"), *e, *v;
+	const char *k;
+	size_t i;
+
+	ck_assert_msg(json_is_object(t) && json_object_get(t, "intake"),
+		      "%s: no timings of the submission", name);
+	json_array_foreach(json_object_get(root, "exercises"), i, e) {
+		const char *st = json_string_value(json_object_get(e,
+							"status"));
+		int compiled = 0, checked = 0;
+
+		t = json_object_get(e, "timings");
+		if (!strcmp(st, "MISSING"))
+			continue;
+		ck_assert_msg(json_is_object(t), "%s: an exercise without "
+			      "timings", name);
+		json_object_foreach(t, k, v) {
+			ck_assert(json_is_number(v) &&
+				  json_number_value(v) >= 0);
+			compiled |= !strncmp(k, "compile ", 8);
+			checked |= !strcmp(k, "symbol check");
+		}
+		ck_assert_msg(compiled && (checked || !strcmp(st, "CE")),
+			      "%s: timings without a compile or a symbol "
+			      "check", name);
+	}
+}
+
 /* The case's "env NAME=VALUE" line, if any, into env. */
 static void case_env(const char *name, char *env, size_t len)
 {
@@ -391,6 +432,7 @@ START_TEST(fixture_case)
 	snprintf(path, sizeof(path), "tests/fixtures/%s/submission", name);
 	root = grade(path, env, &rc);
 	ck_assert_msg(rc == 0, "%s: exit status %d", name, rc);
+	check_timings(name, root);
 	text = text_of(root);
 	no_line_repeated(name, text);
 	no_line_repeated_in_exercise(name, text);

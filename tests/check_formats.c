@@ -529,15 +529,18 @@ END_TEST
 /* ---- the Gradescope autograder ---- */
 
 /* Run run_autograder against a fake /autograder whose source is this
- * tree; returns its exit status. */
+ * tree, with this tree's grader for the installed one (tests/install
+ * runs it with a real installation); returns its exit status. */
 static int run_autograder(const char *ag)
 {
-	char cmd[512];
+	char cmd[1024], cwd[400];
 	int rc;
 
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	snprintf(cmd, sizeof(cmd), "AUTOGRADER_ROOT=%s "
+		 "WARPGRADE=%s/bin/warpgrade "
 		 "integrations/gradescope/run_autograder > %s/stdout 2>&1",
-		 ag, ag);
+		 ag, cwd, ag);
 	rc = system(cmd);
 	ck_assert(WIFEXITED(rc));
 	return WEXITSTATUS(rc);

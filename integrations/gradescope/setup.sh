@@ -2,8 +2,11 @@
 # Gradescope autograder setup: runs once, as root, when Gradescope builds
 # the autograder image.  The zip's contents are in /autograder/source.
 # Installs the Debian/Ubuntu packages and the CUDA Toolkit warpgrade
-# builds with, then builds warpgrade.  Needs network access (it has it
-# during setup).
+# builds with, then builds warpgrade and installs it like any C tool
+# (`make install`: /usr/local/bin/warpgrade, its data in
+# /usr/local/lib/warpgrade with the reference sources readable by root
+# alone, the man pages), which run_autograder runs.  Needs network access
+# (it has it during setup).
 set -euo pipefail
 cd /autograder/source
 export DEBIAN_FRONTEND=noninteractive
@@ -26,10 +29,17 @@ if [ ! -x "$CUDA_HOME/bin/nvcc" ]; then
 	apt-get install -y -qq --no-install-recommends cuda-toolkit
 fi
 
+PREFIX=/usr/local
 make -j"$(nproc)" CUDA_HOME="$CUDA_HOME"
+make install PREFIX="$PREFIX" CUDA_HOME="$CUDA_HOME"
 # The reference objects are built on the first grading (per GPU
 # architecture, or for the emulator); build the emulator's now so that
 # no student waits for it.
-bin/warpgrade grade student_template --backend emu --quiet \
-	--format json --output /tmp/warm.json >/dev/null 2>&1 || true
+(cd / && "$PREFIX/bin/warpgrade" grade /autograder/source/student_template \
+	--backend emu --quiet --format json --output /tmp/warm.json) \
+	>/dev/null 2>&1 || true
 rm -f /tmp/warm.json
+# The installed copy is what grades: the sources (reference kernels
+# included) stay the instructor's, closed to the uids student code runs
+# as.
+chmod -R go-rwx /autograder/source

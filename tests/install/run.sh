@@ -2,8 +2,13 @@
 # `make install` as a user sees it, for `make check`: install into a
 # DESTDIR, check what went where (the reference sources readable by the
 # owner alone), grade a fixture on the emulator with the installed
-# warpgrade from another working directory, find its man page, then
-# `make uninstall` and check that no file is left.
+# warpgrade from another working directory, find its man page through
+# PATH as `man warpgrade` does, grade through the Gradescope autograder
+# with the installed warpgrade as its setup.sh installs it, then `make
+# uninstall` and check that no file is left.  (The installed warpgrade
+# finds its data beside itself, so a DESTDIR install under the default
+# PREFIX grades like a `make install PREFIX=$(mktemp -d)` one, without
+# relinking the tree's bin/warpgrade while other tests run it.)
 #
 #   tests/install/run.sh        from the top of the tree, after make
 set -eu
@@ -56,8 +61,28 @@ PY
 ls "$data/build/cache/emu/"*.o >/dev/null 2>&1 ||
 	fail "nothing compiled into $prefix/lib/warpgrade/build/cache"
 if command -v man >/dev/null 2>&1; then
-	MANPATH=$dest$prefix/share/man man -w warpgrade-slurm >/dev/null ||
-		fail "man does not find warpgrade-slurm(1)"
+	# man derives its path from PATH (<prefix>/bin -> <prefix>/share/man)
+	for page in warpgrade warpgrade-grade warpgrade-slurm; do
+		env -u MANPATH PATH="$dest$prefix/bin:$PATH" \
+			man -w "$page" >/dev/null 2>&1 ||
+			fail "man does not find $page(1) through PATH"
+	done
+fi
+
+# The Gradescope autograder, running the installed warpgrade from /.
+if command -v bash >/dev/null 2>&1; then
+	ag=$T/autograder
+	mkdir -p "$ag/submission"
+	cp tests/fixtures/compile_error/submission/aos_to_soa.cu "$ag/submission/"
+	AUTOGRADER_ROOT=$ag WARPGRADE=$dest$prefix/bin/warpgrade \
+		integrations/gradescope/run_autograder >"$T/ag.log" 2>&1 ||
+		fail "run_autograder: $(cat "$T/ag.log")"
+	python3 - "$ag/results/results.json" <<'PY' ||
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert "CE" in r["output"], r["output"]
+PY
+		fail "run_autograder with the installed warpgrade: no verdict"
 fi
 
 $make -s --no-print-directory uninstall DESTDIR="$dest" PREFIX=$prefix \
@@ -66,4 +91,5 @@ $make -s --no-print-directory uninstall DESTDIR="$dest" PREFIX=$prefix \
 left=$(find "$dest" ! -type d)
 [ -z "$left" ] || fail "make uninstall left: $left"
 [ ! -e "$data" ] || fail "make uninstall left $prefix/lib/warpgrade"
-echo "PASS: make install, grade from /, man page, make uninstall"
+echo "PASS: make install, grade from /, man pages through PATH, the Gradescope" \
+	"autograder with the installed warpgrade, make uninstall"

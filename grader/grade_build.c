@@ -1,0 +1,176 @@
+/*
+ * The builds of a grade, in worker threads (see grade_build.h).
+ */
+#include "grade_build.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "timings.h"
+#include "util.h"
+
+/* build_check_symbols, timed. */
+static int timed_symbols(struct task *k, char *why, size_t len)
+{
+	double t = now_s();
+	int rc = build_check_symbols(k->ex, k->obj[0], why, len);
+
+	timings_lap(&k->res->timings, "symbol check", t);
+	return rc;
+}
+
+/* build_link of the task's runner for one target, timed; 0 or -1 with
+ * *log (owned by the caller). */
+static int timed_link(const struct grade_opts *o, struct task *k,
+		      const struct build_target *tgt, int which,
+		      const char *workdir, char **log)
+{
+	const char *obj = k->obj[which];
+	char phase[48];
+	double t = now_s();
+	int rc = build_link(tgt, o->cfg, &k->ex, &obj, 1, workdir,
+			    k->runner[which], log);
+
+	snprintf(phase, sizeof(phase), "link %s", tgt->arch);
+	timings_lap(&k->res->timings, phase, t);
+	return rc;
+}
+
+/* The counters' runner of a GPU grade, from the object the one nvcc run
+ * made (emulable says whether the PTX check passed; log is its word). */
+static void build_counters(const struct grade_opts *o, struct task *k,
+			   const struct grade_targets *g, int emulable,
+			   const char *log)
+{
+	char *ll = NULL;
+
+	if (!emulable) {
+		snprintf(k->emu_why, sizeof(k->emu_why), "%.400s",
+			 log ? log : "");
+		return;
+	}
+	snprintf(k->obj[1], sizeof(k->obj[1]), "%s", k->obj[0]);
+	if (timed_link(o, k, g->counters, 1, g->workdir, &ll))
+		build_link_why(ll, 2, k->emu_why, sizeof(k->emu_why));
+	else
+		k->emu_ok = 1;
+	free(ll);
+}
+
+/* Build one task: compile, check, link (see grade_build.h). */
+static void build_task(const struct grade_opts *o, struct task *k,
+		       const struct grade_targets *g)
+{
+	const struct build_target *tgt = g->primary;
+	int emu = tgt->backend == BUILD_EMU;
+	char *log = NULL, why[512] = "", iso[256] = "";
+	const struct compile_job job = {
+		tgt, o->cfg, k->ex, k->root, k->src, k->obj[0],
+		grade_tmp_dir(o), emu || g->counters ? g->replay : NULL,
+		&k->res->timings, g->counters
+	};
+	int rc = compile_student(&job, &log, iso, sizeof(iso));
+	int emulable = rc != 2;
+
+	if (*iso)
+		k->cc_isolation = xstrdup(iso);
+	if (rc < 0) {
+		k->state = T_XX;
+		snprintf(k->why, sizeof(k->why), "could not compile or "
+			 "check: %.400s", log ? log : "");
+	} else if (rc == 1) {
+		k->state = T_CE;
+		k->log = log;
+		log = NULL;
+	} else if ((rc = timed_symbols(k, why, sizeof(why)))) {
+		/* a refused symbol is the student's, before anything the
+		 * emulator lacks */
+		k->state = rc > 0 ? T_REJECTED : T_XX;
+		snprintf(k->why, sizeof(k->why), rc > 0 ? "%s" :
+			 "could not compile or check: %.400s", why);
+	} else if (emu && !emulable) {
+		/* the grader's own look at the PTX decided what the
+		 * emulator cannot run, before anything runs */
+		k->state = T_XX;
+		snprintf(k->why, sizeof(k->why), "%.400s (grade it on a GPU, "
+			 "or do without)", log ? log : "");
+	} else {
+		char *ll = NULL;
+
+		if (timed_link(o, k, tgt, 0, g->workdir, &ll)) {
+			k->state = T_XX;
+			build_link_why(ll, emu, k->why, sizeof(k->why));
+		} else if (g->counters) {
+			build_counters(o, k, g, emulable, log);
+		}
+		free(ll);
+	}
+	free(log);
+}
+
+/* The builds, shared by the threads that run them. */
+struct build_pool {
+	const struct grade_opts *o;
+	struct task *t;
+	size_t n;
+	const struct grade_targets *g;
+	grade_build_then then;
+	void *ctx;
+	pthread_mutex_t mu;
+	size_t next;
+};
+
+static void *build_worker(void *arg)
+{
+	struct build_pool *p = arg;
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&p->mu);
+		while (p->next < p->n && p->t[p->next].state != T_READY)
+			p->next++;
+		i = p->next < p->n ? p->next++ : p->n;
+		pthread_mutex_unlock(&p->mu);
+		if (i == p->n)
+			return NULL;
+		build_task(p->o, &p->t[i], p->g);
+		if (p->then)
+			p->then(&p->t[i], p->ctx);
+	}
+}
+
+void grade_build_all(const struct grade_opts *o, struct task *t, size_t n,
+		     const struct grade_targets *g, grade_build_then then,
+		     void *ctx)
+{
+	struct build_pool p = { o, t, n, g, then, ctx,
+				PTHREAD_MUTEX_INITIALIZER, 0 };
+	unsigned jobs = o->jobs ? o->jobs : 1, started = 0;
+	pthread_t *th = xcalloc(jobs, sizeof(*th));
+	const struct build_target *c = g->counters;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = t[i].ex->name, *arch = g->primary->arch;
+
+		snprintf(t[i].obj[0], sizeof(t[i].obj[0]), "%s/%s.%s.o",
+			 g->workdir, name, arch);
+		snprintf(t[i].runner[0], sizeof(t[i].runner[0]),
+			 "%s/runner-%s.%s", g->workdir, name, arch);
+		if (c)
+			snprintf(t[i].runner[1], sizeof(t[i].runner[1]),
+				 "%s/runner-%s.%s", g->workdir, name,
+				 c->arch);
+	}
+	for (; started < jobs && started < n; started++)
+		if (pthread_create(&th[started], NULL, build_worker, &p))
+			break;
+	if (!started)
+		build_worker(&p);
+	for (unsigned k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	free(th);
+}

@@ -1,0 +1,32 @@
+/*
+ * Building the exercises of a grade (grade_task.h): for each present
+ * file, one sandboxed nvcc run (the primary target and, on a GPU host,
+ * the emulator's PTX in the same object), the sandboxed PTX check when
+ * the emulator will run it, the symbol check, and a runner of its own
+ * per target -- so that two files defining the same kernel name, or one
+ * that does not link, cost nothing to the others.
+ *
+ * Builds run in up to o->jobs threads.  A caller that may run an
+ * exercise as soon as it is built (the emulator: nothing is timed)
+ * passes a `then` callback, which the worker calls for each task it
+ * built; otherwise every build is done when grade_build_all returns.
+ */
+#ifndef GRADE_BUILD_H
+#define GRADE_BUILD_H
+
+#include <stddef.h>
+
+#include "grade_task.h"
+
+/* Called in the worker that built t, for every task it took. */
+typedef void (*grade_build_then)(struct task *t, void *ctx);
+
+/* Build every T_READY task of t[0..n): object and runner paths under
+ * g->workdir, states, logs and reasons into each task (T_CE, T_REJECTED,
+ * T_XX; emu_ok and emu_why for the counters target).  then (may be
+ * NULL) runs after each build in the same worker. */
+void grade_build_all(const struct grade_opts *o, struct task *t, size_t n,
+		     const struct grade_targets *g, grade_build_then then,
+		     void *ctx);
+
+#endif

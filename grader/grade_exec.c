@@ -1,0 +1,389 @@
+/*
+ * Running and verifying one exercise (see grade_exec.h).  Trusted code:
+ * the runner and the replays run only through sandbox.c, and nothing is
+ * taken from them but frames, which verify.c and measure.c check.
+ */
+#include "grade_exec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "digest.h"
+#include "gpulock.h"
+#include "hostcrash.h"
+#include "measure.h"
+#include "protocol.h"
+#include "rerun.h"
+#include "sandbox.h"
+#include "timings.h"
+#include "util.h"
+#include "verify.h"
+
+/* the student's file kept for the source view and the blamed lines */
+#define GRADE_SOURCE_MAX (256u << 10)
+
+struct run_ctx {
+	struct proto_decoder dec;
+	const struct proto_buf *job; /* sent once the runner says hello */
+	int job_sent;
+	struct verify *v;
+	const struct grade_opts *o;
+	double phase_timeout[8];
+	int killed;
+	size_t shapes_seen;
+	const char *name;
+};
+
+/* Answer a timed repetition's key request with a fresh key. */
+static int send_key(struct sandbox_run *sb, const unsigned char *p,
+		    size_t n)
+{
+	struct proto_key k;
+	struct proto_buf b;
+	int rc;
+
+	if (proto_dec_key(p, n, PROTO_KEY_REQUEST, &k))
+		return -1;
+	if (getrandom(&k.key, sizeof(k.key), 0) != sizeof(k.key))
+		k.key = (uint64_t)now_s() * 0x9e3779b97f4a7c15ULL ^ k.rep;
+	proto_buf_init(&b);
+	proto_enc_key(&b, PROTO_KEY, &k);
+	rc = b.oom ? -1 : sandbox_send(sb, b.data, b.len);
+	proto_buf_release(&b);
+	return rc;
+}
+
+static int on_data(struct sandbox_run *sb, void *arg,
+		   const unsigned char *p, size_t n)
+{
+	struct run_ctx *c = arg;
+	enum proto_type t;
+	const unsigned char *payload;
+	size_t len;
+	int r;
+
+	if (proto_decoder_feed(&c->dec, p, n))
+		goto bad;
+	while ((r = proto_decoder_next(&c->dec, &t, &payload, &len)) == 1) {
+		if (verify_frame(c->v, t, payload, len))
+			goto bad;
+		if (t == PROTO_HELLO && !c->job_sent) {
+			/* main() is running: student constructors are done,
+			 * so the seed can go out now; stdin stays open for
+			 * the keys of timed repetitions */
+			if (sandbox_send(sb, c->job->data, c->job->len))
+				goto bad;
+			if (!(c->v->phases & PROTO_PHASE_PERF))
+				sandbox_close_input(sb);
+			c->job_sent = 1;
+		}
+		if (t == PROTO_KEY_REQUEST && send_key(sb, payload, len))
+			goto bad;
+		if (t == PROTO_PHASE) {
+			double limit = c->phase_timeout[
+				c->v->current_phase & 7];
+
+			if (limit > 0)
+				sandbox_set_deadline(sb, limit);
+		}
+		if (t == PROTO_SHAPE && c->o->progress &&
+		    c->v->cur < 0 && (++c->shapes_seen % 128) == 0)
+			grade_progress(c->o, "%s: %zu/%zu shapes checked", c->name,
+				 c->shapes_seen, c->v->nshapes);
+	}
+	if (r < 0) {
+		snprintf(c->v->protocol_error, sizeof(c->v->protocol_error),
+			 "%s", c->dec.error);
+		goto bad;
+	}
+	return 0;
+bad:
+	c->killed = 1;
+	return -1;
+}
+
+/* One runner process: its job, its sandbox, its frames into v. */
+static int run_runner(const struct grade_opts *o, struct verify *v,
+		      struct task *k, int which, int gpu, uint32_t phases,
+		      uint32_t flags, char **output)
+{
+	const char *runner = k->runner[which], *workdir = k->dir;
+	const char *argv[2] = { runner, NULL };
+	char home[PATH_MAX + 8];
+	const char *env[5];
+	const char *ro[3];
+	const struct sandbox_grant grant[] = {
+		{ workdir, 0710 }, { runner, 0750 }, { NULL, 0 }
+	};
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+	struct proto_job job;
+	struct proto_buf jb;
+	struct run_ctx ctx;
+	struct verify_exit x;
+	char *dir = NULL;
+	const struct score_config *cfg = o->cfg;
+	double corr = cfg->correctness_timeout_s;
+	int rc = -1;
+
+	sandbox_spec_init(&spec);
+	memset(&res, 0, sizeof(res));
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&job, 0, sizeof(job));
+	proto_buf_init(&jb);
+	snprintf(job.exercise, sizeof(job.exercise), "%s", v->ex->name);
+	job.seed = v->seed;
+	job.phases = phases;
+	job.perf_reps = cfg->perf_reps;
+	job.flags = flags;
+	proto_enc_job(&jb, &job);
+
+	/* a private, empty working directory for each run */
+	dir = xstrfmt("%s/run-%s-%u-%u", workdir, v->ex->name, phases, flags);
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		error("cannot create '%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	snprintf(home, sizeof(home), "HOME=%s", dir);
+	env[0] = "PATH=/usr/bin:/bin";
+	env[1] = home;
+	env[2] = "LANG=C";
+	env[3] = "TMPDIR=/tmp";
+	env[4] = NULL;
+	ro[0] = runner;
+	ro[1] = NULL;
+
+	proto_decoder_init(&ctx.dec, 0);
+	ctx.v = v;
+	ctx.o = o;
+	ctx.job = &jb;
+	ctx.name = v->ex->name;
+	if (!gpu)
+		corr *= 4; /* interpretation is slower than a GPU */
+	ctx.phase_timeout[PROTO_PHASE_CORRECTNESS] = corr;
+	ctx.phase_timeout[PROTO_PHASE_PERF] = cfg->perf_timeout_s;
+
+	spec.argv = argv;
+	spec.env = env;
+	spec.workdir = dir;
+	spec.private_workdir = 1;
+	spec.ro_paths = ro;
+	spec.gpu = gpu;
+	spec.isolation = SANDBOX_ISOLATE_AUTO;
+	spec.hold_stdin = 1;
+	spec.on_data = on_data;
+	spec.ctx = &ctx;
+	/* start-up (CUDA initialisation) gets the counter-phase limit */
+	spec.limits.wall_s = cfg->counters_timeout_s;
+	spec.limits.cpu_s = (corr + cfg->perf_timeout_s +
+			     cfg->counters_timeout_s) * cfg->cpu_factor;
+	spec.limits.data_bytes = cfg->data_limit_bytes;
+	spec.limits.nproc = cfg->nproc_limit;
+	spec.limits.fsize_bytes = cfg->fsize_limit_bytes;
+	spec.limits.nofile = cfg->nofile_limit;
+	spec.limits.out_cap = cfg->output_cap_bytes;
+
+	verify_process_begin(v, phases, flags);
+	if (sandbox_run_guest(&spec, &res, grant)) {
+		error("cannot run the runner for %s: %s", v->ex->name,
+		      res.error);
+		goto out;
+	}
+	memset(&x, 0, sizeof(x));
+	x.timed_out = res.timed_out;
+	x.signal = ctx.killed ? 0 : res.signal;
+	x.exited = res.exited || ctx.killed;
+	x.exit_code = res.exit_code;
+	x.killed_by_grader = ctx.killed;
+	x.memory_exceeded = res.memory_exceeded;
+	x.memory_limit = spec.limits.data_bytes;
+	verify_process_end(v, &x);
+	if (output) {
+		char *s = xstrfmt("%s%s%s", *output ? *output : "",
+				  res.out ? res.out : "",
+				  res.err ? res.err : "");
+		free(*output);
+		*output = s;
+	}
+	free(k->run_isolation);
+	k->run_isolation = xstrdup(res.isolation);
+	rc = 0;
+out:
+	sandbox_result_release(&res);
+	proto_decoder_release(&ctx.dec);
+	proto_buf_release(&jb);
+	free(dir);
+	return rc;
+}
+
+/* One runner process of the plan (gpulock_plan), started only once its
+ * lock is held and released only when the process is gone; 0, or -1 when
+ * the lock or the process could not be had. */
+static int run_planned(const struct grade_opts *o, struct verify *v,
+		       struct task *k, int gpu, const struct gpulock_run *run,
+		       struct gpulock *lock, char **output)
+{
+	uint32_t flags = gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY |
+				   PROTO_JOB_PERF_RECORD;
+	int rc;
+
+	if (run->mode != GPULOCK_NONE && gpulock_acquire(lock, run->mode))
+		return -1;
+	rc = run_runner(o, v, k, 0, gpu, run->phases, flags, output);
+	gpulock_release(lock);
+	return rc;
+}
+
+/* The runner on the grading backend (on a GPU: correctness, then the
+ * timed phase, in one process or, sharing the GPU with other graders,
+ * in two): the part that needs the GPU.  k->v is set up for
+ * grade_exec_measure; k->measure is 0 when nothing is left to
+ * measure. */
+static void run_primary(const struct grade_opts *o, struct task *k,
+			const struct grade_targets *g, uint64_t seed)
+{
+	const struct build_target *tgt = g->primary;
+	struct exercise_result *e = k->res;
+	int gpu = tgt->backend == BUILD_CUDA;
+	struct verify *v = xcalloc(1, sizeof(*v));
+	struct gpulock_run runs[2];
+	size_t nruns = gpulock_plan(gpu, g->lock != NULL, runs);
+	char phase[48];
+	int failed = 0;
+
+	k->v = v;
+	k->measure = 1;
+	grade_progress(o, "%s: running on %s", k->ex->name, tgt->arch);
+	verify_init(v, k->ex, o->cfg, seed, !gpu, e);
+	for (size_t i = 0; i < nruns && !failed; i++) {
+		/* the timed phase follows a sweep that ran to its end, as
+		 * it does within one runner */
+		if (i && !(v->done & PROTO_PHASE_CORRECTNESS))
+			break;
+		failed = run_planned(o, v, k, gpu, &runs[i], g->lock,
+				     &e->runner_output);
+	}
+	snprintf(phase, sizeof(phase), "runner %s%s", tgt->arch,
+		 gpu ? " (correctness, timing)" : " (correctness)");
+	k->lap = timings_lap(&e->timings, phase, k->lap);
+	if (failed) {
+		e->status = STATUS_XX;
+		v->worst = STATUS_XX;
+		result_set_message(e, "the runner could not be started");
+		k->measure = 0;
+	} else if (gpu && !k->emu_ok) {
+		snprintf(v->unmeasured_why, sizeof(v->unmeasured_why),
+			 "%.399s", k->emu_why[0] ? k->emu_why : "no emulator "
+			 "here to replay the measured calls");
+		k->measure = 0;
+	}
+}
+
+/* On a GPU host the emulator's runner records the measured calls; then
+ * the trusted replays of the records (measure.c), which the technique
+ * checks and the emulator's performance figure come from. */
+static void run_measured(const struct grade_opts *o, struct task *k,
+			 const struct grade_targets *g)
+{
+	int gpu = g->primary->backend == BUILD_CUDA;
+	struct timings *tm = &k->res->timings;
+	struct verify *v = k->v;
+
+	if (gpu) {
+		grade_progress(o, "%s: recording the measured calls",
+			       k->ex->name);
+		run_runner(o, v, k, 1, 0,
+			   PROTO_PHASE_CORRECTNESS, PROTO_JOB_SKIP_GPU_ONLY |
+			   PROTO_JOB_MEASURED_ONLY, NULL);
+		k->lap = timings_lap(tm, "runner emu (record measured calls)",
+				     k->lap);
+	}
+	if (!g->replay) {
+		snprintf(v->unmeasured_why, sizeof(v->unmeasured_why), "the "
+			 "replay program is not built");
+		return;
+	}
+	grade_progress(o, "%s: replaying the measured calls", k->ex->name);
+	measure_exercise(v, o->cfg, g->replay, gpu ? k->obj[1] : k->obj[0],
+			 k->dir);
+	k->lap = timings_lap(tm, "replays (technique, traffic)", k->lap);
+}
+
+void grade_exec_primary(const struct grade_opts *o, struct task *k,
+			const struct grade_targets *g, uint64_t seed)
+{
+	struct exercise_result *e = k->res;
+
+	k->ran = 1;
+	if (k->state != T_READY)
+		return;
+	k->started = k->lap = now_s();
+	snprintf(k->dir, sizeof(k->dir), "%s/x-%s", g->workdir, k->ex->name);
+	if (mkdir(k->dir, 0700) && errno != EEXIST) {
+		e->status = STATUS_XX;
+		result_set_message(e, "cannot create '%s': %s", k->dir,
+				   strerror(errno));
+		return;
+	}
+	e->source = read_file(k->src, GRADE_SOURCE_MAX, NULL);
+	run_primary(o, k, g, seed);
+}
+
+void grade_exec_measure(const struct grade_opts *o, struct task *k,
+			const struct grade_targets *g)
+{
+	struct exercise_result *e = k->res;
+
+	if (!k->v)
+		return;
+	if (k->measure)
+		run_measured(o, k, g);
+	verify_finish(k->v);
+	verify_release(k->v);
+	free(k->v);
+	k->v = NULL;
+	k->lap = timings_lap(&e->timings, "verdict and score", k->lap);
+	k->verified = 1;
+}
+
+void grade_exec_locate(const struct grade_opts *o, struct task *k,
+		       const struct grade_targets *g, uint64_t seed)
+{
+	struct exercise_result *e = k->res;
+	int gpu = g->primary->backend == BUILD_CUDA;
+	const struct rerun_job job = {
+		o->cfg, seed, gpu ? (k->emu_ok ? k->runner[1] : NULL) :
+		k->runner[0], gpu ? k->runner[0] : NULL, k->dir
+	};
+	char *debug;
+
+	if (!k->verified)
+		return;
+	debug = xstrfmt("%s%s", k->runner[0], BUILD_DEBUG_SUFFIX);
+	hostcrash_locate(e, debug, k->dir);
+	free(debug);
+	if (rerun_wanted(e, gpu)) {
+		grade_progress(o, "%s: rerunning shape #%zu to locate it",
+			       k->ex->name, e->first_failure.shape_index);
+		if (!(gpu && g->lock) ||
+		    !gpulock_acquire(g->lock, GPULOCK_SHARED))
+			rerun_first_failure(&job, e);
+		gpulock_release(g->lock);
+	}
+	digest_output(e);
+	timings_lap(&e->timings, "locating the failure", k->lap);
+	e->seconds = now_s() - k->started;
+}
+
+void grade_exec_exercise(const struct grade_opts *o, struct task *k,
+			 const struct grade_targets *g, uint64_t seed)
+{
+	grade_exec_primary(o, k, g, seed);
+	grade_exec_measure(o, k, g);
+	grade_exec_locate(o, k, g, seed);
+}

@@ -1,0 +1,68 @@
+/*
+ * One exercise of a grade as the pipeline carries it (grade.c): found by
+ * intake, built (grade_build.c), run and verified (grade_exec.c).
+ * Internal to those three files.
+ *
+ * Threads: a task is touched by one thread at a time -- the worker that
+ * builds it (and, on the emulator, runs it straight after), or the main
+ * thread once the workers are joined.  Nothing in a task is shared with
+ * another task, so tasks need no lock.
+ */
+#ifndef GRADE_TASK_H
+#define GRADE_TASK_H
+
+#include <limits.h>
+
+#include "build.h"
+#include "grade.h"
+#include "result.h"
+
+struct gpulock;
+struct verify;
+
+enum task_state { T_MISSING, T_CE, T_REJECTED, T_XX, T_READY };
+
+struct task {
+	const struct exercise *ex;
+	struct exercise_result *res;
+	char src[PATH_MAX];
+	const char *root;         /* the submission's kept tree */
+	char dir[PATH_MAX];       /* its own directory in the grade's */
+	char obj[2][PATH_MAX];    /* primary target, emulator for counters
+				   * (one file when one nvcc run made both) */
+	char runner[2][PATH_MAX]; /* a runner of its own for each */
+	enum task_state state;
+	int emu_ok;               /* the counters object built and passed */
+	char emu_why[512];        /* why not, when it did not */
+	char *log;
+	char why[512];
+	char *cc_isolation;       /* what the compiler ran under */
+	char *run_isolation;      /* what its last runner ran under */
+	int ran;                  /* grade_exec_primary has run */
+	struct verify *v;         /* its verification, between the runs */
+	int measure;              /* replays are still to come */
+	int verified;             /* grade_exec_measure has run */
+	double started, lap;      /* its runs' start, the last phase's end */
+};
+
+/* What a grade builds for and runs with. */
+struct grade_targets {
+	const struct build_target *primary; /* the grading backend */
+	/* the emulator, when a GPU grade counts traffic there too: the same
+	 * nvcc run compiles for both and a second runner is linked */
+	const struct build_target *counters;
+	const char *replay;  /* the replay program, or NULL */
+	const char *workdir; /* the grade's private directory */
+	struct gpulock *lock; /* shared with other graders of this GPU
+			       * (gpulock.h), or NULL */
+};
+
+/* Where staging and build directories go: o->tmpdir, else $TMPDIR,
+ * else /tmp. */
+const char *grade_tmp_dir(const struct grade_opts *o);
+
+/* A progress line on stderr when o->progress. */
+void grade_progress(const struct grade_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
