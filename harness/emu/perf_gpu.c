@@ -1,76 +1,57 @@
 /*
- * The GPUs the performance model knows (perf.h).  The first block of
- * each is the data sheet; the second was fitted on the calibration half
- * of bench/corpus/LIST measured on that GPU (bench/corpus/fit, numbers
- * and method in docs/EMULATOR.md).
+ * The GPUs the performance model knows (perf.h): the data sheet (SMs,
+ * clock, limits) and the constants fitted on the calibration half of
+ * bench/corpus/LIST measured on an H100 (bench/corpus/fit.c; numbers and
+ * method in docs/EMULATOR.md).
  */
 #include <ctype.h>
 #include <string.h>
 
 #include "emu/perf.h"
 
+/* Hopper's SMs and L2 -- the same on both GPUs -- and the constants
+ * fitted on the H100 corpus. */
+#define HOPPER_SMS_AND_FIT \
+	.sms = 132, \
+	.sm_ghz = 1.98, \
+	.max_warps_per_sm = 64, \
+	.max_blocks_per_sm = 32, \
+	.regs_per_sm = 65536, \
+	.smem_per_sm = 233472, \
+	.smem_reserved_per_block = 1024, \
+	.l1_bytes = 262144, \
+	.sm_max_bytes_per_clk = 64, \
+	.dram_latency_clk = 400, \
+	.latency_spread = 0.8, \
+	.latency_queueing = 0.3, \
+	.l2_latency_clk = 300, \
+	.shared_latency_clk = 30, \
+	.l2_load_sectors_per_clk = 110, \
+	.l2_store_sectors_per_clk = 42.99, \
+	.l2_partial_sectors_per_clk = 29, \
+	.lsu_clk_per_wavefront = 0.8891, \
+	.issue_per_clk = 0.4393, \
+	.barrier_clk = 20, \
+	.block_launch_clk = 158.1, \
+	.launch_us = 4.633, \
+	.pcie_gbps = 25,
+
 const struct perf_gpu perf_h100 = {
 	.name = "H100",
 	.long_name = "NVIDIA H100 SXM",
-	.sms = 132,
-	.sm_ghz = 1.98,
-	.max_warps_per_sm = 64,
-	.max_blocks_per_sm = 32,
-	.regs_per_sm = 65536,
-	.smem_per_sm = 233472,
-	.smem_reserved_per_block = 1024,
-	.l1_bytes = 262144,
-
 	.dram_gbps = 3000,
-	.sm_max_bytes_per_clk = 64,
-	.dram_latency_clk = 600,
-	.latency_spread = 0.7906,
-	.latency_queueing = 0,
-	.l2_latency_clk = 300,
-	.shared_latency_clk = 30,
-	.l2_load_sectors_per_clk = 110,
-	.l2_store_sectors_per_clk = 42.99,
-	.l2_partial_sectors_per_clk = 29,
-	.lsu_clk_per_wavefront = 0.8891,
-	.issue_per_clk = 0.4393,
-	.barrier_clk = 20,
-	.block_launch_clk = 158.1,
-	.launch_us = 4.633,
-	.pcie_gbps = 25,
+	HOPPER_SMS_AND_FIT
 };
 
 /* The H100's SMs and L2 with HBM3e: the H100's fitted constants, its
  * DRAM bandwidth scaled by the device-to-device copy measured on each
- * (4,077 against 2,935 GB/s, docs/ground truth); not fitted on an H200
- * corpus (docs/EMULATOR.md). */
+ * (4,077 against 2,935 GB/s); not fitted on an H200 corpus
+ * (docs/EMULATOR.md). */
 const struct perf_gpu perf_h200 = {
 	.name = "H200",
 	.long_name = "NVIDIA H200",
-	.sms = 132,
-	.sm_ghz = 1.98,
-	.max_warps_per_sm = 64,
-	.max_blocks_per_sm = 32,
-	.regs_per_sm = 65536,
-	.smem_per_sm = 233472,
-	.smem_reserved_per_block = 1024,
-	.l1_bytes = 262144,
-
 	.dram_gbps = 4167,
-	.sm_max_bytes_per_clk = 64,
-	.dram_latency_clk = 600,
-	.latency_spread = 0.7906,
-	.latency_queueing = 0,
-	.l2_latency_clk = 300,
-	.shared_latency_clk = 30,
-	.l2_load_sectors_per_clk = 110,
-	.l2_store_sectors_per_clk = 42.99,
-	.l2_partial_sectors_per_clk = 29,
-	.lsu_clk_per_wavefront = 0.8891,
-	.issue_per_clk = 0.4393,
-	.barrier_clk = 20,
-	.block_launch_clk = 158.1,
-	.launch_us = 4.633,
-	.pcie_gbps = 25,
+	HOPPER_SMS_AND_FIT
 };
 
 /* "h100", "H100 SXM", "NVIDIA H200" ... */
