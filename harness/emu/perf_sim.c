@@ -372,7 +372,7 @@ static void rates(struct sim *s, const struct perf_gpu *g, int active)
 	s->l2part_spc = g->l2_partial_sectors_per_clk / active;
 }
 
-static const char *limit_of(const struct sim *s, const char *occ_why)
+static const char *limit_of(const struct sim *s)
 {
 	double t = s->end > 0 ? s->end : 1;
 	double u[4] = { s->busy_dram / t, s->busy_l2 / t, s->busy_lsu / t,
@@ -388,7 +388,6 @@ static const char *limit_of(const struct sim *s, const char *occ_why)
 			k = i;
 	if (u[k] >= 0.75)
 		return name[k];
-	(void)occ_why;
 	return "memory latency (too few loads in flight)";
 }
 
@@ -506,7 +505,7 @@ int perf_simulate(const struct perf_gpu *g, const struct perf_collect *pc,
 	e->resident_blocks = occupancy(g, l, &occ_why);
 	e->blocks_per_sm = s.nb;
 	e->sampled = pc->nblocks;
-	e->limit = limit_of(&s, occ_why);
+	e->limit = limit_of(&s);
 	if (g->launch_us / 1e3 > e->ms / 2)
 		e->limit = "launch overhead (too little work to fill the GPU)";
 	totals(pc, l->nblocks, e);
