@@ -48,7 +48,7 @@ struct gpukeep *gpukeep_start(void)
 
 	if (wg_path(k->probe, sizeof(k->probe), "build/wg-probe") ||
 	    pthread_create(&k->thread, NULL, keep, k)) {
-		warning("cannot keep the GPU initialised during the batch");
+		warning("cannot keep the GPU initialised while grading");
 		free(k);
 		return NULL;
 	}

@@ -1,16 +1,18 @@
 /*
- * Keeping the GPU initialised during a GPU batch.  Without the driver's
- * persistence mode, a GPU that no process has open is shut down, and the
- * next process to open it waits for the driver to bring it up again --
- * which, in a batch, would be the timed runner, started alone on the
- * device under the GPU lock (gpulock.h), every time.  So the batch keeps
- * one process of its own holding the device for as long as it runs: the
+ * Keeping the GPU initialised during a GPU batch or grade.  Without the
+ * driver's persistence mode, a GPU that no process has open is shut
+ * down, and the next process to open it waits for the driver to bring it
+ * up again -- which would be every runner of a grade (four exercises, two
+ * runners each), and in a batch the timed runner, started alone on the
+ * device under the GPU lock (gpulock.h), every time.  So a batch, or a
+ * grade run alone, keeps one process of its own holding the device for as
+ * long as it runs: the
  * GPU probe (build/wg-probe --hold), which creates a context, then sleeps
  * and submits no work, so it never shares the device with a timed run.
  * It is trusted code and takes no lock.
  *
- * gpukeep_start before the children, gpukeep_stop after them; the keeper
- * also dies with the batch (sandbox.c).
+ * gpukeep_start before the children (or the runners), gpukeep_stop after
+ * them; the keeper also dies with the grader (sandbox.c).
  */
 #ifndef GPUKEEP_H
 #define GPUKEEP_H

@@ -3,8 +3,10 @@
  * objects, then the exercises -- built in threads (grade_build.c) and run
  * and verified (grade_exec.c): on the emulator each exercise runs as soon
  * as it is built, side by side with the others (nothing is timed); on a
- * GPU the runners run one at a time once all are built (timings must not
- * share the GPU), each exercise's emulator work beside the next one's.
+ * GPU, once all are built, the exercises run side by side too: their
+ * correctness sweeps share the GPU and their timed phases take turns on
+ * it, through the GPU lock (gpulock.h) -- the batch's, or one private to
+ * the grade -- and each exercise's emulator work follows its runs.
  */
 #include "grade.h"
 
@@ -23,6 +25,7 @@
 
 #include "build.h"
 #include "compile.h"
+#include "gpukeep.h"
 #include "gpulock.h"
 #include "grade_build.h"
 #include "grade_exec.h"
@@ -277,6 +280,28 @@ static int prepare(const struct grade_opts *o, struct build_env *env,
 	return 0;
 }
 
+/* A GPU grade that runs its exercises side by side (--jobs above 1) and
+ * is given no lock orders their runners through a lock file of its own,
+ * in its private directory.  0, or -1 with r->error. */
+static int private_lock(const struct grade_opts *o,
+			const struct build_target *tgt,
+			struct grade_targets *g, struct grade_result *r)
+{
+	char *path;
+
+	if (tgt->backend != BUILD_CUDA || g->lock_path || o->jobs < 2)
+		return 0;
+	path = xstrfmt("%s/gpu.lock", g->workdir);
+	g->lock = gpulock_open(path);
+	if (!g->lock) {
+		r->error = xstrfmt("cannot open the GPU lock '%s'", path);
+		free(path);
+		return -1;
+	}
+	g->lock_path = path;
+	return 0;
+}
+
 /* The verdict of a task that was not run: missing, not compiled,
  * rejected, or the grader's fault. */
 static void settle_unbuilt(const struct grade_opts *o, struct task *k)
@@ -344,14 +369,13 @@ static void *measure_worker(void *arg)
 	return NULL;
 }
 
-/* On a GPU: each exercise's runner one at a time (the timed phase must
- * have the GPU to itself), and meanwhile the previous ones' emulator
- * work -- the record of the measured calls, the replays -- in threads of
- * their own, at most o->jobs at once; then, in order, where their
- * failures happened (a rerun may use the GPU).  (On the emulator with
- * --jobs 1 too: then the runner is the correctness sweep.) */
-static void run_on_gpu(const struct grade_opts *o, struct task *t, size_t n,
-		       const struct grade_targets *g, uint64_t seed)
+/* With --jobs 1 (on a GPU, or on the emulator): each exercise's runner
+ * one at a time, and meanwhile the previous ones' emulator work -- the
+ * record of the measured calls, the replays -- in threads of their own,
+ * at most o->jobs at once; then, in order, where their failures happened
+ * (a rerun may use the GPU). */
+static void run_in_turn(const struct grade_opts *o, struct task *t, size_t n,
+			const struct grade_targets *g, uint64_t seed)
 {
 	struct measuring *m = xcalloc(n ? n : 1, sizeof(*m));
 	unsigned jobs = o->jobs ? o->jobs : 1;
@@ -385,6 +409,71 @@ static void run_on_gpu(const struct grade_opts *o, struct task *t, size_t n,
 	free(m);
 }
 
+/* The exercises of a GPU grade side by side: each worker takes the next
+ * exercise and runs it through (its runners, then its emulator work)
+ * with a lock handle of its own, so that the lock orders its runners
+ * against the other exercises' as against other graders'. */
+struct side_by_side {
+	const struct grade_opts *o;
+	const struct grade_targets *g;
+	struct task *t;
+	size_t n, next;
+	uint64_t seed;
+	pthread_mutex_t mu;
+};
+
+static void *exercise_worker(void *arg)
+{
+	struct side_by_side *s = arg;
+
+	for (;;) {
+		struct task *k;
+
+		pthread_mutex_lock(&s->mu);
+		k = s->next < s->n ? &s->t[s->next++] : NULL;
+		pthread_mutex_unlock(&s->mu);
+		if (!k)
+			return NULL;
+		if (k->ran || k->state != T_READY)
+			continue;
+		k->lock = gpulock_open(s->g->lock_path);
+		if (!k->lock) {
+			k->state = T_XX;
+			snprintf(k->why, sizeof(k->why), "cannot open the GPU "
+				 "lock '%.400s'", s->g->lock_path);
+			continue;
+		}
+		grade_exec_primary(s->o, k, s->g, s->seed);
+		grade_exec_measure(s->o, k, s->g);
+		gpulock_free(k->lock);
+		k->lock = NULL;
+	}
+}
+
+/* On a GPU with --jobs above 1: the exercises side by side (at most
+ * o->jobs), then, in order, where their failures happened. */
+static void run_side_by_side(const struct grade_opts *o, struct task *t,
+			     size_t n, const struct grade_targets *g,
+			     uint64_t seed)
+{
+	struct side_by_side s = { o, g, t, n, 0, seed,
+				  PTHREAD_MUTEX_INITIALIZER };
+	unsigned jobs = o->jobs < n ? o->jobs : (unsigned)n;
+	pthread_t *th = xcalloc(jobs ? jobs : 1, sizeof(*th));
+	unsigned started = 0;
+
+	for (unsigned i = 0; i < jobs; i++)
+		if (!pthread_create(&th[i], NULL, exercise_worker, &s))
+			th[started++] = th[i];
+	if (!started)
+		exercise_worker(&s);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	for (size_t i = 0; i < n; i++)
+		grade_exec_locate(o, &t[i], g, seed);
+	free(th);
+}
+
 /* Build every present exercise and run each that built. */
 static void build_and_run(const struct grade_opts *o, struct task *t,
 			  size_t n, const struct grade_targets *g,
@@ -401,8 +490,11 @@ static void build_and_run(const struct grade_opts *o, struct task *t,
 			(void *)&p);
 	t0 = timings_lap(&r->timings, side_by_side ?
 			 "builds and runs, side by side" : "builds", t0);
-	if (!side_by_side) {
-		run_on_gpu(o, t, n, g, r->seed);
+	if (!side_by_side && g->lock_path && o->jobs > 1) {
+		run_side_by_side(o, t, n, g, r->seed);
+		timings_lap(&r->timings, "runs, side by side", t0);
+	} else if (!side_by_side) {
+		run_in_turn(o, t, n, g, r->seed);
 		timings_lap(&r->timings, "runs, one at a time", t0);
 	}
 	for (size_t i = 0; i < n; i++)
@@ -432,6 +524,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 	struct grade_targets g;
 	const struct build_target *tgt = NULL;
 	struct task *tasks = NULL;
+	struct gpukeep *keeper = NULL;
 	struct timings *tm = &r->timings;
 	double t0 = now_s(), t = t0;
 	size_t nsel;
@@ -462,6 +555,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		goto out;
 	}
 	t = timings_lap(tm, "intake", t);
+	g.lock_path = o->gpu_lock;
 	if (o->gpu_lock && !(g.lock = gpulock_open(o->gpu_lock))) {
 		r->error = xstrfmt("cannot open the GPU lock '%s'",
 				   o->gpu_lock);
@@ -472,7 +566,11 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 	t = timings_lap(tm, "backend probe", t);
 	r->backend = xstrdup(tgt->backend == BUILD_CUDA ? "cuda" : "emu");
 	r->device = xstrdup(tgt->device);
-	if (prepare(o, &env, tgt, &g, r))
+	/* a batch keeps the GPU up for its graders; a grade alone does it
+	 * for its own runners, from before its compiles */
+	if (tgt->backend == BUILD_CUDA && !o->gpu_lock)
+		keeper = gpukeep_start();
+	if (prepare(o, &env, tgt, &g, r) || private_lock(o, tgt, &g, r))
 		goto out;
 	t = timings_lap(tm, "reference objects, staging", t);
 	build_and_run(o, tasks, r->nex, &g, r);
@@ -509,6 +607,9 @@ out:
 	free((char *)g.workdir);
 	intake_release(&in);
 	gpulock_free(g.lock);
+	if (g.lock_path != o->gpu_lock)
+		free((char *)g.lock_path);
+	gpukeep_stop(keeper);
 	timings_lap(tm, "clean up", t);
 	r->seconds = now_s() - t0;
 	return rc;

@@ -240,8 +240,9 @@ static int run_planned(const struct grade_opts *o, struct verify *v,
 }
 
 /* The runner on the grading backend (on a GPU: correctness, then the
- * timed phase, in one process or, sharing the GPU with other graders,
- * in two): the part that needs the GPU.  k->v is set up for
+ * timed phase, in one process or, under a GPU lock shared with other
+ * graders or the grade's other exercises, in two): the part that needs
+ * the GPU.  k->v is set up for
  * grade_exec_measure; k->measure is 0 when nothing is left to
  * measure. */
 static void run_primary(const struct grade_opts *o, struct task *k,
@@ -251,8 +252,9 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	struct exercise_result *e = k->res;
 	int gpu = tgt->backend == BUILD_CUDA;
 	struct verify *v = xcalloc(1, sizeof(*v));
+	struct gpulock *lock = k->lock ? k->lock : g->lock;
 	struct gpulock_run runs[2];
-	size_t nruns = gpulock_plan(gpu, g->lock != NULL, runs);
+	size_t nruns = gpulock_plan(gpu, lock != NULL, runs);
 	char phase[48];
 	int failed = 0;
 
@@ -265,7 +267,7 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 		 * it does within one runner */
 		if (i && !(v->done & PROTO_PHASE_CORRECTNESS))
 			break;
-		failed = run_planned(o, v, k, gpu, &runs[i], g->lock,
+		failed = run_planned(o, v, k, gpu, &runs[i], lock,
 				     &e->runner_output);
 	}
 	snprintf(phase, sizeof(phase), "runner %s%s", tgt->arch,

@@ -39,6 +39,8 @@ struct task {
 	char *cc_isolation;       /* what the compiler ran under */
 	char *run_isolation;      /* what its last runner ran under */
 	int ran;                  /* grade_exec_primary has run */
+	struct gpulock *lock;     /* its own handle on the GPU lock while
+				   * exercises run side by side, or NULL */
 	struct verify *v;         /* its verification, between the runs */
 	int measure;              /* replays are still to come */
 	int verified;             /* grade_exec_measure has run */
@@ -53,8 +55,11 @@ struct grade_targets {
 	const struct build_target *counters;
 	const char *replay;  /* the replay program, or NULL */
 	const char *workdir; /* the grade's private directory */
-	struct gpulock *lock; /* shared with other graders of this GPU
-			       * (gpulock.h), or NULL */
+	/* the GPU lock (gpulock.h): the file shared with other graders of
+	 * this GPU, or the grade's own while its exercises run side by
+	 * side; NULL when there is none */
+	const char *lock_path;
+	struct gpulock *lock; /* the grade's handle on it */
 };
 
 /* Where staging and build directories go: o->tmpdir, else $TMPDIR,

@@ -386,10 +386,52 @@ static int run_bare(struct runner *r, size_t i, unsigned char *d_in)
 	return context_alive() ? 0 : 1;
 }
 
+/* Poison an output region of elems elements and frame it with guard
+ * bands, on the device, and wait for it: the launcher may use any stream,
+ * so the region must be ready before it is called. */
+static cudaError_t poison_region(struct runner *r, unsigned char *d_region,
+				 size_t elems)
+{
+	size_t es = r->ex->elem_size, guard = GUARD_ELEMS * es;
+	cudaError_t err;
+
+	err = cudaMemsetAsync(d_region, GUARD_BYTE, guard, r->stream);
+	if (err == cudaSuccess)
+		err = cudaMemsetAsync(d_region + guard, POISON_BYTE,
+				      elems * es, r->stream);
+	if (err == cudaSuccess)
+		err = cudaMemsetAsync(d_region + guard + elems * es,
+				      GUARD_BYTE, guard, r->stream);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(r->stream);
+	return err;
+}
+
+/* The region and the input, as the launcher left them, into host
+ * memory (pinned where it could be had: the copies are then DMA). */
+static cudaError_t copy_back(struct runner *r, unsigned char *h_region,
+			     const unsigned char *d_region, size_t region,
+			     unsigned char *h_check, const unsigned char *d_in,
+			     size_t in_bytes)
+{
+	cudaError_t err;
+
+	err = cudaMemcpyAsync(h_region, d_region, region,
+			      cudaMemcpyDeviceToHost, r->stream);
+	if (err == cudaSuccess)
+		err = cudaMemcpyAsync(h_check, d_in, in_bytes,
+				      cudaMemcpyDeviceToHost, r->stream);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(r->stream);
+	return err;
+}
+
 /* One correctness call: a fresh poisoned, guarded region, the launcher
  * (with a launch record around a measured call), the region and the
- * input's hash back to the grader.  0; 1 the context is lost (the phase
- * ends); -1 the grader cannot be written to. */
+ * input's hash back to the grader.  Three waits: for the poison, for the
+ * whole device after the launcher (whatever streams it used), for the
+ * copies.  0; 1 the context is lost (the phase ends); -1 the grader
+ * cannot be written to. */
 static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 		     unsigned char *d_region, unsigned char *h_region,
 		     unsigned char *h_check)
@@ -406,14 +448,7 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 
 	if (r->job.flags & PROTO_JOB_BARE_OUTPUT)
 		return run_bare(r, i, d_in);
-	memset(h_region, GUARD_BYTE, GUARD_ELEMS * es);
-	memset(h_region + GUARD_ELEMS * es, POISON_BYTE, elems * es);
-	memset(h_region + (GUARD_ELEMS + elems) * es, GUARD_BYTE,
-	       GUARD_ELEMS * es);
-	err = cudaMemcpyAsync(d_region, h_region, region,
-			      cudaMemcpyHostToDevice, r->stream);
-	if (err == cudaSuccess)
-		err = cudaStreamSynchronize(r->stream);
+	err = poison_region(r, d_region, elems);
 	if (err != cudaSuccess) {
 		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
 				"poisoning the output");
@@ -437,10 +472,8 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 		if (!context_alive())
 			return 1; /* sticky: the phase ends here */
 	}
-	err = cudaMemcpy(h_region, d_region, region, cudaMemcpyDeviceToHost);
-	if (err == cudaSuccess)
-		err = cudaMemcpy(h_check, d_in, elems * es,
-				 cudaMemcpyDeviceToHost);
+	err = copy_back(r, h_region, d_region, region, h_check, d_in,
+			elems * es);
 	if (err != cudaSuccess) {
 		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
 				"copying the output back");
@@ -510,6 +543,35 @@ static void record_perf_call(struct runner *r)
 	cudaFree(d_out);
 }
 
+/* Pinned host memory for the copies back, else ordinary memory (the
+ * copies are then staged by the runtime, slower but the same); NULL when
+ * there is neither.  A pinned block is told apart by its header. */
+static void *host_alloc(size_t n)
+{
+	unsigned char *p = NULL;
+
+	if (cudaMallocHost((void **)&p, n + 16) == cudaSuccess) {
+		p[0] = 1;
+		return p + 16;
+	}
+	cudaGetLastError();
+	p = malloc(n + 16);
+	if (!p)
+		return NULL;
+	p[0] = 0;
+	return p + 16;
+}
+
+static void host_free(void *q)
+{
+	unsigned char *p = q ? (unsigned char *)q - 16 : NULL;
+
+	if (p && p[0])
+		cudaFreeHost(p);
+	else
+		free(p);
+}
+
 static int phase_correctness(struct runner *r)
 {
 	const struct exercise *ex = r->ex;
@@ -522,8 +584,8 @@ static int phase_correctness(struct runner *r)
 
 	plan_shapes(r, &pl);
 	h_in = malloc(pl.in_total ? pl.in_total : 1);
-	h_region = malloc(pl.max_region ? pl.max_region : 1);
-	h_check = malloc(pl.in_total ? pl.in_total : 1);
+	h_region = host_alloc(pl.max_region);
+	h_check = host_alloc(pl.in_total);
 	if (!h_in || !h_region || !h_check)
 		die_internal("out of host memory for the correctness inputs");
 	for (size_t i = 0; i < pl.nshapes; i++)
@@ -574,8 +636,8 @@ out:
 	if (d_out)
 		cudaFree(d_out);
 	free(h_in);
-	free(h_region);
-	free(h_check);
+	host_free(h_region);
+	host_free(h_check);
 	plan_release(&pl);
 	return rc;
 }
