@@ -6,7 +6,9 @@
 # from the object cache.  Prints each grade's wall seconds and its
 # --timings; keeps the JSON results (with "timings") in $OUT (default
 # /tmp).  Assumes bin/ and build/ were built; on a host without the
-# build's packages run it through tests/gpu/device-env.sh.
+# build's packages run it through tests/gpu/device-env.sh.  WARPGRADE
+# names another build's binary (e.g. an older tree's, for a baseline on
+# the same machine) and TAG prefixes the result files.
 #
 #   tests/gpu/warm-grade.sh [SUBMISSION_DIR] [ROUNDS]
 set -eu
@@ -14,6 +16,8 @@ cd "$(dirname "$0")/../.."
 sub=${1:-tests/fixtures/good/submission}
 rounds=${2:-3}
 out=${OUT:-/tmp}
+wg=${WARPGRADE:-bin/warpgrade}
+tag=${TAG:-warm-grade}
 mkdir -p "$out"
 echo "warm-grade: $(nproc) cores, $(nvidia-smi --query-gpu=name \
 	--format=csv,noheader 2>/dev/null | head -1 || echo 'no nvidia-smi')"
@@ -21,14 +25,14 @@ echo "warm-grade: $(nproc) cores, $(nvidia-smi --query-gpu=name \
 grade() { # label cache(0|1)
 	s=$(date +%s.%N)
 	rc=0
-	WARPGRADE_OBJECT_CACHE=$2 bin/warpgrade grade "$sub" --backend cuda \
+	WARPGRADE_OBJECT_CACHE=$2 "$wg" grade "$sub" --backend cuda \
 		--seed 20261125 --timings --format json \
-		--output "$out/warm-grade-$1.json" 2>"$out/warm-grade-$1.timings" ||
+		--output "$out/$tag-$1.json" 2>"$out/$tag-$1.timings" ||
 		rc=$?
 	e=$(date +%s.%N)
 	echo "== $1: $(echo "$s $e" | awk '{ printf "%.2f", $2 - $1 }') s wall" \
 		"(exit $rc)"
-	cat "$out/warm-grade-$1.timings"
+	cat "$out/$tag-$1.timings"
 }
 
 grade first 0
