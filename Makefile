@@ -74,8 +74,9 @@ CFLAGS += $(LIB_CFLAGS)
 
 # ---- sources ----
 EXERCISE_SRC := $(wildcard exercises/*.c exercises/*/*.c)
-# Shared between grader and runner: protocol codec and exercise oracles.
-COMMON_SRC := harness/protocol.c $(EXERCISE_SRC)
+# Shared between grader and runner: protocol codec, large buffers and
+# exercise oracles.
+COMMON_SRC := harness/protocol.c harness/bigbuf.c $(EXERCISE_SRC)
 GRADER_SRC := $(filter-out grader/main.c,$(wildcard grader/*.c))
 # The runner's main and the wrappers of NVIDIA-only launch calls are
 # linked by name; the rest of harness/ goes into libwgrunner.a.
@@ -83,7 +84,8 @@ RUNNER_MAIN := harness/runner.c harness/launches_ext.c
 # The replay's main is linked by name too (with the emulator and the
 # reference objects, never with student code).
 REPLAY_MAIN := harness/replay.c
-RUNNER_SRC := $(filter-out harness/protocol.c harness/probe.c $(RUNNER_MAIN) \
+RUNNER_SRC := $(filter-out harness/protocol.c harness/bigbuf.c \
+	harness/probe.c $(RUNNER_MAIN) \
 	$(REPLAY_MAIN),$(wildcard harness/*.c))
 EMU_SRC := $(wildcard harness/emu/*.c)
 TEST_SRC := $(wildcard tests/check_*.c)

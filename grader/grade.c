@@ -2,11 +2,11 @@
  * The grading pipeline (see grade.h): intake, the backend, the reference
  * objects, then the exercises -- built in threads (grade_build.c) and run
  * and verified (grade_exec.c): on the emulator each exercise runs as soon
- * as it is built, side by side with the others (nothing is timed); on a
- * GPU, once all are built, the exercises run side by side too: their
- * correctness sweeps share the GPU and their timed phases take turns on
- * it, through the GPU lock (gpulock.h) -- the batch's, or one private to
- * the grade -- and each exercise's emulator work follows its runs.
+ * as it is built, side by side with the others; on a GPU too, where
+ * their correctness sweeps share the GPU and their timed phases take
+ * turns on it through the GPU lock (gpulock.h) -- the batch's, or one
+ * private to the grade -- each exercise's emulator work following its
+ * runs.  With --jobs 1, one build at a time, then the runs in turn.
  */
 #include "grade.h"
 
@@ -353,6 +353,29 @@ static void run_when_built(struct task *k, void *ctx)
 	grade_exec_exercise(p->o, k, p->g, p->seed);
 }
 
+/* On a GPU: the same, with a lock handle of the exercise's own, so that
+ * the lock orders its runners against the other exercises' as against
+ * other graders'; where failures happened is looked for afterwards, in
+ * order (a rerun may use the GPU). */
+static void run_gpu_when_built(struct task *k, void *ctx)
+{
+	const struct pipeline *p = ctx;
+
+	if (k->ran || k->state != T_READY)
+		return;
+	k->lock = gpulock_open(p->g->lock_path);
+	if (!k->lock) {
+		k->state = T_XX;
+		snprintf(k->why, sizeof(k->why), "cannot open the GPU lock "
+			 "'%.400s'", p->g->lock_path);
+		return;
+	}
+	grade_exec_primary(p->o, k, p->g, p->seed);
+	grade_exec_measure(p->o, k, p->g);
+	gpulock_free(k->lock);
+	k->lock = NULL;
+}
+
 struct measuring {
 	const struct grade_opts *o;
 	struct task *k;
@@ -409,93 +432,32 @@ static void run_in_turn(const struct grade_opts *o, struct task *t, size_t n,
 	free(m);
 }
 
-/* The exercises of a GPU grade side by side: each worker takes the next
- * exercise and runs it through (its runners, then its emulator work)
- * with a lock handle of its own, so that the lock orders its runners
- * against the other exercises' as against other graders'. */
-struct side_by_side {
-	const struct grade_opts *o;
-	const struct grade_targets *g;
-	struct task *t;
-	size_t n, next;
-	uint64_t seed;
-	pthread_mutex_t mu;
-};
-
-static void *exercise_worker(void *arg)
-{
-	struct side_by_side *s = arg;
-
-	for (;;) {
-		struct task *k;
-
-		pthread_mutex_lock(&s->mu);
-		k = s->next < s->n ? &s->t[s->next++] : NULL;
-		pthread_mutex_unlock(&s->mu);
-		if (!k)
-			return NULL;
-		if (k->ran || k->state != T_READY)
-			continue;
-		k->lock = gpulock_open(s->g->lock_path);
-		if (!k->lock) {
-			k->state = T_XX;
-			snprintf(k->why, sizeof(k->why), "cannot open the GPU "
-				 "lock '%.400s'", s->g->lock_path);
-			continue;
-		}
-		grade_exec_primary(s->o, k, s->g, s->seed);
-		grade_exec_measure(s->o, k, s->g);
-		gpulock_free(k->lock);
-		k->lock = NULL;
-	}
-}
-
-/* On a GPU with --jobs above 1: the exercises side by side (at most
- * o->jobs), then, in order, where their failures happened. */
-static void run_side_by_side(const struct grade_opts *o, struct task *t,
-			     size_t n, const struct grade_targets *g,
-			     uint64_t seed)
-{
-	struct side_by_side s = { o, g, t, n, 0, seed,
-				  PTHREAD_MUTEX_INITIALIZER };
-	unsigned jobs = o->jobs < n ? o->jobs : (unsigned)n;
-	pthread_t *th = xcalloc(jobs ? jobs : 1, sizeof(*th));
-	unsigned started = 0;
-
-	for (unsigned i = 0; i < jobs; i++)
-		if (!pthread_create(&th[i], NULL, exercise_worker, &s))
-			th[started++] = th[i];
-	if (!started)
-		exercise_worker(&s);
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	for (size_t i = 0; i < n; i++)
-		grade_exec_locate(o, &t[i], g, seed);
-	free(th);
-}
-
-/* Build every present exercise and run each that built. */
+/* Build every present exercise and run each that built: as soon as it
+ * is built, in the worker that built it (on the emulator; on a GPU when
+ * a lock orders the runners), or once all are built, one at a time. */
 static void build_and_run(const struct grade_opts *o, struct task *t,
 			  size_t n, const struct grade_targets *g,
 			  struct grade_result *r)
 {
 	const struct pipeline p = { o, g, r->seed };
-	/* --jobs 1 on the emulator: one build at a time, then the runs as
-	 * on a GPU */
-	int side_by_side = g->primary->backend == BUILD_EMU && o->jobs > 1;
+	int gpu = g->primary->backend == BUILD_CUDA;
+	/* --jobs 1: one build at a time, then the runs in turn */
+	int side_by_side = o->jobs > 1 && (!gpu || g->lock_path);
 	double t0 = now_s();
 
 	grade_progress(o, "building %zu file(s)", n);
-	grade_build_all(o, t, n, g, side_by_side ? run_when_built : NULL,
+	grade_build_all(o, t, n, g, !side_by_side ? NULL :
+			gpu ? run_gpu_when_built : run_when_built,
 			(void *)&p);
 	t0 = timings_lap(&r->timings, side_by_side ?
 			 "builds and runs, side by side" : "builds", t0);
-	if (!side_by_side && g->lock_path && o->jobs > 1) {
-		run_side_by_side(o, t, n, g, r->seed);
-		timings_lap(&r->timings, "runs, side by side", t0);
-	} else if (!side_by_side) {
+	if (!side_by_side) {
 		run_in_turn(o, t, n, g, r->seed);
 		timings_lap(&r->timings, "runs, one at a time", t0);
+	} else if (gpu) {
+		for (size_t i = 0; i < n; i++)
+			grade_exec_locate(o, &t[i], g, r->seed);
+		timings_lap(&r->timings, "locating failures", t0);
 	}
 	for (size_t i = 0; i < n; i++)
 		settle_unbuilt(o, &t[i]);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigbuf.h"
 #include "diff.h"
 #include "emu/wgemu.h"
 #include "technique.h"
@@ -52,9 +53,9 @@ void verify_init(struct verify *v, const struct exercise *ex,
 void verify_release(struct verify *v)
 {
 	free(v->state);
-	free(v->region);
-	free(v->in_buf);
-	free(v->exp_buf);
+	bigbuf_free(v->region, v->region_len);
+	bigbuf_free(v->in_buf, v->scratch_cap);
+	bigbuf_free(v->exp_buf, v->scratch_cap);
 	free(v->perf);
 	free(v->sent);
 	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
@@ -153,10 +154,12 @@ static void ensure_scratch(struct verify *v, size_t bytes)
 {
 	if (bytes <= v->scratch_cap)
 		return;
-	free(v->in_buf);
-	free(v->exp_buf);
-	v->in_buf = xmalloc(bytes);
-	v->exp_buf = xmalloc(bytes);
+	bigbuf_free(v->in_buf, v->scratch_cap);
+	bigbuf_free(v->exp_buf, v->scratch_cap);
+	v->in_buf = bigbuf_alloc(bytes);
+	v->exp_buf = bigbuf_alloc(bytes);
+	if (!v->in_buf || !v->exp_buf)
+		die("out of memory (%zu bytes)", bytes);
 	v->scratch_cap = bytes;
 }
 
@@ -280,8 +283,11 @@ static int on_shape(struct verify *v, const unsigned char *p, size_t n)
 			return proto_fail(v, "shape %u sent twice", m.index);
 		v->sent[m.index] |= 1;
 		if (v->region_len < want) {
-			free(v->region);
-			v->region = xmalloc(want);
+			bigbuf_free(v->region, v->region_len);
+			v->region = bigbuf_alloc(want);
+			if (!v->region)
+				die("out of memory (%llu bytes)",
+				    (unsigned long long)want);
 			v->region_len = want;
 		}
 		v->cur = m.index;

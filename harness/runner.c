@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bigbuf.h"
 #include "crashlog.h"
 #include "exercise.h"
 #include "launches.h"
@@ -583,7 +584,7 @@ static int phase_correctness(struct runner *r)
 	int rc = -1;
 
 	plan_shapes(r, &pl);
-	h_in = malloc(pl.in_total ? pl.in_total : 1);
+	h_in = bigbuf_alloc(pl.in_total);
 	h_region = host_alloc(pl.max_region);
 	h_check = host_alloc(pl.in_total);
 	if (!h_in || !h_region || !h_check)
@@ -635,7 +636,7 @@ out:
 		cudaFree(d_in);
 	if (d_out)
 		cudaFree(d_out);
-	free(h_in);
+	bigbuf_free(h_in, pl.in_total);
 	host_free(h_region);
 	host_free(h_check);
 	plan_release(&pl);
