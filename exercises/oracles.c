@@ -1,7 +1,11 @@
 /*
  * CPU oracles shared by the exercises (see transpose_oracle.h).  They run
  * in the grader on hundreds of megabytes for the performance shape, so the
- * transpose goes by 32x32 blocks to stay cache-friendly.
+ * transpose goes by 16x16 blocks, each written a whole output row segment
+ * at a time: with a power-of-two row length, walking an input row's block
+ * instead writes 16 or 32 lines a multiple of 4 KB apart, which share a
+ * set of the L1 cache and evict each other (8192 x 8192 on the
+ * development machine: 0.5 to 1.0 s that way, 0.1 to 0.17 s this way).
  */
 #include "transpose_oracle.h"
 
@@ -12,15 +16,15 @@ void oracle_transpose32(const void *in, void *out, struct exercise_shape s)
 	const uint32_t *src = in;
 	uint32_t *dst = out;
 	size_t m = (size_t)s.m, n = (size_t)s.n;
-	const size_t B = 32;
+	const size_t B = 16;
 
-	for (size_t r0 = 0; r0 < m; r0 += B)
-		for (size_t c0 = 0; c0 < n; c0 += B) {
+	for (size_t c0 = 0; c0 < n; c0 += B)
+		for (size_t r0 = 0; r0 < m; r0 += B) {
 			size_t r1 = r0 + B < m ? r0 + B : m;
 			size_t c1 = c0 + B < n ? c0 + B : n;
 
-			for (size_t r = r0; r < r1; r++)
-				for (size_t c = c0; c < c1; c++)
+			for (size_t c = c0; c < c1; c++)
+				for (size_t r = r0; r < r1; r++)
 					dst[c * m + r] = src[r * n + c];
 		}
 }

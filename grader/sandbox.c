@@ -36,7 +36,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHUNK (64 * 1024)
+/* One read from a child's pipe; the protocol pipe is as large (a runner
+ * sends hundreds of megabytes through it: fewer, larger reads), no
+ * larger: an unprivileged user's pipes share 64 MB by default before
+ * new ones shrink to a page. */
+#define CHUNK (256 * 1024)
 #define TICK_MS 50
 /* After the child is reaped, how long escaped holders of our pipes may
  * keep them open before we stop reading. */
@@ -851,6 +855,8 @@ static int run_child(const struct sandbox_spec *spec,
 			  errstr(errno, ebuf, sizeof(ebuf)));
 		goto out;
 	}
+	/* a hint: the default 64 KB stays when the system caps pipes lower */
+	(void)fcntl(p_proto[0], F_SETPIPE_SZ, CHUNK);
 	if (spec->uid != SANDBOX_KEEP_ID &&
 	    chown(spec->workdir, (uid_t)spec->uid,
 		  spec->gid != SANDBOX_KEEP_ID ? (gid_t)spec->gid :

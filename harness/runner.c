@@ -309,7 +309,7 @@ struct corr_plan {
 	size_t *order;          /* call i runs shape order[i] */
 	size_t *in_off, *out_off;
 	unsigned char *skip;    /* not run by this runner */
-	size_t in_total, out_total, max_region;
+	size_t in_total, out_total, max_region, max_input;
 };
 
 static void plan_release(struct corr_plan *pl)
@@ -358,6 +358,8 @@ static void plan_shapes(struct runner *r, struct corr_plan *pl)
 		pl->out_total += (region + 255) & ~(size_t)255;
 		if (region > pl->max_region)
 			pl->max_region = region;
+		if (elems * es > pl->max_input)
+			pl->max_input = elems * es;
 	}
 }
 
@@ -408,6 +410,51 @@ static cudaError_t poison_region(struct runner *r, unsigned char *d_region,
 	return err;
 }
 
+/*
+ * Host memory for what a shape's copies bring back: pinned for the small
+ * shapes (the copies are then DMA, and 4,000 of them add up), ordinary
+ * large pages for the few large ones (pinning hundreds of megabytes costs
+ * more than it saves).  The same bytes either way.
+ */
+#define PINNED_MAX (4u << 20)
+
+struct hostbuf {
+	unsigned char *pinned, *big;
+	size_t pinned_cap, big_cap;
+};
+
+/* Room for up to max bytes; -1 when there is none. */
+static int hostbuf_init(struct hostbuf *h, size_t max)
+{
+	memset(h, 0, sizeof(*h));
+	h->pinned_cap = max < PINNED_MAX ? max : PINNED_MAX;
+	if (cudaMallocHost((void **)&h->pinned, h->pinned_cap + 1) !=
+	    cudaSuccess) {
+		cudaGetLastError();
+		h->pinned = NULL;
+		h->pinned_cap = 0;
+	}
+	if (max > h->pinned_cap) {
+		h->big = bigbuf_alloc(max);
+		h->big_cap = max;
+		if (!h->big)
+			return -1;
+	}
+	return 0;
+}
+
+static unsigned char *hostbuf_get(struct hostbuf *h, size_t n)
+{
+	return n <= h->pinned_cap ? h->pinned : h->big;
+}
+
+static void hostbuf_release(struct hostbuf *h)
+{
+	if (h->pinned)
+		cudaFreeHost(h->pinned);
+	bigbuf_free(h->big, h->big_cap);
+}
+
 /* The region and the input, as the launcher left them, into host
  * memory (pinned where it could be had: the copies are then DMA). */
 static cudaError_t copy_back(struct runner *r, unsigned char *h_region,
@@ -434,8 +481,8 @@ static cudaError_t copy_back(struct runner *r, unsigned char *h_region,
  * copies.  0; 1 the context is lost (the phase ends); -1 the grader
  * cannot be written to. */
 static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
-		     unsigned char *d_region, unsigned char *h_region,
-		     unsigned char *h_check)
+		     unsigned char *d_region, struct hostbuf *h_regions,
+		     struct hostbuf *h_inputs)
 {
 	const struct exercise *ex = r->ex;
 	unsigned flags;
@@ -445,6 +492,8 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 	size_t region = (elems + 2 * GUARD_ELEMS) * es;
 	int measured = (flags & EXERCISE_SHAPE_MEASURED) &&
 		       wgemu_record_begin;
+	unsigned char *h_region = hostbuf_get(h_regions, region);
+	unsigned char *h_check = hostbuf_get(h_inputs, elems * es);
 	cudaError_t err;
 
 	if (r->job.flags & PROTO_JOB_BARE_OUTPUT)
@@ -544,40 +593,12 @@ static void record_perf_call(struct runner *r)
 	cudaFree(d_out);
 }
 
-/* Pinned host memory for the copies back, else ordinary memory (the
- * copies are then staged by the runtime, slower but the same); NULL when
- * there is neither.  A pinned block is told apart by its header. */
-static void *host_alloc(size_t n)
-{
-	unsigned char *p = NULL;
-
-	if (cudaMallocHost((void **)&p, n + 16) == cudaSuccess) {
-		p[0] = 1;
-		return p + 16;
-	}
-	cudaGetLastError();
-	p = malloc(n + 16);
-	if (!p)
-		return NULL;
-	p[0] = 0;
-	return p + 16;
-}
-
-static void host_free(void *q)
-{
-	unsigned char *p = q ? (unsigned char *)q - 16 : NULL;
-
-	if (p && p[0])
-		cudaFreeHost(p);
-	else
-		free(p);
-}
-
 static int phase_correctness(struct runner *r)
 {
 	const struct exercise *ex = r->ex;
 	struct corr_plan pl;
-	unsigned char *h_in = NULL, *h_region = NULL, *h_check = NULL;
+	unsigned char *h_in = NULL;
+	struct hostbuf h_region, h_check;
 	unsigned char *d_in = NULL, *d_out = NULL;
 	size_t done = 0;
 	cudaError_t err;
@@ -585,9 +606,8 @@ static int phase_correctness(struct runner *r)
 
 	plan_shapes(r, &pl);
 	h_in = bigbuf_alloc(pl.in_total);
-	h_region = host_alloc(pl.max_region);
-	h_check = host_alloc(pl.in_total);
-	if (!h_in || !h_region || !h_check)
+	if (!h_in || hostbuf_init(&h_region, pl.max_region) ||
+	    hostbuf_init(&h_check, pl.max_input))
 		die_internal("out of host memory for the correctness inputs");
 	for (size_t i = 0; i < pl.nshapes; i++)
 		if (!pl.skip[i])
@@ -622,7 +642,7 @@ static int phase_correctness(struct runner *r)
 			continue;
 		}
 		k = run_shape(r, i, d_in + pl.in_off[i], d_out + pl.out_off[i],
-			      h_region, h_check + pl.in_off[i]);
+			      &h_region, &h_check);
 		if (k)
 			goto out;
 		done++;
@@ -637,8 +657,8 @@ out:
 	if (d_out)
 		cudaFree(d_out);
 	bigbuf_free(h_in, pl.in_total);
-	host_free(h_region);
-	host_free(h_check);
+	hostbuf_release(&h_region);
+	hostbuf_release(&h_check);
 	plan_release(&pl);
 	return rc;
 }
