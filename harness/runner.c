@@ -22,6 +22,7 @@
 #include "bigbuf.h"
 #include "crashlog.h"
 #include "exercise.h"
+#include "hostbuf.h"
 #include "launches.h"
 #include "protocol.h"
 #include "runner_entry.h"
@@ -408,51 +409,6 @@ static cudaError_t poison_region(struct runner *r, unsigned char *d_region,
 	if (err == cudaSuccess)
 		err = cudaStreamSynchronize(r->stream);
 	return err;
-}
-
-/*
- * Host memory for what a shape's copies bring back: pinned for the small
- * shapes (the copies are then DMA, and 4,000 of them add up), ordinary
- * large pages for the few large ones (pinning hundreds of megabytes costs
- * more than it saves).  The same bytes either way.
- */
-#define PINNED_MAX (4u << 20)
-
-struct hostbuf {
-	unsigned char *pinned, *big;
-	size_t pinned_cap, big_cap;
-};
-
-/* Room for up to max bytes; -1 when there is none. */
-static int hostbuf_init(struct hostbuf *h, size_t max)
-{
-	memset(h, 0, sizeof(*h));
-	h->pinned_cap = max < PINNED_MAX ? max : PINNED_MAX;
-	if (cudaMallocHost((void **)&h->pinned, h->pinned_cap + 1) !=
-	    cudaSuccess) {
-		cudaGetLastError();
-		h->pinned = NULL;
-		h->pinned_cap = 0;
-	}
-	if (max > h->pinned_cap) {
-		h->big = bigbuf_alloc(max);
-		h->big_cap = max;
-		if (!h->big)
-			return -1;
-	}
-	return 0;
-}
-
-static unsigned char *hostbuf_get(struct hostbuf *h, size_t n)
-{
-	return n <= h->pinned_cap ? h->pinned : h->big;
-}
-
-static void hostbuf_release(struct hostbuf *h)
-{
-	if (h->pinned)
-		cudaFreeHost(h->pinned);
-	bigbuf_free(h->big, h->big_cap);
 }
 
 /* The region and the input, as the launcher left them, into host
