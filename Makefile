@@ -141,11 +141,15 @@ bin/warpgrade: build/grader/main.o build/libwgcore.a
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< build/libwgcore.a $(LIB_LIBS) -lm
 
-build/tests/%: tests/%.c build/libwgcore.a build/libwgemu.a
+# (the runner's library for its host-side pieces, over the emulator's
+# runtime)
+build/tests/%: tests/%.c build/libwgcore.a build/libwgrunner.a \
+		build/libwgemu.a
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  TEST    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests -o $@ $< \
-		build/libwgcore.a build/libwgemu.a $(LDFLAGS) $(LIB_LIBS) \
+		build/libwgcore.a build/libwgrunner.a build/libwgemu.a \
+		$(LDFLAGS) $(LIB_LIBS) \
 		$(CHECK_LIBS) -lm -lpthread
 
 # ---- user targets ----
