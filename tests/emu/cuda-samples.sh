@@ -54,6 +54,11 @@ mkdir -p "$log"
 #    reaches 0xAFFFF (4.7 x 10^10 loop iterations in all); the sample
 #    checks that the kernel runs without error under its access policy
 #    window.
+#  simplePitchLinearTexture: 1024 x 1024 instead of 2048 x 2048, shifted
+#    100 times through a pitch-linear texture and 100 times through an
+#    array (8.4 x 10^8 fetches as shipped); still a multiple of its 16 x 16
+#    tiles.  As shipped it took 119 s in the whole-list run of 2026-11-24
+#    and 146 s in that of 2026-11-25, too near the limit.
 #  simpleStreams: 256 Ki ints instead of 16 Mi; it runs its kernel 2 x 100
 #    times (nreps is 100 whenever -sync_method is valid, the default 0
 #    included) over every element, 5 increments each: 1.7 x 10^10 as
@@ -94,6 +99,12 @@ mkdir -p "$log"
 #    same parameters.  L1 error against it, bound 0.05: 0.0496 at 100
 #    iterations; 0.0442 at 500 (in 377 s), where published runs on
 #    Turing and Ada GPUs print 0.0443.
+#  alignedTypes: MEM_SIZE 5,000,000 bytes instead of 50,000,000, copied
+#    32 times for each of its 12 types (1.9 x 10^10 bytes as
+#    shipped); it still rounds the size down to a multiple of 256 bytes and
+#    compares every byte of every type.  As shipped it took 166 s in the
+#    whole-list run of 2026-11-24 and went over the limit in that of
+#    2026-11-25.
 #  bf16/cuda/dmma/imma/tf32TensorCoreGemm: M_TILES, N_TILES, K_TILES 16,
 #    256 x 256 x 256 instead of 4096^2 to 8192^2 matrices (10^11
 #    multiply-adds), built with their own CPU_DEBUG check on.
@@ -117,7 +128,7 @@ samples() {
 0_Introduction/simpleMultiCopy||
 0_Introduction/simpleMultiGPU||
 0_Introduction/simpleOccupancy||
-0_Introduction/simplePitchLinearTexture||
+0_Introduction/simplePitchLinearTexture|||s/\(const int n[xy] = \)2048;/\11024;/
 0_Introduction/simplePrintf||
 0_Introduction/simpleStreams|||s/\(int *n *= \)16 \* 1024 \* 1024;/\1256 * 1024;/
 0_Introduction/simpleSurfaceWrite||
@@ -171,7 +182,7 @@ samples() {
 5_Domain_Specific/quasirandomGenerator||
 5_Domain_Specific/stereoDisparity||
 6_Performance/LargeKernelParameter||
-6_Performance/alignedTypes||
+6_Performance/alignedTypes|||s/\(const int MEM_SIZE *= \)50000000;/\15000000;/
 6_Performance/transpose|-dimX=512 -dimY=512|
 EOF
 }
