@@ -1704,6 +1704,125 @@ START_TEST(test_demangle)
 }
 END_TEST
 
+/* ---- grid barriers (probe_sync.cu) ---- */
+static cudaError_t launch_coop(const char *kernel, unsigned blocks,
+			       unsigned threads, void **args)
+{
+	const void *k = wgemu_kernel(kernel);
+	dim3 g = { blocks, 1, 1 }, b = { threads, 1, 1 };
+
+	ck_assert_msg(k != NULL, "no kernel '%s'", kernel);
+	return cudaLaunchCooperativeKernel(k, g, b, args, 0, NULL);
+}
+
+/* the first n ints of device memory d */
+static void fetch(int *h, const int *d, size_t n)
+{
+	ck_assert_int_eq(cudaMemcpy(h, d, n * sizeof(int),
+				    cudaMemcpyDeviceToHost), cudaSuccess);
+}
+
+/* grid.sync(): a rotation through every block's threads, five rounds,
+ * is right only if no block runs ahead of the others; a reduction over
+ * the blocks after the barrier; a block waiting for a flag another sets */
+START_TEST(test_grid_sync)
+{
+	enum { N = 16 * 256 };
+	static int h[N];
+	int *a = dalloc(N * 4), *b = dalloc(N * 4), *c = dalloc(64);
+	int rounds = 5, n = N, sum = 0;
+	void *rot[3] = { &a, &b, &rounds }, *red[4] = { &a, &b, &c, &n };
+	void *wait[2] = { &a, &c };
+
+	load("tests/emu/probe_sync.ptx");
+	for (int i = 0; i < N; i++)
+		h[i] = i;
+	cudaMemcpy(a, h, sizeof(h), cudaMemcpyHostToDevice);
+	ck_assert_int_eq(launch_coop("grid_rotate", 16, 256, rot),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	fetch(h, a, N);
+	for (int i = 0; i < N; i++)
+		ck_assert_int_eq(h[i], (i + 5) % N + 5);
+	for (int i = 0; i < N; i++)
+		h[i] = i % 7;
+	cudaMemcpy(a, h, sizeof(h), cudaMemcpyHostToDevice);
+	ck_assert_int_eq(launch_coop("grid_sum", 12, 128, red), cudaSuccess);
+	fetch(&sum, c, 1);
+	ck_assert_int_eq(sum, 12285);
+	cudaMemset(a, 0, 4);
+	ck_assert_int_eq(launch_coop("wait_other_block", 2, 32, wait),
+			 cudaSuccess);
+	fetch(&sum, c, 1);
+	ck_assert_int_eq(sum, 7);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(wgemu_last_fault(NULL, 0), WGEMU_FAULT_NONE);
+}
+END_TEST
+
+/* Occupancy counts warps, blocks and shared memory per SM; a
+ * cooperative grid must fit on the device at once, as on an H100 */
+START_TEST(test_coop_too_large)
+{
+	const void *k;
+	int per = 0, rounds = 1, *a = dalloc(4096), *b = dalloc(4096);
+	void *args[3] = { &a, &b, &rounds };
+
+	load("tests/emu/probe_sync.ptx");
+	k = wgemu_kernel("grid_rotate");
+	ck_assert_int_eq(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per,
+			 k, 1024, 8192), cudaSuccess);
+	ck_assert_int_eq(per, 2);
+	ck_assert_int_eq(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per,
+			 k, 32, 0), cudaSuccess);
+	ck_assert_int_eq(per, 32);
+	ck_assert_int_eq(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per,
+			 k, 128, 100000), cudaSuccess);
+	ck_assert_int_eq(per, 2);
+	ck_assert_int_eq(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per,
+			 k, 256, 0), cudaSuccess);
+	ck_assert_int_eq(per, 8);
+	ck_assert_int_eq(launch_coop("grid_rotate", 8 * 132 + 1, 256, args),
+			 cudaErrorCooperativeLaunchTooLarge);
+	ck_assert_int_eq(cudaGetLastError(), cudaErrorCooperativeLaunchTooLarge);
+	ck_assert_int_eq(cudaGetLastError(), cudaSuccess);   /* not sticky */
+	ck_assert_str_eq(cudaGetErrorName(cudaErrorCooperativeLaunchTooLarge),
+			 "cudaErrorCooperativeLaunchTooLarge");
+}
+END_TEST
+
+/* In an ordinary launch the blocks run one after another: block 0
+ * waiting for block 1 hangs, reported when the instruction budget ends,
+ * naming the cause; grid.sync() finds no grid workspace and traps, as
+ * on a GPU */
+START_TEST(test_ordinary_launch_deadlock)
+{
+	int *a = dalloc(1024), *c = dalloc(1024), rounds = 1;
+	void *wait[2] = { &a, &c }, *rot[3] = { &a, &c, &rounds };
+	char msg[800];
+
+	load("tests/emu/probe_sync.ptx");
+	setenv("WGEMU_INSN_LIMIT", "2000000", 1);
+	ck_assert_int_eq(launch("wait_other_block", 2, 1, 32, 1, 0, wait),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorLaunchTimeout);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
+			 WGEMU_FAULT_LIMIT);
+	ck_assert_msg(strstr(msg, "block (0,0,0)") &&
+		      strstr(msg, "ordinary launch run one after another"),
+		      "%s", msg);
+	ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+	unsetenv("WGEMU_INSN_LIMIT");
+	load("tests/emu/probe_sync.ptx");
+	a = dalloc(1024);
+	c = dalloc(1024);
+	ck_assert_int_eq(launch("grid_rotate", 2, 1, 32, 1, 0, rot),
+			 cudaSuccess);
+	/* (wgemu_last_fault keeps the first fault: the deadlock) */
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+}
+END_TEST
+
 static Suite *emu_suite(void)
 {
 	Suite *s = suite_create("emu");
@@ -1771,6 +1890,13 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_api_host_memory);
 	tcase_add_test(tc, test_api_graph);
 	tcase_add_test(tc, test_api_capture);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("sync");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_grid_sync);
+	tcase_add_test(tc, test_coop_too_large);
+	tcase_add_test(tc, test_ordinary_launch_deadlock);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cmd_emu");

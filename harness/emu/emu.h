@@ -88,7 +88,11 @@ enum {
 	SR_NCTAID_Z, SR_LANEID, SR_WARPID, SR_NWARPID, SR_SMID, SR_NSMID,
 	SR_GRIDID, SR_LANEMASK_EQ, SR_LANEMASK_LT, SR_LANEMASK_LE,
 	SR_LANEMASK_GT, SR_LANEMASK_GE, SR_DYN_SMEM, SR_TOTAL_SMEM,
-	SR_CLOCK, SR_CLOCK64, SR_GLOBALTIMER, SR_COUNT
+	SR_CLOCK, SR_CLOCK64, SR_GLOBALTIMER,
+	/* %envreg1 and %envreg2: the high and low halves of the grid
+	 * workspace's address, where cooperative groups keep the grid
+	 * barrier (0 outside a cooperative launch) */
+	SR_ENVREG1, SR_ENVREG2, SR_COUNT
 };
 
 enum { OK_NONE, OK_REG, OK_CONST, OK_PRED, OK_SYM, OK_SINK };
@@ -264,6 +268,12 @@ struct emu_launch_cfg {
 	 * into perf; with perf_only run nothing but that sample */
 	struct perf_collect *perf;
 	int perf_only;
+	/* a cooperative launch (sched_coop.c): every block resident, run
+	 * in turns, so that blocks may wait on each other; grid_ws is the
+	 * device address of the grid workspace its grid barrier uses
+	 * (%envreg1/%envreg2), 0 in an ordinary launch */
+	int cooperative;
+	uint64_t grid_ws;
 };
 
 struct emu_result {

@@ -1,7 +1,9 @@
 /*
  * The interpreter's instruction loop: one warp, its 32 lanes in lockstep,
  * runs the pre-decoded PTX of ptx.c from its SIMT stack's top entry
- * until it exits, reaches a barrier (sched.c releases it) or faults.
+ * until it exits, reaches a barrier (sched.c releases it), gives way
+ * (nanosleep, the end of its time slice in a cooperative launch) or
+ * faults.
  * Operands are read as 32-wide columns (registers, the constant pool,
  * symbols), the guard predicate narrows the active mask, and each
  * instruction goes to its class's code (opcodes.h): the ALU (alu.c),
@@ -303,8 +305,12 @@ struct ictx {
 
 /* What an exec_ function leaves run_entry to do: go on at the next pc
  * or at the one it set, take the SIMT stack's new top entry, stop at a
- * barrier, or stop with a fault (emu_fault's -1). */
-enum { GO_NEXT = 0, GO_JUMP, GO_SWITCH, GO_BARRIER, GO_FAULT = -1 };
+ * barrier, give way to the other warps (the warp goes on later at the
+ * SIMT entry's pc; w->yield says why), or stop with a fault (emu_fault's
+ * -1). */
+enum {
+	GO_NEXT = 0, GO_JUMP, GO_SWITCH, GO_BARRIER, GO_YIELD, GO_FAULT = -1
+};
 
 /* source i of the instruction, with tmp for a broadcast value */
 static inline const uint64_t *opnd(struct ictx *o, int i, uint64_t *tmp)
@@ -799,6 +805,43 @@ static int exec_barrier(struct ictx *o)
 	return GO_BARRIER;
 }
 
+/* nanosleep: a spinning warp's hint; it gives way to the others */
+static int exec_nanosleep(struct ictx *o)
+{
+	o->e->pc = o->pc + 1;
+	o->w->yield = Y_SLEEP;
+	return GO_YIELD;
+}
+
+/* A branch or call past x->limit: the end of the warp's time slice in a
+ * cooperative launch (it gives way before the instruction, which runs
+ * again, and is counted then), or the end of the instruction budget. */
+static __attribute__((noinline, cold)) int over_limit(struct ictx *o)
+{
+	struct xctx *x = o->x;
+	const unsigned *g = x->cfg->grid;
+
+	if (x->lane_insns <= x->budget) {
+		x->lane_insns -= (uint64_t)__builtin_popcount(o->m);
+		o->e->pc = o->pc;
+		o->w->yield = Y_SLICE;
+		return GO_YIELD;
+	}
+	if (x->cfg->cooperative || (uint64_t)g[0] * g[1] * g[2] == 1)
+		return emu_fault(x, WGEMU_FAULT_LIMIT, o->in, o->w->id,
+				 __builtin_ctz(o->m), "instruction budget of "
+				 "%llu exhausted (endless loop%s?)",
+				 (unsigned long long)x->budget,
+				 x->cfg->cooperative ? ", or blocks waiting "
+				 "for one that never comes" : "");
+	return emu_fault(x, WGEMU_FAULT_LIMIT, o->in, o->w->id,
+			 __builtin_ctz(o->m), "instruction budget of %llu "
+			 "exhausted (endless loop? or a block waiting for "
+			 "another: the blocks of an ordinary launch run one "
+			 "after another, a cooperative launch runs them "
+			 "together)", (unsigned long long)x->budget);
+}
+
 /* bra and ret: to the target, or a divergence (reconv.c) */
 static int exec_branch(struct ictx *o)
 {
@@ -807,10 +850,7 @@ static int exec_branch(struct ictx *o)
 	int target = in->op == OP_BRA ? in->target : o->f->ninsns;
 
 	if (x->lane_insns > x->limit)
-		return emu_fault(x, WGEMU_FAULT_LIMIT, in, o->w->id,
-				 __builtin_ctz(o->m), "instruction budget of "
-				 "%llu exhausted (endless loop?)",
-				 (unsigned long long)x->limit);
+		return over_limit(o);
 	if (x->perf && target <= o->pc)
 		perf_on_backedge(x->perf);
 	if (o->m == o->mask) {
@@ -838,9 +878,7 @@ static int exec_call(struct ictx *o)
 	struct xctx *x = o->x;
 
 	if (x->lane_insns > x->limit)
-		return emu_fault(x, WGEMU_FAULT_LIMIT, o->in, o->w->id,
-				 __builtin_ctz(o->m),
-				 "instruction budget exhausted");
+		return over_limit(o);
 	if (simt_call(x, o->w, o->in, o->m, o->pc))
 		return GO_FAULT;
 	return GO_SWITCH;
@@ -936,6 +974,6 @@ int exec_warp(struct xctx *x, struct warp *w)
 		}
 		rc = run_entry(x, w, e, fr);
 		if (rc != GO_SWITCH)
-			return rc == GO_BARRIER ? 0 : -1;
+			return rc < 0 ? -1 : 0;   /* a barrier, giving way */
 	}
 }

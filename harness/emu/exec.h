@@ -6,6 +6,7 @@
  * here is thread-safe.
  *
  *   sched.c   blocks, warps to the next barrier, barriers, a launch's setup
+ *   sched_coop.c  a cooperative launch: every block resident, in turns
  *   exec.c    a warp's instruction loop: operands, dispatch by class
  *   simt.c    the SIMT stack and call frames
  *   reconv.c  where divergent lanes meet again (immediate post-dominators)
@@ -46,10 +47,16 @@ struct frame {
 
 enum { W_RUN, W_BAR, W_DONE };
 
+/* Why a running warp gave the others a turn (it stays W_RUN and goes on
+ * where it stopped): a nanosleep, the end of its time slice in a
+ * cooperative launch (sched_coop.c). */
+enum { Y_NONE, Y_SLEEP, Y_SLICE };
+
 struct warp {
 	int id;
 	uint32_t init, live;
 	int state;
+	int yield;                    /* Y_*: why it last gave way */
 	int bar_pc;
 	uint32_t bar_mask;
 	uint32_t bar_red;             /* bar.red: this warp's share */
@@ -83,7 +90,10 @@ struct xctx {
 	int nwarps;
 	unsigned bid[3];
 	unsigned nthreads;
-	uint64_t lane_insns, limit;
+	/* lane instructions so far; exec_branch and exec_call stop at
+	 * limit: the budget, or in a cooperative launch the end of the
+	 * running warp's time slice (budget is then the budget) */
+	uint64_t lane_insns, limit, budget;
 	struct emu_alloc *cache;
 	uint64_t sink[EMU_WARP_SIZE];
 	uint64_t clock;
@@ -237,6 +247,25 @@ int mem_atom(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	     uint32_t m, uint64_t *R, const struct emu_func *f);
 uint8_t *mem_lane_ptr(struct xctx *x, struct warp *w, int l, uint64_t a,
 		      uint64_t len);
+
+/* ---- sched.c ---- */
+/* The blocks of a launch, as sched_coop.c runs them: start one (x->bid
+ * set, x->warps, x->smem and x->sh its own), and run each of its warps
+ * once until it stops or gives way, releasing a barrier all reached:
+ * STEP_DONE when every warp has exited, STEP_MORE otherwise, -1 at a
+ * fault. */
+enum { STEP_MORE, STEP_DONE };
+int sched_block_start(struct xctx *x);
+int sched_block_step(struct xctx *x);
+/* local memory of n warps (x->lcap bytes a lane); 0 or -1 */
+int sched_reserve_local(struct xctx *x, struct warp *warps, int n);
+
+/* ---- sched_coop.c ---- */
+/* Every block of a cooperative launch, resident at once and run in
+ * turns of a time slice each; 0, or -1 at the first fault. */
+int coop_run_grid(struct xctx *x);
+/* the time slice of the warp about to run: x->limit */
+void coop_slice(struct xctx *x);
 
 /* ---- devlib.c ---- */
 int devlib_vprintf(struct xctx *x, struct warp *w,

@@ -21,7 +21,7 @@ struct opname {
 /* mnemonics beyond the opcode table's own (opcodes.h) */
 static const struct opname aliases[] = {
 	{ "ldu", OP_LD }, { "barrier", OP_BAR }, { "fence", OP_MEMBAR },
-	{ "pmevent", OP_NOP }, { "nanosleep", OP_NOP },
+	{ "pmevent", OP_NOP },
 	{ "prefetch", OP_NOP }, { "prefetchu", OP_NOP }, { "brkpt", OP_NOP },
 	/* programmatic dependent launch: launches are in order anyway */
 	{ "griddepcontrol", OP_NOP },
@@ -466,8 +466,12 @@ static int decode_ctrl(struct parser *p, struct fbuild *fb,
 
 	switch (in->op) {
 	case OP_NOP:
-		NOPS(0, 1);   /* nanosleep and prefetch name an operand */
+		NOPS(0, 1);   /* prefetch names an operand */
 		return 0;
+	case OP_NANOSLEEP:
+		NOPS(1, 1);
+		in->nsrc = 1;
+		return want_val(p, fb, &ops[0], T_U32, &in->s[0], line);
 	case OP_BRA:
 		NOPS(1, 1);
 		if (ops[0].kind != RO_NAME)

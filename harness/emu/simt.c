@@ -70,6 +70,8 @@ static void init_specials(struct xctx *x, struct warp *w, uint64_t *R,
 		SET(SR_LANEMASK_GE, ~(lm - 1));
 		SET(SR_DYN_SMEM, x->cfg->dyn_smem);
 		SET(SR_TOTAL_SMEM, x->smem_size);
+		SET(SR_ENVREG1, (uint32_t)(x->cfg->grid_ws >> 32));
+		SET(SR_ENVREG2, (uint32_t)x->cfg->grid_ws);
 #undef SET
 	}
 }

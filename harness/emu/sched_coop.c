@@ -1,0 +1,147 @@
+/*
+ * A cooperative launch (cudaLaunchCooperativeKernel): the device runs
+ * every block of the grid at once (the runtime refuses a grid that does
+ * not fit), so blocks may wait on each other -- cooperative groups'
+ * grid.sync() adds to a counter in the grid workspace (%envreg1 and
+ * %envreg2) and spins until every block has.  Here every block has its
+ * own warps, shared memory and race shadow, and the blocks take turns
+ * in index order: a turn runs each of the block's warps once
+ * (sched_block_step), each for at most COOP_SLICE lane instructions
+ * (exec_branch and exec_call stop it at x->limit), so a warp that spins
+ * on another block's progress gives way and that block runs.  The order
+ * is fixed, so results and counters are deterministic.  A grid that
+ * never finishes (blocks waiting on one that exited) ends when the
+ * instruction budget does, as an endless loop does.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "emu/exec.h"
+#include "emu/race.h"
+
+/* lane instructions a warp runs before the next gives way: a spinning
+ * warp wastes at most this much a turn, and a warp's turn is long
+ * enough for the switch to cost little */
+#define COOP_SLICE 8192
+
+enum { CB_NEW, CB_RUNNING, CB_DONE };
+
+/* what one resident block keeps between its turns */
+struct coop_block {
+	int state;                    /* CB_* */
+	struct warp *warps;
+	uint8_t *smem;
+	struct race_shadow sh;
+	uint32_t epoch, block_epoch;
+};
+
+void coop_slice(struct xctx *x)
+{
+	uint64_t end = x->lane_insns + COOP_SLICE;
+
+	x->limit = end < x->budget ? end : x->budget;
+}
+
+static void block_release(struct coop_block *b, int nwarps)
+{
+	for (int i = 0; b->warps && i < nwarps; i++) {
+		struct warp *w = &b->warps[i];
+
+		free(w->stack);
+		free(w->regs);
+		free(w->preds);
+		free(w->params);
+		free(w->local);
+	}
+	free(b->warps);
+	free(b->smem);
+	race_release(&b->sh);
+	memset(&b->sh, 0, sizeof(b->sh));
+	b->warps = NULL;
+	b->smem = NULL;
+}
+
+/* a block's memory, at its first turn; 0 or -1 */
+static int block_alloc(struct xctx *x, struct coop_block *b)
+{
+	size_t n = x->smem_size + 64;
+
+	b->warps = calloc((size_t)x->nwarps, sizeof(*b->warps));
+	b->smem = malloc(n);
+	if (!b->warps || !b->smem || race_reserve(&b->sh, n) ||
+	    sched_reserve_local(x, b->warps, x->nwarps))
+		return -1;
+	return 0;
+}
+
+/* make block i the one x runs */
+static void enter(struct xctx *x, struct coop_block *b, uint64_t i)
+{
+	const unsigned *g = x->cfg->grid;
+
+	x->bid[0] = (unsigned)(i % g[0]);
+	x->bid[1] = (unsigned)(i / g[0] % g[1]);
+	x->bid[2] = (unsigned)(i / g[0] / g[1]);
+	x->warps = b->warps;
+	x->smem = b->smem;
+	x->sh = &b->sh;
+	x->epoch = b->epoch;
+	x->block_epoch = b->block_epoch;
+}
+
+static void leave(struct xctx *x, struct coop_block *b)
+{
+	b->epoch = x->epoch;
+	b->block_epoch = x->block_epoch;
+}
+
+/* one turn of block i: STEP_MORE, STEP_DONE or -1 */
+static int turn(struct xctx *x, struct coop_block *b, uint64_t i)
+{
+	int rc;
+
+	if (b->state == CB_NEW) {
+		if (block_alloc(x, b))
+			return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1,
+					 -1, "out of host memory");
+		enter(x, b, i);
+		b->state = CB_RUNNING;
+		rc = sched_block_start(x);
+		if (!rc)
+			rc = sched_block_step(x);
+	} else {
+		enter(x, b, i);
+		rc = sched_block_step(x);
+	}
+	leave(x, b);
+	if (rc == STEP_DONE) {
+		b->state = CB_DONE;
+		block_release(b, x->nwarps);
+	}
+	return rc;
+}
+
+int coop_run_grid(struct xctx *x)
+{
+	const unsigned *g = x->cfg->grid;
+	uint64_t nb = (uint64_t)g[0] * g[1] * g[2], left = nb, i;
+	struct coop_block *b = calloc(nb, sizeof(*b));
+	struct warp *own = x->warps;
+	int rc = 0;
+
+	if (!b)
+		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+				 "out of host memory");
+	while (left && rc >= 0)
+		for (i = 0; i < nb && rc >= 0; i++) {
+			if (b[i].state == CB_DONE)
+				continue;
+			rc = turn(x, &b[i], i);
+			left -= rc == STEP_DONE;
+		}
+	for (i = 0; i < nb; i++)
+		block_release(&b[i], x->nwarps);
+	free(b);
+	x->warps = own;
+	x->limit = x->budget;
+	return rc < 0 ? -1 : 0;
+}
