@@ -1704,7 +1704,7 @@ START_TEST(test_demangle)
 }
 END_TEST
 
-/* ---- grid barriers (probe_sync.cu) ---- */
+/* ---- grid barriers and mbarriers (probe_sync.cu) ---- */
 static cudaError_t launch_coop(const char *kernel, unsigned blocks,
 			       unsigned threads, void **args)
 {
@@ -1823,6 +1823,62 @@ START_TEST(test_ordinary_launch_deadlock)
 }
 END_TEST
 
+/* cuda::barrier and the mbarrier instructions: phases, counts, drops,
+ * transaction bytes, parity waits, a producer and its consumers */
+START_TEST(test_mbarrier)
+{
+	static const int ops[12] = { 3, 0, 0, 1, 1, 0, 1, 0, 1, 0, 1, 1 };
+	int h[256], *d = dalloc(sizeof(h)), phases = 4, rounds = 6;
+	void *aw[2] = { &d, &phases }, *one[1] = { &d };
+	void *pipe[2] = { &d, &rounds };
+
+	load("tests/emu/probe_sync.ptx");
+	ck_assert_int_eq(launch("aw_barrier", 1, 1, 256, 1, 0, aw),
+			 cudaSuccess);
+	fetch(h, d, 256);
+	for (int t = 0; t < 256; t++)
+		ck_assert_int_eq(h[t], 600 + 4 * ((t / 32 + 1) % 8));
+	ck_assert_int_eq(launch("mbarrier_ops", 1, 1, 32, 1, 0, one),
+			 cudaSuccess);
+	fetch(h, d, 12);
+	for (int i = 0; i < 12; i++)
+		ck_assert_msg(h[i] == ops[i], "mbarrier_ops[%d]: %d, not %d",
+			      i, h[i], ops[i]);
+	ck_assert_int_eq(launch("mbarrier_pipe", 1, 1, 128, 1, 0, pipe),
+			 cudaSuccess);
+	fetch(h, d, 128);
+	for (int t = 0; t < 128; t++) {
+		int want = 0;
+
+		for (int r = 0; t >= 32 && r < rounds; r++)
+			want += r * 1000 + (t + r) % 32;
+		ck_assert_int_eq(h[t], want);
+	}
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(wgemu_last_fault(NULL, 0), WGEMU_FAULT_NONE);
+}
+END_TEST
+
+/* every thread waits for an arrival that never comes: a deadlock,
+ * reported at once rather than at the end of the budget */
+START_TEST(test_mbarrier_deadlock)
+{
+	int *d = dalloc(1024);
+	void *args[1] = { &d };
+	char msg[800];
+
+	load("tests/emu/probe_sync.ptx");
+	ck_assert_int_eq(launch("mbarrier_stuck", 1, 1, 64, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorLaunchTimeout);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
+			 WGEMU_FAULT_LIMIT);
+	ck_assert_msg(strstr(msg, "deadlock: 64 threads") != NULL &&
+		      strstr(msg, "thread (0,0,0) of block (0,0,0)") != NULL,
+		      "%s", msg);
+}
+END_TEST
+
 static Suite *emu_suite(void)
 {
 	Suite *s = suite_create("emu");
@@ -1897,6 +1953,8 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_grid_sync);
 	tcase_add_test(tc, test_coop_too_large);
 	tcase_add_test(tc, test_ordinary_launch_deadlock);
+	tcase_add_test(tc, test_mbarrier);
+	tcase_add_test(tc, test_mbarrier_deadlock);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cmd_emu");

@@ -2,8 +2,8 @@
  * The interpreter's instruction loop: one warp, its 32 lanes in lockstep,
  * runs the pre-decoded PTX of ptx.c from its SIMT stack's top entry
  * until it exits, reaches a barrier (sched.c releases it), gives way
- * (nanosleep, the end of its time slice in a cooperative launch) or
- * faults.
+ * (a failed mbarrier wait, nanosleep, the end of its time slice in a
+ * cooperative launch) or faults.
  * Operands are read as 32-wide columns (registers, the constant pool,
  * symbols), the guard predicate narrows the active mask, and each
  * instruction goes to its class's code (opcodes.h): the ALU (alu.c),
@@ -672,6 +672,22 @@ static int exec_cpasync(struct ictx *o)
 	if (o->in->sub != CA_COPY)
 		return 0;
 	return mem_cpasync(o->x, o->w, o->in, o->m, o->R, o->f);
+}
+
+/* mbarrier.* (mbarrier.c): a wait that failed gives way, and the warp
+ * counts as waiting on an mbarrier until a wait succeeds (sched.c tells
+ * a deadlock by it) */
+static int exec_mbarrier(struct ictx *o)
+{
+	int rc = mbar_exec(o->x, o->w, o->in, o->m, o->R, o->P, o->f);
+
+	if (o->in->sub == MB_TEST_WAIT || o->in->sub == MB_TRY_WAIT)
+		o->w->mbar_waiting = rc == 1;
+	if (rc <= 0)
+		return rc;
+	o->e->pc = o->pc + 1;
+	o->w->yield = Y_WAIT;
+	return GO_YIELD;
 }
 
 /* ---- across the lanes ---- */

@@ -7,6 +7,7 @@
  *
  *   sched.c   blocks, warps to the next barrier, barriers, a launch's setup
  *   sched_coop.c  a cooperative launch: every block resident, in turns
+ *   mbarrier.c    mbarrier objects: phases, arrivals, transaction bytes
  *   exec.c    a warp's instruction loop: operands, dispatch by class
  *   simt.c    the SIMT stack and call frames
  *   reconv.c  where divergent lanes meet again (immediate post-dominators)
@@ -48,15 +49,16 @@ struct frame {
 enum { W_RUN, W_BAR, W_DONE };
 
 /* Why a running warp gave the others a turn (it stays W_RUN and goes on
- * where it stopped): a nanosleep, the end of its time slice in a
- * cooperative launch (sched_coop.c). */
-enum { Y_NONE, Y_SLEEP, Y_SLICE };
+ * where it stopped): a failed mbarrier wait, a nanosleep, the end of its
+ * time slice in a cooperative launch (sched_coop.c). */
+enum { Y_NONE, Y_WAIT, Y_SLEEP, Y_SLICE };
 
 struct warp {
 	int id;
 	uint32_t init, live;
 	int state;
 	int yield;                    /* Y_*: why it last gave way */
+	int mbar_waiting;             /* its last mbarrier wait failed */
 	int bar_pc;
 	uint32_t bar_mask;
 	uint32_t bar_red;             /* bar.red: this warp's share */
@@ -94,6 +96,8 @@ struct xctx {
 	 * limit: the budget, or in a cooperative launch the end of the
 	 * running warp's time slice (budget is then the budget) */
 	uint64_t lane_insns, limit, budget;
+	uint64_t mbar_changes;        /* mbarrier updates (deadlock test) */
+	int stuck;                    /* steps the block made no progress */
 	struct emu_alloc *cache;
 	uint64_t sink[EMU_WARP_SIZE];
 	uint64_t clock;
@@ -248,12 +252,30 @@ int mem_atom(struct xctx *x, struct warp *w, const struct emu_insn *in,
 uint8_t *mem_lane_ptr(struct xctx *x, struct warp *w, int l, uint64_t a,
 		      uint64_t len);
 
+/* The lanes' shared-memory addresses of a ld/st-like instruction (its
+ * address fields), resolved and checked for bytes each as an atomic
+ * access or (atomic 0) a store, for race tracking; hp[l] gets lane l's
+ * host pointer.  0, or -1 at a fault (an address outside shared
+ * memory included). */
+int mem_shared_lanes(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		     uint32_t m, uint64_t *R, int bytes, int atomic,
+		     uint8_t **hp);
+
+/* ---- mbarrier.c ---- */
+/* mbarrier.* on the lanes m; 0, 1 when the warp must give way (a wait
+ * that failed), or -1 at a fault. */
+int mbar_exec(struct xctx *x, struct warp *w, const struct emu_insn *in,
+	      uint32_t m, uint64_t *R, uint32_t *P, const struct emu_func *f);
+
 /* ---- sched.c ---- */
+/* A new race epoch for the running block: what a barrier does, and an
+ * mbarrier phase's completion. */
+void sched_new_epoch(struct xctx *x);
 /* The blocks of a launch, as sched_coop.c runs them: start one (x->bid
  * set, x->warps, x->smem and x->sh its own), and run each of its warps
  * once until it stops or gives way, releasing a barrier all reached:
  * STEP_DONE when every warp has exited, STEP_MORE otherwise, -1 at a
- * fault. */
+ * fault (a deadlock included). */
 enum { STEP_MORE, STEP_DONE };
 int sched_block_start(struct xctx *x);
 int sched_block_step(struct xctx *x);

@@ -420,6 +420,27 @@ int mem_atom(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	return 0;
 }
 
+int mem_shared_lanes(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		     uint32_t m, uint64_t *R, int bytes, int atomic,
+		     uint8_t **hp)
+{
+	uint64_t addr[EMU_WARP_SIZE];
+	uint32_t gm, sm;
+
+	lane_addrs(x, w, R, in, m, addr);
+	if (resolve(x, w, in, m, addr, bytes, 1, atomic, hp, &gm, &sm))
+		return -1;
+	if (sm != m) {
+		int l = __builtin_ctz(m & ~sm);
+
+		return emu_fault(x, WGEMU_FAULT_OUT_OF_BOUNDS, in, w->id, l,
+				 "%s on address 0x%llx, outside shared memory",
+				 emu_op_name[in->op],
+				 (unsigned long long)addr[l]);
+	}
+	return 0;
+}
+
 /* Host pointer to len bytes at generic address a, as lane l sees it;
  * NULL outside memory it can reach. */
 uint8_t *mem_lane_ptr(struct xctx *x, struct warp *w, int l, uint64_t a,

@@ -285,9 +285,52 @@ static int apply_mod(struct emu_insn *in, const char *s)
 	return mod_op(in, s, op);
 }
 
+/*
+ * mbarrier.op{.noComplete|.expect_tx|.parity}{.sem}{.scope}{.space}.b64:
+ * the operation (parts[1]) into in->sub, its modifiers into in->cmp;
+ * .shared::cluster is the block's own shared memory (a cluster of one).
+ */
+static int mods_mbarrier(struct emu_insn *in, char **parts, int n)
+{
+	static const char *const ops[] = {
+		"init", "inval", "arrive", "arrive_drop", "test_wait",
+		"try_wait", "pending_count", "expect_tx", "complete_tx", NULL
+	};
+	static const char *const sems[] = {
+		"release", "acquire", "relaxed", "cta", "cluster", NULL
+	};
+	int k = n > 1 ? name_index(ops, parts[1]) : -1;
+
+	if (k < 0)
+		return 1;
+	in->sub = (uint8_t)k;
+	for (int i = 2; i < n; i++) {
+		const char *s = parts[i];
+
+		if (!strcmp(s, "parity") && k >= MB_TEST_WAIT && k <= MB_TRY_WAIT)
+			in->cmp |= MBF_PARITY;
+		else if (!strcmp(s, "noComplete") && k >= MB_ARRIVE &&
+			 k <= MB_ARRIVE_DROP)
+			in->cmp |= MBF_NOCOMPLETE;
+		else if (!strcmp(s, "expect_tx") && k >= MB_ARRIVE &&
+			 k <= MB_ARRIVE_DROP)
+			in->cmp |= MBF_EXPECT_TX;
+		else if (!strcmp(s, "shared") || !strcmp(s, "shared::cta") ||
+			 !strcmp(s, "shared::cluster"))
+			in->space = SP_SHARED;
+		else if (!strcmp(s, "b64"))
+			in->type = T_B64;
+		else if (name_index(sems, s) < 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* Apply the modifiers of a mnemonic; 1 when one is unknown. */
 static int apply_mods(struct emu_insn *in, char **parts, int n)
 {
+	if (in->op == OP_MBAR)
+		return mods_mbarrier(in, parts, n);
 	for (int i = 1; i < n; i++)
 		if (apply_mod(in, parts[i]))
 			return 1;
@@ -575,7 +618,48 @@ static int want_data(struct parser *p, struct fbuild *fb,
 	return 0;
 }
 
-/* memory: ld, st, atom, red, cp.async */
+/*
+ * mbarrier.init [a], count; .inval [a]; .expect_tx/.complete_tx [a], tx;
+ * .arrive{_drop} state, [a]{, count or tx}; .test_wait/.try_wait p, [a],
+ * state or parity{, time hint}; .pending_count count, state.  The
+ * destination in d[0], the value operand in s[0].
+ */
+static int decode_mbarrier(struct parser *p, struct fbuild *fb,
+			   struct emu_insn *in, struct rop *ops, int n,
+			   int line)
+{
+	int k = in->sub, wait = k == MB_TEST_WAIT || k == MB_TRY_WAIT;
+	int has_d = k == MB_ARRIVE || k == MB_ARRIVE_DROP || wait ||
+		    k == MB_PENDING;
+	int t = wait && (in->cmp & MBF_PARITY) ? T_U32 : T_B64;
+	int i = has_d;
+
+	if (k == MB_INVAL)
+		NOPS(1, 1);
+	else if (k == MB_PENDING)
+		NOPS(2, 2);
+	else if (wait)
+		NOPS(3, 4);
+	else if (k == MB_ARRIVE || k == MB_ARRIVE_DROP)
+		NOPS(in->cmp & MBF_EXPECT_TX ? 3 : 2, 3);
+	else
+		NOPS(2, 2);
+	in->ndst = (uint8_t)has_d;
+	if (has_d && (wait ? want_pred(p, fb, &ops[0], &in->d[0], line) :
+		      want_reg(p, fb, &ops[0], &in->d[0], line)))
+		return -1;
+	if (k != MB_PENDING && want_addr(p, fb, &ops[i++], in, line))
+		return -1;
+	if (i < n) {
+		in->nsrc = 1;
+		if (want_val(p, fb, &ops[i], k == MB_PENDING ? T_B64 :
+			     wait ? t : T_U32, &in->s[0], line))
+			return -1;
+	}
+	return 0;
+}
+
+/* memory: ld, st, atom, red, cp.async, mbarrier */
 static int decode_mem(struct parser *p, struct fbuild *fb,
 		      struct emu_insn *in, struct rop *ops, int n, int line)
 {
@@ -583,6 +667,8 @@ static int decode_mem(struct parser *p, struct fbuild *fb,
 
 	if (in->op == OP_CPASYNC)
 		return decode_cpasync(p, fb, in, ops, n, line);
+	if (in->op == OP_MBAR)
+		return decode_mbarrier(p, fb, in, ops, n, line);
 	switch (in->op) {
 	case OP_LD:
 		NOPS(2, 2);

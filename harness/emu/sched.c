@@ -2,11 +2,11 @@
  * The scheduler of a launch: blocks one after the other (a cooperative
  * launch's are all resident and take turns: sched_coop.c); in a block,
  * each running warp runs (exec.c) until it exits, reaches a barrier or
- * gives way (nanosleep, the end of a time slice), then the barrier is
+ * gives way (a failed mbarrier wait, nanosleep), then the barrier is
  * released once every thread still running has arrived (a barrier some
  * threads cannot reach is a fault), so results and counters are
- * deterministic.  Epochs (race.c) advance at every block start and
- * barrier.  emu_run sets a launch up: symbols'
+ * deterministic.  Epochs (race.c) advance at every block start, barrier
+ * and completed mbarrier phase.  emu_run sets a launch up: symbols'
  * addresses, shared memory and its shadow, local memory, limits.
  */
 #include <stdio.h>
@@ -67,12 +67,18 @@ static void release_barrier(struct xctx *x)
 	}
 }
 
+void sched_new_epoch(struct xctx *x)
+{
+	x->epoch = g_epoch++;
+}
+
 int sched_block_start(struct xctx *x)
 {
 	int i;
 
 	x->epoch = g_epoch++;
 	x->block_epoch = x->epoch;
+	x->stuck = 0;
 	if (x->smem_size)
 		memset(x->smem, 0xcb, x->smem_size);
 	for (i = 0; i < x->nwarps; i++) {
@@ -85,6 +91,7 @@ int sched_block_start(struct xctx *x)
 		w->live = w->init;
 		w->state = W_RUN;
 		w->yield = Y_NONE;
+		w->mbar_waiting = 0;
 		w->sp = 0;
 		w->nf = 0;
 		if (simt_push_frame(x, w, x->k, NULL) ||
@@ -134,9 +141,46 @@ static int release_or_done(struct xctx *x)
 	return STEP_MORE;
 }
 
+/* Steps in a row in which every warp that ran gave way while it waits
+ * on an mbarrier (at the wait, or asleep between two tries) and no
+ * mbarrier changed: a deadlock.  Far more than the 16 tries libcu++
+ * makes before it backs off to sleep between them. */
+#define STUCK_STEPS 1024
+
+/* the warps gave way in a step, blocked of the ran that did so waiting
+ * on an mbarrier; a fault when the block is deadlocked */
+static int after_yield(struct xctx *x, int ran, int blocked,
+		       uint64_t changes)
+{
+	const struct warp *w = NULL;
+	const struct emu_insn *in;
+	unsigned pending = 0;
+
+	if (changes != x->mbar_changes || blocked != ran) {
+		x->stuck = 0;
+		return STEP_MORE;
+	}
+	if (++x->stuck < STUCK_STEPS)
+		return STEP_MORE;
+	for (int i = 0; i < x->nwarps; i++)
+		if (x->warps[i].state == W_RUN) {
+			w = w ? w : &x->warps[i];
+			pending += (unsigned)__builtin_popcount(
+				x->warps[i].live);
+		}
+	/* where the first waiting warp is: after its wait or its sleep */
+	in = &w->fr[w->nf - 1].f->insns[w->stack[w->sp - 1].pc - 1];
+	return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
+			 __builtin_ctz(w->live),
+			 "deadlock: %u threads of the block wait on mbarrier "
+			 "phases that no thread can complete (the others "
+			 "exited or wait at a barrier)", pending);
+}
+
 int sched_block_step(struct xctx *x)
 {
-	int i, yielded = 0;
+	uint64_t changes = x->mbar_changes;
+	int i, ran = 0, blocked = 0, yielded = 0;
 
 	for (i = 0; i < x->nwarps; i++) {
 		struct warp *w = &x->warps[i];
@@ -148,10 +192,16 @@ int sched_block_step(struct xctx *x)
 		w->yield = Y_NONE;
 		if (exec_warp(x, w))
 			return -1;
-		yielded += w->state == W_RUN;
+		ran++;
+		if (w->state != W_RUN)
+			continue;
+		yielded++;
+		blocked += w->mbar_waiting && w->yield != Y_SLICE;
 	}
-	/* a warp that gave way runs again before a barrier is judged */
-	return yielded ? STEP_MORE : release_or_done(x);
+	if (yielded)
+		return after_yield(x, ran, blocked, changes);
+	x->stuck = 0;
+	return release_or_done(x);
 }
 
 /* one block, start to end: 0, or -1 at a fault */

@@ -32,6 +32,7 @@ struct coop_block {
 	uint8_t *smem;
 	struct race_shadow sh;
 	uint32_t epoch, block_epoch;
+	int stuck;
 };
 
 void coop_slice(struct xctx *x)
@@ -86,12 +87,14 @@ static void enter(struct xctx *x, struct coop_block *b, uint64_t i)
 	x->sh = &b->sh;
 	x->epoch = b->epoch;
 	x->block_epoch = b->block_epoch;
+	x->stuck = b->stuck;
 }
 
 static void leave(struct xctx *x, struct coop_block *b)
 {
 	b->epoch = x->epoch;
 	b->block_epoch = x->block_epoch;
+	b->stuck = x->stuck;
 }
 
 /* one turn of block i: STEP_MORE, STEP_DONE or -1 */

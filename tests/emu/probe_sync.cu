@@ -1,9 +1,11 @@
 // Synchronisation beyond __syncthreads: grid-wide barriers of a
-// cooperative launch (cooperative groups' grid.sync()).  The
+// cooperative launch (cooperative groups' grid.sync()) and mbarrier
+// objects (cuda::barrier and the PTX mbarrier instructions).  The
 // output must be the same on a GPU and on the emulator
 // (tests/gpu/emu-vs-gpu.sh); tests/check_emu.c runs the kernels from
 // probe_sync.ptx (tests/emu/gen-ptx) and checks their results.
 #include <cooperative_groups.h>
+#include <cuda/barrier>
 #include <cstdio>
 
 namespace cg = cooperative_groups;
@@ -64,6 +66,171 @@ extern "C" __global__ void wait_other_block(volatile int *flag, int *out)
 	while (*flag == 0)
 		;
 	*out = 7;
+}
+
+// cuda::barrier: each warp writes its slot, all arrive and wait, then
+// each thread reads another warp's slot; several phases.
+extern "C" __global__ void aw_barrier(int *out, int phases)
+{
+	__shared__ cuda::barrier<cuda::thread_scope_block> bar;
+	__shared__ int slot[32];
+	unsigned w = threadIdx.x / 32, nw = blockDim.x / 32;
+	int acc = 0;
+
+	if (threadIdx.x == 0)
+		init(&bar, blockDim.x);
+	__syncthreads();
+	for (int p = 0; p < phases; p++) {
+		if (threadIdx.x % 32 == 0)
+			slot[w] = p * 100 + (int)w;
+		bar.arrive_and_wait();
+		acc += slot[(w + 1) % nw];
+		bar.arrive_and_wait();
+	}
+	out[threadIdx.x] = acc;
+}
+
+__device__ unsigned mb_addr(unsigned long long *bar)
+{
+	return (unsigned)__cvta_generic_to_shared(bar);
+}
+
+__device__ unsigned long long mb_arrive(unsigned long long *bar,
+					unsigned count)
+{
+	unsigned long long st;
+
+	asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1], %2;"
+		     : "=l"(st) : "r"(mb_addr(bar)), "r"(count) : "memory");
+	return st;
+}
+
+__device__ int mb_test(unsigned long long *bar, unsigned long long st)
+{
+	unsigned ok;
+
+	asm volatile("{ .reg .pred p;\n"
+		     "mbarrier.test_wait.shared::cta.b64 p, [%1], %2;\n"
+		     "selp.u32 %0, 1, 0, p; }"
+		     : "=r"(ok) : "r"(mb_addr(bar)), "l"(st) : "memory");
+	return (int)ok;
+}
+
+__device__ int mb_test_parity(unsigned long long *bar, unsigned parity)
+{
+	unsigned ok;
+
+	asm volatile("{ .reg .pred p;\n"
+		     "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+		     "selp.u32 %0, 1, 0, p; }"
+		     : "=r"(ok) : "r"(mb_addr(bar)), "r"(parity) : "memory");
+	return (int)ok;
+}
+
+__device__ void mb_wait_parity(unsigned long long *bar, unsigned parity)
+{
+	unsigned ok;
+
+	do
+		asm volatile("{ .reg .pred p;\n"
+			     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], "
+			     "%2;\n"
+			     "selp.u32 %0, 1, 0, p; }"
+			     : "=r"(ok) : "r"(mb_addr(bar)), "r"(parity)
+			     : "memory");
+	while (!ok);
+}
+
+// The PTX instructions one by one, single-threaded where counts are
+// checked: out[] gets what each step observed.
+extern "C" __global__ void mbarrier_ops(int *out)
+{
+	__shared__ unsigned long long bar;
+	unsigned long long st;
+	unsigned pc;
+
+	if (threadIdx.x == 0) {
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;"
+			     :: "r"(mb_addr(&bar)), "r"(3u) : "memory");
+		asm volatile("mbarrier.arrive.noComplete.shared::cta.b64 %0, "
+			     "[%1], 1;" : "=l"(st) : "r"(mb_addr(&bar))
+			     : "memory");
+		asm volatile("mbarrier.pending_count.b64 %0, %1;"
+			     : "=r"(pc) : "l"(st));
+		out[0] = (int)pc;                /* 3 before it arrived */
+		out[1] = mb_test(&bar, st);      /* 0: phase 0 open */
+		out[2] = mb_test_parity(&bar, 0);
+		mb_arrive(&bar, 2);              /* completes phase 0 */
+		out[3] = mb_test(&bar, st);      /* 1 */
+		out[4] = mb_test_parity(&bar, 0);/* 1 */
+		out[5] = mb_test_parity(&bar, 1);/* 0: phase 1 open */
+		/* arrive_drop: phase 1 needs 3, later phases 2 */
+		asm volatile("mbarrier.arrive_drop.shared::cta.b64 %0, [%1];"
+			     : "=l"(st) : "r"(mb_addr(&bar)) : "memory");
+		mb_arrive(&bar, 2);
+		out[6] = mb_test_parity(&bar, 1);/* 1: phase 1 complete */
+		mb_arrive(&bar, 1);
+		out[7] = mb_test_parity(&bar, 0);/* 0: phase 2 needs 2 */
+		mb_arrive(&bar, 1);
+		out[8] = mb_test_parity(&bar, 0);/* 1 */
+		/* transaction bytes hold the phase until they complete */
+		asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 %0, "
+			     "[%1], 64;" : "=l"(st)
+			     : "r"(mb_addr(&bar)) : "memory");
+		mb_arrive(&bar, 1);
+		out[9] = mb_test_parity(&bar, 1);/* 0: 64 bytes pending */
+		asm volatile("mbarrier.complete_tx.shared::cta.b64 [%0], 64;"
+			     :: "r"(mb_addr(&bar)) : "memory");
+		out[10] = mb_test_parity(&bar, 1);/* 1 */
+		out[11] = mb_test(&bar, st);     /* 1: phase 3 complete */
+		asm volatile("mbarrier.inval.shared::cta.b64 [%0];"
+			     :: "r"(mb_addr(&bar)) : "memory");
+	}
+}
+
+// Producer and consumers on two mbarriers with parity waits: warp 0
+// fills a buffer, the other warps read it, for several rounds.
+extern "C" __global__ void mbarrier_pipe(int *out, int rounds)
+{
+	__shared__ unsigned long long full, empty;
+	__shared__ int buf[32];
+	unsigned w = threadIdx.x / 32, nw = blockDim.x / 32;
+	int acc = 0;
+
+	if (threadIdx.x == 0) {
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;"
+			     :: "r"(mb_addr(&full)), "r"(32u) : "memory");
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;"
+			     :: "r"(mb_addr(&empty)), "r"((nw - 1) * 32)
+			     : "memory");
+	}
+	__syncthreads();
+	for (int r = 0; r < rounds; r++) {
+		if (w == 0) {
+			if (r)
+				mb_wait_parity(&empty, (unsigned)(r - 1) & 1);
+			buf[threadIdx.x] = r * 1000 + (int)threadIdx.x;
+			mb_arrive(&full, 1);
+		} else {
+			mb_wait_parity(&full, (unsigned)r & 1);
+			acc += buf[(threadIdx.x + r) % 32];
+			mb_arrive(&empty, 1);
+		}
+	}
+	out[threadIdx.x] = acc;
+}
+
+// Every thread waits on a phase that needs one arrival more than there
+// are threads: a deadlock the emulator reports.
+extern "C" __global__ void mbarrier_stuck(int *out)
+{
+	__shared__ cuda::barrier<cuda::thread_scope_block> bar;
+
+	if (threadIdx.x == 0)
+		init(&bar, blockDim.x + 1);
+	__syncthreads();
+	bar.arrive_and_wait();
+	out[threadIdx.x] = 1;
 }
 
 static int launch_coop(const void *k, int blocks, int threads, void **args)
@@ -133,6 +300,18 @@ int main()
 			printf("wait_other_block: %d\n", seven);
 		}
 	}
+	aw_barrier<<<1, 256>>>(c, 4);
+	cudaMemcpy(h, c, 256 * sizeof(int), cudaMemcpyDeviceToHost);
+	printf("aw_barrier: %d %d %d\n", h[0], h[100], h[255]);
+	mbarrier_ops<<<1, 32>>>(c);
+	cudaMemcpy(h, c, 12 * sizeof(int), cudaMemcpyDeviceToHost);
+	printf("mbarrier_ops:");
+	for (int i = 0; i < 12; i++)
+		printf(" %d", h[i]);
+	printf("\n");
+	mbarrier_pipe<<<1, 128>>>(c, 6);
+	cudaMemcpy(h, c, 128 * sizeof(int), cudaMemcpyDeviceToHost);
+	printf("mbarrier_pipe: %d %d %d\n", h[0], h[40], h[127]);
 	printf("%s\n", cudaGetErrorName(cudaDeviceSynchronize()));
 	return 0;
 }
