@@ -208,6 +208,38 @@ START_TEST(test_parse_one_bad_kernel)
 }
 END_TEST
 
+/* A label is known in its { } block only: inline assembly that repeats
+ * a label in a block of its own at each use (CUTLASS's "LAB_WAIT:")
+ * branches to its own copy; the body's labels are found from inside. */
+START_TEST(test_parse_scoped_labels)
+{
+	static const char ptx[] = HDR
+		".visible .entry scoped(.param .u64 p)\n{\n"
+		"\t.reg .b64 %rd<2>;\n\t.reg .b32 %r<4>;\n"
+		"\t.reg .pred %p<2>;\n"
+		"\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, 0;\n"
+		"\tmov.u32 %r2, 0;\n"
+		"\t{\n\tL: add.u32 %r1, %r1, 1;\n"
+		"\tsetp.lt.u32 %p1, %r1, 5;\n\t@%p1 bra L;\n\t}\n"
+		"\t{\n\tL: add.u32 %r2, %r2, 10;\n"
+		"\tsetp.lt.u32 %p1, %r2, 30;\n\t@%p1 bra L;\n"
+		"\tbra OUT;\n\t}\n"
+		"\tmov.u32 %r2, 1000;\n"
+		"OUT:\n\tadd.u32 %r3, %r1, %r2;\n"
+		"\tst.global.u32 [%rd1], %r3;\n\tret;\n}\n";
+	char err[512];
+	int *d = dalloc(4), h = 0;
+	void *args[1] = { &d };
+
+	ck_assert_msg(wgemu_load_ptx(ptx, strlen(ptx), err, sizeof(err)) >= 0,
+		      "%s", err);
+	ck_assert_int_eq(launch("scoped", 1, 1, 1, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	cudaMemcpy(&h, d, 4, cudaMemcpyDeviceToHost);
+	ck_assert_int_eq(h, 35);
+}
+END_TEST
+
 /* Template kernels have long mangled names, and their parameters the
  * same name plus "_param_N": such names are kept whole (they once were
  * cut at 127 characters, so two parameters became one), and a name
@@ -1889,6 +1921,7 @@ static Suite *emu_suite(void)
 	tcase_add_loop_test(tc, test_parse_malformed, 0,
 			    (int)(sizeof(bad_ptx) / sizeof(bad_ptx[0])));
 	tcase_add_test(tc, test_parse_one_bad_kernel);
+	tcase_add_test(tc, test_parse_scoped_labels);
 	tcase_add_test(tc, test_parse_long_names);
 	tcase_add_test(tc, test_parse_unsupported);
 	tcase_add_test(tc, test_parse_real_ptx);
