@@ -1891,6 +1891,33 @@ START_TEST(test_mbarrier)
 }
 END_TEST
 
+/* cuda::memcpy_async completing on a cuda::barrier, and the .noinc
+ * form of cp.async.mbarrier.arrive */
+START_TEST(test_async_copy_barrier)
+{
+	static int h[1000];
+	int *in = dalloc(sizeof(h)), *out = dalloc(sizeof(h)), n = 1000;
+	void *cg[3] = { &out, &in, &n }, *noinc[2] = { &out, &in };
+
+	load("tests/emu/probe_sync.ptx");
+	for (int i = 0; i < n; i++)
+		h[i] = 3 * i + 1;
+	cudaMemcpy(in, h, sizeof(h), cudaMemcpyHostToDevice);
+	ck_assert_int_eq(launch("async_copy_barrier", 1, 1, 128, 1,
+				sizeof(h), cg), cudaSuccess);
+	fetch(h, out, 1000);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(h[i], 3 * (n - 1 - i) + 1);
+	cudaMemset(out, 0, sizeof(h));
+	ck_assert_int_eq(launch("async_copy_noinc", 1, 1, 256, 1, 0, noinc),
+			 cudaSuccess);
+	fetch(h, out, 256);
+	for (int i = 0; i < 256; i++)
+		ck_assert_int_eq(h[i], 3 * (255 - i) + 1);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+END_TEST
+
 /* every thread waits for an arrival that never comes: a deadlock,
  * reported at once rather than at the end of the budget */
 START_TEST(test_mbarrier_deadlock)
@@ -1988,6 +2015,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_ordinary_launch_deadlock);
 	tcase_add_test(tc, test_mbarrier);
 	tcase_add_test(tc, test_mbarrier_deadlock);
+	tcase_add_test(tc, test_async_copy_barrier);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cmd_emu");

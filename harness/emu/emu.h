@@ -73,15 +73,16 @@ enum { SU_TRAP, SU_CLAMP, SU_ZERO };
 enum { BR_POPC, BR_AND, BR_OR };   /* bar.red operations */
 /* OP_UNSUP forms: an instruction it does not know, a body it cannot parse */
 enum { UNSUP_INSN, UNSUP_PARSE };
-/* cp.async forms: the copy, commit_group, wait_group, wait_all */
-enum { CA_COPY, CA_COMMIT, CA_WAIT, CA_WAIT_ALL };
+/* cp.async forms: the copy, commit_group, wait_group, wait_all, and
+ * cp.async.mbarrier.arrive (in->cmp MBF_NOINC for .noinc) */
+enum { CA_COPY, CA_COMMIT, CA_WAIT, CA_WAIT_ALL, CA_MBAR_ARRIVE };
 /* mbarrier operations (in->sub of OP_MBAR) and their modifiers (in->cmp
  * bits: .parity, .noComplete, .expect_tx) */
 enum {
 	MB_INIT, MB_INVAL, MB_ARRIVE, MB_ARRIVE_DROP, MB_TEST_WAIT,
 	MB_TRY_WAIT, MB_PENDING, MB_EXPECT_TX, MB_COMPLETE_TX
 };
-enum { MBF_PARITY = 1, MBF_NOCOMPLETE = 2, MBF_EXPECT_TX = 4 };
+enum { MBF_PARITY = 1, MBF_NOCOMPLETE = 2, MBF_EXPECT_TX = 4, MBF_NOINC = 8 };
 enum {
 	AT_ADD, AT_MIN, AT_MAX, AT_EXCH, AT_CAS, AT_INC, AT_DEC, AT_AND,
 	AT_OR, AT_XOR

@@ -666,9 +666,12 @@ static int exec_atom(struct ictx *o)
 	return mem_atom(o->x, o->w, o->in, o->m, o->R, o->f);
 }
 
-/* the copy; commit_group and wait_group have nothing to wait for */
+/* the copy; commit_group and wait_group have nothing to wait for, and
+ * the copies an mbarrier is to track are done (mbarrier.c) */
 static int exec_cpasync(struct ictx *o)
 {
+	if (o->in->sub == CA_MBAR_ARRIVE)
+		return mbar_cp_arrive(o->x, o->w, o->in, o->m, o->R);
 	if (o->in->sub != CA_COPY)
 		return 0;
 	return mem_cpasync(o->x, o->w, o->in, o->m, o->R, o->f);

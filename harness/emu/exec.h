@@ -266,6 +266,10 @@ int mem_shared_lanes(struct xctx *x, struct warp *w, const struct emu_insn *in,
  * that failed), or -1 at a fault. */
 int mbar_exec(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	      uint32_t m, uint64_t *R, uint32_t *P, const struct emu_func *f);
+/* cp.async.mbarrier.arrive{.noinc}: the lanes' earlier cp.async are
+ * done (at issue), so the arrive-on happens now; 0 or -1 */
+int mbar_cp_arrive(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R);
 
 /* ---- sched.c ---- */
 /* A new race epoch for the running block: what a barrier does, and an

@@ -16,6 +16,11 @@
  * complete_tx may come before expect_tx), 63 the phase's parity.  The
  * state an arrive returns: the parity of its phase in bit 63 and the
  * pending count before it in bits 0-20 (mbarrier.pending_count).
+ *
+ * cp.async.mbarrier.arrive makes a barrier wait for the thread's
+ * cp.async copies, which here are done when issued: its arrive-on is at
+ * once, and without .noinc it is matched by the pending count's
+ * increment, so only the .noinc form changes the barrier.
  */
 #include "emu/exec.h"
 
@@ -173,6 +178,28 @@ int mbar_exec(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	}
 	LANES({
 		if (mb_update(x, w, in, l, hp[l], S ? (uint32_t)S[l] : 0))
+			return -1;
+	});
+	return 0;
+}
+
+int mbar_cp_arrive(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R)
+{
+	struct emu_insn a = *in;
+	uint8_t *hp[EMU_WARP_SIZE];
+	uint64_t state;
+
+	a.op = OP_MBAR;
+	a.sub = MB_ARRIVE;
+	a.cmp = 0;
+	if (mem_shared_lanes(x, w, &a, m, R, 8, 1, hp))
+		return -1;
+	if (!(in->cmp & MBF_NOINC))
+		return 0;
+	x->mbar_changes++;
+	LANES({
+		if (mb_arrive(x, w, &a, l, hp[l], 1, &state))
 			return -1;
 	});
 	return 0;

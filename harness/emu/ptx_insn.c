@@ -139,8 +139,8 @@ static int mod_texsurf(struct emu_insn *in, const char *s, int op)
 }
 
 /* cp.async{.ca,.cg}.shared{::cta}.global [d], [s], n and its
- * commit_group / wait_group / wait_all; the bulk (tensor) forms and
- * other cp.* are not run */
+ * commit_group / wait_group / wait_all, cp.async.mbarrier.arrive{.noinc};
+ * the bulk (tensor) forms and other cp.* are not run */
 static int mod_cpasync(struct emu_insn *in, const char *s)
 {
 	static const char *const groups[] = {
@@ -150,6 +150,15 @@ static int mod_cpasync(struct emu_insn *in, const char *s)
 
 	if (k >= 0)
 		in->sub = (uint8_t)(CA_COMMIT + k);
+	else if (!strcmp(s, "mbarrier"))
+		in->sub = CA_MBAR_ARRIVE;
+	else if (in->sub == CA_MBAR_ARRIVE && !strcmp(s, "arrive"))
+		;
+	else if (in->sub == CA_MBAR_ARRIVE && !strcmp(s, "noinc"))
+		in->cmp |= MBF_NOINC;
+	else if (in->sub == CA_MBAR_ARRIVE &&
+		 (!strcmp(s, "shared") || !strcmp(s, "shared::cta")))
+		in->space = SP_SHARED;
 	else if (!strcmp(s, "async"))
 		in->flags |= F_ASYNC;
 	else if (!strcmp(s, "shared") || !strcmp(s, "shared::cta"))
@@ -570,6 +579,10 @@ static int decode_cpasync(struct parser *p, struct fbuild *fb,
 	if (in->sub == CA_WAIT) {
 		NOPS(1, 1);
 		return 0;
+	}
+	if (in->sub == CA_MBAR_ARRIVE) {
+		NOPS(1, 1);
+		return want_addr(p, fb, &ops[0], in, line);
 	}
 	/* [dst] in the address fields; [src]: base in s[0], offset in
 	 * target; cp-size in s[1], src-size in s[2] */

@@ -220,6 +220,45 @@ extern "C" __global__ void mbarrier_pipe(int *out, int rounds)
 	out[threadIdx.x] = acc;
 }
 
+// cuda::memcpy_async into shared memory completing on a cuda::barrier
+// (cp.async and cp.async.mbarrier.arrive), then the same with the
+// .noinc form, whose arrival is one of those the barrier expects.
+extern "C" __global__ void async_copy_barrier(int *out, const int *in, int n)
+{
+	__shared__ cuda::barrier<cuda::thread_scope_block> bar;
+	extern __shared__ int s[];
+	cg::thread_block b = cg::this_thread_block();
+
+	if (b.thread_rank() == 0)
+		init(&bar, b.size());
+	b.sync();
+	cuda::memcpy_async(b, s, in, sizeof(int) * n, bar);
+	bar.arrive_and_wait();
+	for (int i = threadIdx.x; i < n; i += blockDim.x)
+		out[i] = s[n - 1 - i];
+}
+
+extern "C" __global__ void async_copy_noinc(int *out, const int *in)
+{
+	__shared__ unsigned long long bar;
+	__shared__ int s[256];
+
+	if (threadIdx.x == 0)
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;"
+			     :: "r"(mb_addr(&bar)), "r"(2 * blockDim.x)
+			     : "memory");
+	__syncthreads();
+	asm volatile("cp.async.ca.shared.global [%0], [%1], 4;"
+		     :: "r"((unsigned)__cvta_generic_to_shared(
+			     &s[threadIdx.x])), "l"(&in[threadIdx.x])
+		     : "memory");
+	asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];"
+		     :: "r"(mb_addr(&bar)) : "memory");
+	mb_arrive(&bar, 1);
+	mb_wait_parity(&bar, 0);
+	out[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
+}
+
 // Every thread waits on a phase that needs one arrival more than there
 // are threads: a deadlock the emulator reports.
 extern "C" __global__ void mbarrier_stuck(int *out)
@@ -312,6 +351,15 @@ int main()
 	mbarrier_pipe<<<1, 128>>>(c, 6);
 	cudaMemcpy(h, c, 128 * sizeof(int), cudaMemcpyDeviceToHost);
 	printf("mbarrier_pipe: %d %d %d\n", h[0], h[40], h[127]);
+	for (int i = 0; i < n; i++)
+		h[i] = 3 * i;
+	cudaMemcpy(a, h, sizeof(h), cudaMemcpyHostToDevice);
+	async_copy_barrier<<<1, 128, 1000 * sizeof(int)>>>(c, a, 1000);
+	cudaMemcpy(h, c, 1000 * sizeof(int), cudaMemcpyDeviceToHost);
+	printf("async_copy_barrier: %d %d %d\n", h[0], h[500], h[999]);
+	async_copy_noinc<<<1, 256>>>(c, a);
+	cudaMemcpy(h, c, 256 * sizeof(int), cudaMemcpyDeviceToHost);
+	printf("async_copy_noinc: %d %d %d\n", h[0], h[100], h[255]);
 	printf("%s\n", cudaGetErrorName(cudaDeviceSynchronize()));
 	return 0;
 }
