@@ -12,6 +12,12 @@
  * is fixed, so results and counters are deterministic.  A grid that
  * never finishes (blocks waiting on one that exited) ends when the
  * instruction budget does, as an endless loop does.
+ *
+ * The blocks' memory (warps and their registers, shared memory, race
+ * shadows) is kept from launch to launch, as sched.c keeps its one
+ * block's: a launch of 264 blocks of 1,024 threads has some 400 MB of
+ * registers, which clearing anew at every launch would cost more than
+ * running it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +35,17 @@ enum { CB_NEW, CB_RUNNING, CB_DONE };
 struct coop_block {
 	int state;                    /* CB_* */
 	struct warp *warps;
+	int nwarps;                   /* warps allocated */
 	uint8_t *smem;
+	size_t smem_cap;
 	struct race_shadow sh;
 	uint32_t epoch, block_epoch;
 	int stuck;
 };
+
+/* the blocks of the largest cooperative launch so far, for the next */
+static struct coop_block *g_blocks;
+static size_t g_nblocks;
 
 void coop_slice(struct xctx *x)
 {
@@ -42,35 +54,50 @@ void coop_slice(struct xctx *x)
 	x->limit = end < x->budget ? end : x->budget;
 }
 
-static void block_release(struct coop_block *b, int nwarps)
-{
-	for (int i = 0; b->warps && i < nwarps; i++) {
-		struct warp *w = &b->warps[i];
-
-		free(w->stack);
-		free(w->regs);
-		free(w->preds);
-		free(w->params);
-		free(w->local);
-	}
-	free(b->warps);
-	free(b->smem);
-	race_release(&b->sh);
-	memset(&b->sh, 0, sizeof(b->sh));
-	b->warps = NULL;
-	b->smem = NULL;
-}
-
-/* a block's memory, at its first turn; 0 or -1 */
+/* block b's memory for this launch (kept from earlier ones when large
+ * enough); 0 or -1 */
 static int block_alloc(struct xctx *x, struct coop_block *b)
 {
 	size_t n = x->smem_size + 64;
 
-	b->warps = calloc((size_t)x->nwarps, sizeof(*b->warps));
-	b->smem = malloc(n);
-	if (!b->warps || !b->smem || race_reserve(&b->sh, n) ||
+	if (b->nwarps < x->nwarps) {
+		struct warp *w = realloc(b->warps, (size_t)x->nwarps *
+					 sizeof(*w));
+
+		if (!w)
+			return -1;
+		memset(w + b->nwarps, 0, (size_t)(x->nwarps - b->nwarps) *
+		       sizeof(*w));
+		b->warps = w;
+		b->nwarps = x->nwarps;
+	}
+	if (b->smem_cap < n) {
+		uint8_t *p = realloc(b->smem, n);
+
+		if (!p)
+			return -1;
+		b->smem = p;
+		b->smem_cap = n;
+	}
+	if (race_reserve(&b->sh, n) ||
 	    sched_reserve_local(x, b->warps, x->nwarps))
 		return -1;
+	return 0;
+}
+
+/* room for nb blocks; 0 or -1 */
+static int blocks_reserve(uint64_t nb)
+{
+	struct coop_block *b;
+
+	if (nb <= g_nblocks)
+		return 0;
+	b = realloc(g_blocks, nb * sizeof(*b));
+	if (!b)
+		return -1;
+	memset(b + g_nblocks, 0, (nb - g_nblocks) * sizeof(*b));
+	g_blocks = b;
+	g_nblocks = nb;
 	return 0;
 }
 
@@ -116,10 +143,8 @@ static int turn(struct xctx *x, struct coop_block *b, uint64_t i)
 		rc = sched_block_step(x);
 	}
 	leave(x, b);
-	if (rc == STEP_DONE) {
+	if (rc == STEP_DONE)
 		b->state = CB_DONE;
-		block_release(b, x->nwarps);
-	}
 	return rc;
 }
 
@@ -127,13 +152,16 @@ int coop_run_grid(struct xctx *x)
 {
 	const unsigned *g = x->cfg->grid;
 	uint64_t nb = (uint64_t)g[0] * g[1] * g[2], left = nb, i;
-	struct coop_block *b = calloc(nb, sizeof(*b));
 	struct warp *own = x->warps;
+	struct coop_block *b;
 	int rc = 0;
 
-	if (!b)
+	if (blocks_reserve(nb))
 		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
 				 "out of host memory");
+	b = g_blocks;
+	for (i = 0; i < nb; i++)
+		b[i].state = CB_NEW;
 	while (left && rc >= 0)
 		for (i = 0; i < nb && rc >= 0; i++) {
 			if (b[i].state == CB_DONE)
@@ -141,9 +169,13 @@ int coop_run_grid(struct xctx *x)
 			rc = turn(x, &b[i], i);
 			left -= rc == STEP_DONE;
 		}
-	for (i = 0; i < nb; i++)
-		block_release(&b[i], x->nwarps);
-	free(b);
+	for (i = 0; i < nb; i++) {
+		/* local memory is sized per launch (sched.c frees its own) */
+		for (int k = 0; k < b[i].nwarps; k++) {
+			free(b[i].warps[k].local);
+			b[i].warps[k].local = NULL;
+		}
+	}
 	x->warps = own;
 	x->limit = x->budget;
 	return rc < 0 ? -1 : 0;
