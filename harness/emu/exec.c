@@ -832,29 +832,32 @@ static int exec_nanosleep(struct ictx *o)
 	return GO_YIELD;
 }
 
-/* A branch or call past x->limit: the end of the warp's time slice in a
- * cooperative launch (it gives way before the instruction, which runs
- * again, and is counted then), or the end of the instruction budget. */
-static __attribute__((noinline, cold)) int over_limit(struct ictx *o)
+/* A branch or call (in, at pc, lanes m) past x->limit: the end of the
+ * warp's time slice in a cooperative launch (it gives way before the
+ * instruction, which runs again, and is counted then), or the end of
+ * the instruction budget.  Not given the ictx, whose address would keep
+ * run_entry's from living in registers. */
+static __attribute__((noinline, cold)) int
+over_limit(struct xctx *x, struct warp *w, struct sentry *e,
+	   const struct emu_insn *in, int pc, uint32_t m)
 {
-	struct xctx *x = o->x;
 	const unsigned *g = x->cfg->grid;
 
 	if (x->lane_insns <= x->budget) {
-		x->lane_insns -= (uint64_t)__builtin_popcount(o->m);
-		o->e->pc = o->pc;
-		o->w->yield = Y_SLICE;
+		x->lane_insns -= (uint64_t)__builtin_popcount(m);
+		e->pc = pc;
+		w->yield = Y_SLICE;
 		return GO_YIELD;
 	}
 	if (x->cfg->cooperative || (uint64_t)g[0] * g[1] * g[2] == 1)
-		return emu_fault(x, WGEMU_FAULT_LIMIT, o->in, o->w->id,
-				 __builtin_ctz(o->m), "instruction budget of "
+		return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
+				 __builtin_ctz(m), "instruction budget of "
 				 "%llu exhausted (endless loop%s?)",
 				 (unsigned long long)x->budget,
 				 x->cfg->cooperative ? ", or blocks waiting "
 				 "for one that never comes" : "");
-	return emu_fault(x, WGEMU_FAULT_LIMIT, o->in, o->w->id,
-			 __builtin_ctz(o->m), "instruction budget of %llu "
+	return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
+			 __builtin_ctz(m), "instruction budget of %llu "
 			 "exhausted (endless loop? or a block waiting for "
 			 "another: the blocks of an ordinary launch run one "
 			 "after another, a cooperative launch runs them "
@@ -869,7 +872,7 @@ static int exec_branch(struct ictx *o)
 	int target = in->op == OP_BRA ? in->target : o->f->ninsns;
 
 	if (x->lane_insns > x->limit)
-		return over_limit(o);
+		return over_limit(x, o->w, o->e, o->in, o->pc, o->m);
 	if (x->perf && target <= o->pc)
 		perf_on_backedge(x->perf);
 	if (o->m == o->mask) {
@@ -897,7 +900,7 @@ static int exec_call(struct ictx *o)
 	struct xctx *x = o->x;
 
 	if (x->lane_insns > x->limit)
-		return over_limit(o);
+		return over_limit(x, o->w, o->e, o->in, o->pc, o->m);
 	if (simt_call(x, o->w, o->in, o->m, o->pc))
 		return GO_FAULT;
 	return GO_SWITCH;
