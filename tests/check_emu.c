@@ -1825,12 +1825,11 @@ END_TEST
 
 /* In an ordinary launch the blocks run one after another: block 0
  * waiting for block 1 hangs, reported when the instruction budget ends,
- * naming the cause; grid.sync() finds no grid workspace and traps, as
- * on a GPU */
+ * naming the cause */
 START_TEST(test_ordinary_launch_deadlock)
 {
-	int *a = dalloc(1024), *c = dalloc(1024), rounds = 1;
-	void *wait[2] = { &a, &c }, *rot[3] = { &a, &c, &rounds };
+	int *a = dalloc(1024), *c = dalloc(1024);
+	void *wait[2] = { &a, &c };
 	char msg[800];
 
 	load("tests/emu/probe_sync.ptx");
@@ -1843,15 +1842,26 @@ START_TEST(test_ordinary_launch_deadlock)
 	ck_assert_msg(strstr(msg, "block (0,0,0)") &&
 		      strstr(msg, "ordinary launch run one after another"),
 		      "%s", msg);
-	ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
 	unsetenv("WGEMU_INSN_LIMIT");
+}
+END_TEST
+
+/* grid.sync() in an ordinary launch finds no grid workspace and traps,
+ * as on a GPU; the fault says what it needs */
+START_TEST(test_grid_sync_not_cooperative)
+{
+	int *a = dalloc(1024), *c = dalloc(1024), rounds = 1;
+	void *rot[3] = { &a, &c, &rounds };
+	char msg[800];
+
 	load("tests/emu/probe_sync.ptx");
-	a = dalloc(1024);
-	c = dalloc(1024);
 	ck_assert_int_eq(launch("grid_rotate", 2, 1, 32, 1, 0, rot),
 			 cudaSuccess);
-	/* (wgemu_last_fault keeps the first fault: the deadlock) */
 	ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
+			 WGEMU_FAULT_TRAP);
+	ck_assert_msg(strstr(msg, "needs cudaLaunchCooperativeKernel") !=
+		      NULL, "%s", msg);
 }
 END_TEST
 
@@ -2013,6 +2023,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_grid_sync);
 	tcase_add_test(tc, test_coop_too_large);
 	tcase_add_test(tc, test_ordinary_launch_deadlock);
+	tcase_add_test(tc, test_grid_sync_not_cooperative);
 	tcase_add_test(tc, test_mbarrier);
 	tcase_add_test(tc, test_mbarrier_deadlock);
 	tcase_add_test(tc, test_async_copy_barrier);

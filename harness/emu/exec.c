@@ -906,8 +906,17 @@ static int exec_call(struct ictx *o)
 	return GO_SWITCH;
 }
 
+/* trap; cooperative groups trap where a grid-wide operation finds no
+ * grid workspace (%envreg1/%envreg2 read 0): say so */
 static int exec_trap(struct ictx *o)
 {
+	if (!o->x->cfg->cooperative &&
+	    (o->f->sr_used & (1ull << SR_ENVREG1 | 1ull << SR_ENVREG2)))
+		return emu_fault(o->x, WGEMU_FAULT_TRAP, o->in, o->w->id,
+				 __builtin_ctz(o->m), "trap (assertion, "
+				 "__trap(), or grid.sync() in a launch that is "
+				 "not cooperative: it needs "
+				 "cudaLaunchCooperativeKernel)");
 	return emu_fault(o->x, WGEMU_FAULT_TRAP, o->in, o->w->id,
 			 __builtin_ctz(o->m), "trap (assertion or __trap())");
 }
