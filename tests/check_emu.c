@@ -1901,11 +1901,12 @@ START_TEST(test_mbarrier)
 }
 END_TEST
 
-/* cuda::memcpy_async completing on a cuda::barrier, and the .noinc
- * form of cp.async.mbarrier.arrive */
+/* cuda::memcpy_async completing on a cuda::barrier, the .noinc form of
+ * cp.async.mbarrier.arrive, and a bulk copy whose bytes the barrier
+ * waits for */
 START_TEST(test_async_copy_barrier)
 {
-	static int h[1000];
+	static int h[1024];
 	int *in = dalloc(sizeof(h)), *out = dalloc(sizeof(h)), n = 1000;
 	void *cg[3] = { &out, &in, &n }, *noinc[2] = { &out, &in };
 
@@ -1924,6 +1925,12 @@ START_TEST(test_async_copy_barrier)
 	fetch(h, out, 256);
 	for (int i = 0; i < 256; i++)
 		ck_assert_int_eq(h[i], 3 * (255 - i) + 1);
+	cudaMemset(out, 0, sizeof(h));
+	ck_assert_int_eq(launch("bulk_copy_barrier", 1, 1, 128, 1, 0, noinc),
+			 cudaSuccess);
+	fetch(h, out, 1000);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(h[i], i < 24 ? 0 : 3 * (1023 - i) + 1);
 	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
 }
 END_TEST

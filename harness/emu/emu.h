@@ -73,9 +73,11 @@ enum { SU_TRAP, SU_CLAMP, SU_ZERO };
 enum { BR_POPC, BR_AND, BR_OR };   /* bar.red operations */
 /* OP_UNSUP forms: an instruction it does not know, a body it cannot parse */
 enum { UNSUP_INSN, UNSUP_PARSE };
-/* cp.async forms: the copy, commit_group, wait_group, wait_all, and
- * cp.async.mbarrier.arrive (in->cmp MBF_NOINC for .noinc) */
-enum { CA_COPY, CA_COMMIT, CA_WAIT, CA_WAIT_ALL, CA_MBAR_ARRIVE };
+/* cp.async forms: the copy, commit_group, wait_group, wait_all,
+ * cp.async.mbarrier.arrive (in->cmp MBF_NOINC for .noinc), and the bulk
+ * copy from global to shared memory completing on an mbarrier
+ * (cp.async.bulk...mbarrier::complete_tx::bytes) */
+enum { CA_COPY, CA_COMMIT, CA_WAIT, CA_WAIT_ALL, CA_MBAR_ARRIVE, CA_BULK };
 /* mbarrier operations (in->sub of OP_MBAR) and their modifiers (in->cmp
  * bits: .parity, .noComplete, .expect_tx) */
 enum {

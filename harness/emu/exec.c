@@ -672,6 +672,10 @@ static int exec_cpasync(struct ictx *o)
 {
 	if (o->in->sub == CA_MBAR_ARRIVE)
 		return mbar_cp_arrive(o->x, o->w, o->in, o->m, o->R);
+	if (o->in->sub == CA_BULK)
+		return mem_bulk_copy(o->x, o->w, o->in, o->m, o->R, o->f) ||
+		       mbar_bulk_done(o->x, o->w, o->in, o->m, o->R, o->f) ?
+		       GO_FAULT : GO_NEXT;
 	if (o->in->sub != CA_COPY)
 		return 0;
 	return mem_cpasync(o->x, o->w, o->in, o->m, o->R, o->f);

@@ -241,6 +241,8 @@ int mem_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 int mem_cpasync(struct xctx *x, struct warp *w,
 		const struct emu_insn *in, uint32_t m, uint64_t *R,
 		const struct emu_func *f);
+int mem_bulk_copy(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		  uint32_t m, uint64_t *R, const struct emu_func *f);
 int mem_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	   uint32_t m, uint64_t *R, const struct emu_func *f);
 /* wmma.load, wmma.store, wmma.mma (wmma.c): each element access checked
@@ -253,13 +255,14 @@ uint8_t *mem_lane_ptr(struct xctx *x, struct warp *w, int l, uint64_t a,
 		      uint64_t len);
 
 /* The lanes' shared-memory addresses of a ld/st-like instruction (its
- * address fields), resolved and checked for bytes each as an atomic
- * access or (atomic 0) a store, for race tracking; hp[l] gets lane l's
- * host pointer.  0, or -1 at a fault (an address outside shared
- * memory included). */
+ * address fields), resolved and checked for bytes each, for race
+ * tracking as an atomic access (vals NULL) or as a store of vals[l]
+ * (storing what memory holds is no race); hp[l] gets lane l's host
+ * pointer.  0, or -1 at a fault (an address outside shared memory
+ * included); nothing is written. */
 int mem_shared_lanes(struct xctx *x, struct warp *w, const struct emu_insn *in,
-		     uint32_t m, uint64_t *R, int bytes, int atomic,
-		     uint8_t **hp);
+		     uint32_t m, uint64_t *R, int bytes,
+		     const uint8_t (*vals)[EMU_MAX_ACCESS_BYTES], uint8_t **hp);
 
 /* ---- mbarrier.c ---- */
 /* mbarrier.* on the lanes m; 0, 1 when the warp must give way (a wait
@@ -270,6 +273,10 @@ int mbar_exec(struct xctx *x, struct warp *w, const struct emu_insn *in,
  * done (at issue), so the arrive-on happens now; 0 or -1 */
 int mbar_cp_arrive(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		   uint32_t m, uint64_t *R);
+/* the bulk copy's complete_tx: the size (s[1]) of each lane's copy off
+ * the transaction count of its mbarrier (s[2]); 0 or -1 */
+int mbar_bulk_done(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R, const struct emu_func *f);
 
 /* ---- sched.c ---- */
 /* A new race epoch for the running block: what a barrier does, and an

@@ -99,22 +99,13 @@ static int mb_arrive(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	return 0;
 }
 
-/* init, inval, expect_tx, complete_tx of lane l with operand n */
+/* inval, expect_tx, complete_tx of lane l with operand n */
 static int mb_update(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		     int l, uint8_t *p, uint32_t n)
 {
 	struct mbar b = mb_get(p);
 
 	switch (in->sub) {
-	case MB_INIT:
-		if (!n || n > MB_MAX_COUNT)
-			return emu_fault(x, WGEMU_FAULT_BARRIER, in, w->id, l,
-					 "mbarrier.init with a count of %u "
-					 "(1 to %u)", n, MB_MAX_COUNT);
-		b.pending = b.expected = n;
-		b.tx = 0;
-		b.phase = 0;
-		break;
 	case MB_INVAL:
 		memset(&b, 0, sizeof(b));
 		break;
@@ -127,6 +118,32 @@ static int mb_update(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		break;
 	}
 	mb_put(p, &b);
+	return 0;
+}
+
+/* mbarrier.init: a store of the initial word (no read of it before, and
+ * threads that all initialise it alike do not race: race.c) */
+static int mb_init(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R, const uint64_t *S)
+{
+	uint8_t vals[EMU_WARP_SIZE][EMU_MAX_ACCESS_BYTES];
+	uint8_t *hp[EMU_WARP_SIZE];
+
+	LANES({
+		uint32_t n = (uint32_t)S[l];
+		struct mbar b = { n, n, 0, 0 };
+
+		if (!n || n > MB_MAX_COUNT)
+			return emu_fault(x, WGEMU_FAULT_BARRIER, in, w->id, l,
+					 "mbarrier.init with a count of %u "
+					 "(1 to %u)", n, MB_MAX_COUNT);
+		mb_put(vals[l], &b);
+	});
+	if (mem_shared_lanes(x, w, in, m, R, 8,
+			     (const uint8_t (*)[EMU_MAX_ACCESS_BYTES])vals, hp))
+		return -1;
+	x->mbar_changes++;
+	LANES(memcpy(hp[l], vals[l], 8));
 	return 0;
 }
 
@@ -161,8 +178,9 @@ int mbar_exec(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		LANES(D[l] = S[l] & MB_MASK);
 		return 0;
 	}
-	/* init writes the word: no read of it before (race.c) */
-	if (mem_shared_lanes(x, w, in, m, R, 8, in->sub != MB_INIT, hp))
+	if (in->sub == MB_INIT)
+		return mb_init(x, w, in, m, R, S);
+	if (mem_shared_lanes(x, w, in, m, R, 8, NULL, hp))
 		return -1;
 	if (in->sub == MB_TEST_WAIT || in->sub == MB_TRY_WAIT)
 		return mb_wait(in, m, hp, S, P) ? 1 : 0;
@@ -193,13 +211,38 @@ int mbar_cp_arrive(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	a.op = OP_MBAR;
 	a.sub = MB_ARRIVE;
 	a.cmp = 0;
-	if (mem_shared_lanes(x, w, &a, m, R, 8, 1, hp))
+	if (mem_shared_lanes(x, w, &a, m, R, 8, NULL, hp))
 		return -1;
 	if (!(in->cmp & MBF_NOINC))
 		return 0;
 	x->mbar_changes++;
 	LANES({
 		if (mb_arrive(x, w, &a, l, hp[l], 1, &state))
+			return -1;
+	});
+	return 0;
+}
+
+int mbar_bulk_done(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R, const struct emu_func *f)
+{
+	struct emu_insn a = *in;
+	uint64_t t0[EMU_WARP_SIZE];
+	const uint64_t *N = exec_src(x, w, R, f, &in->s[1], t0);
+	uint8_t *hp[EMU_WARP_SIZE];
+
+	/* the mbarrier's address, as mem_shared_lanes reads one */
+	a.op = OP_MBAR;
+	a.sub = MB_COMPLETE_TX;
+	a.space = SP_SHARED;
+	a.aoff = 0;
+	a.ak = in->s[2].kind == OK_SYM ? AK_SYM : AK_REG;
+	a.areg = a.asym = in->s[2].idx;
+	if (mem_shared_lanes(x, w, &a, m, R, 8, NULL, hp))
+		return -1;
+	x->mbar_changes++;
+	LANES({
+		if (mb_update(x, w, &a, l, hp[l], (uint32_t)N[l]))
 			return -1;
 	});
 	return 0;

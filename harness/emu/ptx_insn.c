@@ -139,8 +139,10 @@ static int mod_texsurf(struct emu_insn *in, const char *s, int op)
 }
 
 /* cp.async{.ca,.cg}.shared{::cta}.global [d], [s], n and its
- * commit_group / wait_group / wait_all, cp.async.mbarrier.arrive{.noinc};
- * the bulk (tensor) forms and other cp.* are not run */
+ * commit_group / wait_group / wait_all, cp.async.mbarrier.arrive{.noinc},
+ * cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes and
+ * the bulk groups' commit and wait; the other bulk forms (to global
+ * memory, multicast, tensors) and other cp.* are not run */
 static int mod_cpasync(struct emu_insn *in, const char *s)
 {
 	static const char *const groups[] = {
@@ -152,6 +154,15 @@ static int mod_cpasync(struct emu_insn *in, const char *s)
 		in->sub = (uint8_t)(CA_COMMIT + k);
 	else if (!strcmp(s, "mbarrier"))
 		in->sub = CA_MBAR_ARRIVE;
+	else if (!strcmp(s, "bulk") && in->sub == CA_COPY)
+		in->sub = CA_BULK;
+	else if (in->sub == CA_BULK && !strcmp(s, "shared::cluster"))
+		in->space = SP_SHARED;   /* the block's own (a cluster of one) */
+	else if (in->sub == CA_BULK &&
+		 !strcmp(s, "mbarrier::complete_tx::bytes"))
+		in->cmp |= 2;
+	else if (in->sub == CA_WAIT && !strcmp(s, "read"))
+		;
 	else if (in->sub == CA_MBAR_ARRIVE && !strcmp(s, "arrive"))
 		;
 	else if (in->sub == CA_MBAR_ARRIVE && !strcmp(s, "noinc"))
@@ -563,6 +574,40 @@ static int decode_ctrl(struct parser *p, struct fbuild *fb,
 	}
 }
 
+/* [a] of a register or symbol, without offset, as the value s */
+static int want_base(struct parser *p, struct fbuild *fb, const struct rop *r,
+		     struct emu_opnd *s, int line)
+{
+	struct rop nm;
+
+	if (r->kind != RO_ADDR || !r->has_base || r->ival)
+		return perr(p, line, "expected [register] or [symbol]");
+	rop_init(&nm);
+	nm.kind = RO_NAME;
+	memcpy(nm.name, r->name, strlen(r->name) + 1);
+	return want_val(p, fb, &nm, T_U64, s, line);
+}
+
+/* cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+ * [dst], [src], size, [mbar]{, cache-policy}: dst in the address fields,
+ * src in s[0] (offset in target), size in s[1], mbar in s[2] */
+static int decode_bulk(struct parser *p, struct fbuild *fb,
+		       struct emu_insn *in, struct rop *ops, int n, int line)
+{
+	NOPS(4, 5);
+	if (in->space != SP_SHARED || in->cmp != 3)
+		return perr(p, line, "cp.async.bulk other than from global to "
+			    "shared memory, completing on an mbarrier");
+	if (want_addr(p, fb, &ops[0], in, line) ||
+	    want_base(p, fb, &ops[1], &in->s[0], line) ||
+	    want_val(p, fb, &ops[2], T_U32, &in->s[1], line) ||
+	    want_base(p, fb, &ops[3], &in->s[2], line))
+		return -1;
+	in->target = 0;
+	in->nsrc = 3;
+	return 0;
+}
+
 /* cp.async [dst], [src], cp-size{, src-size}, commit_group, wait_group */
 static int decode_cpasync(struct parser *p, struct fbuild *fb,
 			  struct emu_insn *in, struct rop *ops, int n,
@@ -584,6 +629,8 @@ static int decode_cpasync(struct parser *p, struct fbuild *fb,
 		NOPS(1, 1);
 		return want_addr(p, fb, &ops[0], in, line);
 	}
+	if (in->sub == CA_BULK)
+		return decode_bulk(p, fb, in, ops, n, line);
 	/* [dst] in the address fields; [src]: base in s[0], offset in
 	 * target; cp-size in s[1], src-size in s[2] */
 	NOPS(3, 5);

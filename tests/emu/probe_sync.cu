@@ -259,6 +259,25 @@ extern "C" __global__ void async_copy_noinc(int *out, const int *in)
 	out[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
 }
 
+// cuda::memcpy_async of 16-byte multiples by one thread: a bulk copy
+// (cp.async.bulk) whose bytes the barrier's phase waits for
+// (mbarrier.expect_tx, complete_tx).
+extern "C" __global__ void bulk_copy_barrier(int *out, const int *in)
+{
+	__shared__ cuda::barrier<cuda::thread_scope_block> bar;
+	__shared__ alignas(16) int s[1024];
+
+	if (threadIdx.x == 0)
+		init(&bar, blockDim.x);
+	__syncthreads();
+	if (threadIdx.x == 0)
+		cuda::memcpy_async(s, in, cuda::aligned_size_t<16>(sizeof(s)),
+				   bar);
+	bar.arrive_and_wait();
+	for (int i = threadIdx.x; i < 1024; i += blockDim.x)
+		out[i] = s[1023 - i];
+}
+
 // Every thread waits on a phase that needs one arrival more than there
 // are threads: a deadlock the emulator reports.
 extern "C" __global__ void mbarrier_stuck(int *out)
@@ -360,6 +379,9 @@ int main()
 	async_copy_noinc<<<1, 256>>>(c, a);
 	cudaMemcpy(h, c, 256 * sizeof(int), cudaMemcpyDeviceToHost);
 	printf("async_copy_noinc: %d %d %d\n", h[0], h[100], h[255]);
+	bulk_copy_barrier<<<1, 128>>>(c, a);
+	cudaMemcpy(h, c, 1024 * sizeof(int), cudaMemcpyDeviceToHost);
+	printf("bulk_copy_barrier: %d %d %d\n", h[0], h[500], h[1023]);
 	printf("%s\n", cudaGetErrorName(cudaDeviceSynchronize()));
 	return 0;
 }
