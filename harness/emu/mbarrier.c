@@ -60,6 +60,21 @@ static void mb_put(uint8_t *p, const struct mbar *b)
 	memcpy(p, &v, 8);
 }
 
+/* b's transaction count plus d, 0 or -1 (a fault of lane l) when it
+ * leaves the range the ISA gives it, +-(2^20 - 1) */
+static int mb_tx_add(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		     int l, struct mbar *b, int64_t d)
+{
+	int64_t t = (int64_t)b->tx + d;
+
+	if (t > (int64_t)MB_MAX_COUNT || t < -(int64_t)MB_MAX_COUNT)
+		return emu_fault(x, WGEMU_FAULT_BARRIER, in, w->id, l,
+				 "mbarrier: transaction count %lld out of "
+				 "range", (long long)t);
+	b->tx = (int32_t)t;
+	return 0;
+}
+
 /* the phase is over when nothing more is pending */
 static void mb_settle(struct xctx *x, struct mbar *b)
 {
@@ -78,8 +93,8 @@ static int mb_arrive(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	struct mbar b = mb_get(p);
 	uint32_t count = in->cmp & MBF_EXPECT_TX ? 1 : n;
 
-	if (in->cmp & MBF_EXPECT_TX)
-		b.tx += (int32_t)n;
+	if ((in->cmp & MBF_EXPECT_TX) && mb_tx_add(x, w, in, l, &b, n))
+		return -1;
 	if (count > b.pending || (in->sub == MB_ARRIVE_DROP &&
 				  count > b.expected))
 		return emu_fault(x, WGEMU_FAULT_BARRIER, in, w->id, l,
@@ -110,10 +125,12 @@ static int mb_update(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		memset(&b, 0, sizeof(b));
 		break;
 	case MB_EXPECT_TX:
-		b.tx += (int32_t)n;
+		if (mb_tx_add(x, w, in, l, &b, n))
+			return -1;
 		break;
 	default:	/* complete_tx */
-		b.tx -= (int32_t)n;
+		if (mb_tx_add(x, w, in, l, &b, -(int64_t)n))
+			return -1;
 		mb_settle(x, &b);
 		break;
 	}
