@@ -2,7 +2,8 @@
  * Check tests of the emulator (harness/emu): the PTX parser (instruction
  * forms, malformed input), post-dominators, divergence and reconvergence,
  * barriers, memory faults and races, the counters against
- * ground-truth.md, the runtime API, and 'warpgrade emu' end to end.
+ * ground-truth.md, the runtime API, grid barriers and mbarriers (sync),
+ * and 'warpgrade emu' end to end.
  *
  * Kernels come as PTX in tests/emu/ (regenerate with tests/emu/gen-ptx),
  * loaded with wgemu_load_ptx, so only the end-to-end case needs nvcc.
