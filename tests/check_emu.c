@@ -22,6 +22,7 @@
 
 #include "emu/emu.h"
 #include "emu/half.h"
+#include "emu/trace.h"
 #include "emu/wgemu.h"
 #include "cmd_emu.h"
 
@@ -1793,6 +1794,52 @@ START_TEST(test_grid_sync)
 }
 END_TEST
 
+/* A launch record marks a cooperative launch (a = 1), and the replay's
+ * raw launch runs it as one: a grid rotation right again */
+START_TEST(test_coop_record)
+{
+	enum { N = 4 * 64 };
+	int h[N], *a = dalloc(N * 4), *b = dalloc(N * 4), rounds = 3;
+	void *rot[3] = { &a, &b, &rounds }, *aw[2] = { &b, &rounds };
+	struct emu_trace_reader rd;
+	struct emu_trace_head head;
+	struct emu_trace_op op;
+	unsigned char *buf = NULL, params[24];
+	size_t len = 0;
+	int launches = 0;
+
+	load("tests/emu/probe_sync.ptx");
+	for (int i = 0; i < N; i++)
+		h[i] = i;
+	cudaMemcpy(a, h, sizeof(h), cudaMemcpyHostToDevice);
+	wgemu_record_begin(a, sizeof(h), b, sizeof(h));
+	ck_assert_int_eq(launch_coop("grid_rotate", 4, 64, rot), cudaSuccess);
+	ck_assert_int_eq(launch("aw_barrier", 1, 1, 32, 1, 0, aw),
+			 cudaSuccess);
+	ck_assert_int_eq(wgemu_record_end(&buf, &len), 0);
+	ck_assert_int_eq(emu_trace_read_head(&rd, buf, len, &head), 0);
+	while (emu_trace_next(&rd, &op) == 1) {
+		if (op.kind != TR_LAUNCH)
+			continue;
+		ck_assert_int_eq(op.a, launches == 0);
+		launches++;
+	}
+	ck_assert_int_eq(launches, 2);
+	free(buf);
+	/* the parameters as the PTX lays them out: a, b, rounds */
+	memcpy(params, &a, 8);
+	memcpy(params + 8, &b, 8);
+	memcpy(params + 16, &rounds, 4);
+	ck_assert_int_eq(wgemu_launch_raw_cooperative(
+		wgemu_kernel("grid_rotate"), (unsigned[3]){ 4, 1, 1 },
+		(unsigned[3]){ 64, 1, 1 }, 0, params, 20), cudaSuccess);
+	fetch(h, a, N);
+	for (int i = 0; i < N; i++)
+		ck_assert_int_eq(h[i], (i + 6) % N + 6);
+	ck_assert_int_eq(wgemu_last_fault(NULL, 0), WGEMU_FAULT_NONE);
+}
+END_TEST
+
 /* Occupancy counts warps, blocks and shared memory per SM; a
  * cooperative grid must fit on the device at once, as on an H100 */
 START_TEST(test_coop_too_large)
@@ -2030,6 +2077,7 @@ static Suite *emu_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_grid_sync);
 	tcase_add_test(tc, test_coop_too_large);
+	tcase_add_test(tc, test_coop_record);
 	tcase_add_test(tc, test_ordinary_launch_deadlock);
 	tcase_add_test(tc, test_grid_sync_not_cooperative);
 	tcase_add_test(tc, test_mbarrier);

@@ -841,8 +841,10 @@ static void trace_module_vars(int mi)
 	}
 }
 
+/* a launch into the record; a = 1 for a cooperative one */
 static void trace_launch(const struct kernel *k, dim3 grid, dim3 block,
-			 size_t smem, const uint8_t *params, size_t n)
+			 size_t smem, const uint8_t *params, size_t n,
+			 int cooperative)
 {
 	struct emu_trace_op op;
 
@@ -859,6 +861,7 @@ static void trace_launch(const struct kernel *k, dim3 grid, dim3 block,
 	op.block[1] = block.y;
 	op.block[2] = block.z;
 	op.n = smem;
+	op.a = (uint64_t)cooperative;
 	op.data = params;
 	op.ndata = n;
 	emu_trace_put(&op);
@@ -1041,12 +1044,13 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	if (g_dry) {
 		if (g_dry == 2)
 			trace_launch(k, grid, block, smem, params,
-				     f->kparam_bytes);
+				     f->kparam_bytes, cfg.cooperative);
 		free(params);
 		g_clock_ms += 0.003;
 		return cudaSuccess;
 	}
-	trace_launch(k, grid, block, smem, params, f->kparam_bytes);
+	trace_launch(k, grid, block, smem, params, f->kparam_bytes,
+		     cfg.cooperative);
 	pc = emu_perf_prepare(&cfg, st);
 	emu_run(m, k->fi, &cfg, &res);
 	free(params);
@@ -2539,9 +2543,9 @@ const void *wgemu_module_kernel(int mod, const char *mangled)
 	return NULL;
 }
 
-int wgemu_launch_raw(const void *kernel, const unsigned grid[3],
-		     const unsigned block[3], size_t dyn_smem,
-		     const void *params, size_t n)
+static int launch_raw(const void *kernel, const unsigned grid[3],
+		      const unsigned block[3], size_t dyn_smem,
+		      const void *params, size_t n, int cooperative)
 {
 	struct kernel *k = find_kernel(kernel);
 	const struct emu_func *f;
@@ -2568,9 +2572,29 @@ int wgemu_launch_raw(const void *kernel, const unsigned grid[3],
 	b.x = block[0];
 	b.y = block[1];
 	b.z = block[2];
-	rc = launch(k, g, b, args, dyn_smem);
+	if (cooperative) {
+		pthread_mutex_lock(&g_lock);
+		rc = launch_coop_locked(k, g, b, args, dyn_smem);
+		pthread_mutex_unlock(&g_lock);
+	} else {
+		rc = launch(k, g, b, args, dyn_smem);
+	}
 	free(args);
 	return rc;
+}
+
+int wgemu_launch_raw(const void *kernel, const unsigned grid[3],
+		     const unsigned block[3], size_t dyn_smem,
+		     const void *params, size_t n)
+{
+	return launch_raw(kernel, grid, block, dyn_smem, params, n, 0);
+}
+
+int wgemu_launch_raw_cooperative(const void *kernel, const unsigned grid[3],
+				 const unsigned block[3], size_t dyn_smem,
+				 const void *params, size_t n)
+{
+	return launch_raw(kernel, grid, block, dyn_smem, params, n, 1);
 }
 
 int wgemu_check_ptx(const char *ptx, size_t len, char *why, size_t wlen)
