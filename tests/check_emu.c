@@ -1888,9 +1888,36 @@ START_TEST(test_ordinary_launch_deadlock)
 	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
 			 WGEMU_FAULT_LIMIT);
 	ck_assert_msg(strstr(msg, "block (0,0,0)") &&
+		      strstr(msg, "deadlock") &&
 		      strstr(msg, "ordinary launch run one after another"),
 		      "%s", msg);
 	unsetenv("WGEMU_INSN_LIMIT");
+}
+END_TEST
+
+/* A warp spinning on a flag another warp of its block sets gives way
+ * (spin.c), so the other runs; a cooperative launch in which a block
+ * waits for one that exited is a deadlock, found at once */
+START_TEST(test_spin)
+{
+	int *a = dalloc(1024), *c = dalloc(1024), h = 0;
+	void *one[1] = { &c }, *wait[2] = { &a, &c };
+	char msg[800];
+
+	load("tests/emu/probe_sync.ptx");
+	ck_assert_int_eq(launch("wait_other_warp", 1, 1, 64, 1, 0, one),
+			 cudaSuccess);
+	fetch(&h, c, 1);
+	ck_assert_int_eq(h, 5);
+	/* one block: block 1, which would set the flag, is not there */
+	ck_assert_int_eq(launch_coop("wait_other_block", 1, 32, wait),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorLaunchTimeout);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
+			 WGEMU_FAULT_LIMIT);
+	ck_assert_msg(strstr(msg, "deadlock: every block left waits") &&
+		      strstr(msg, "probe_sync.cu:"), "%s", msg);
+	ck_assert_uint_lt(wgemu_launch_count(), 3);
 }
 END_TEST
 
@@ -2080,6 +2107,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_coop_record);
 	tcase_add_test(tc, test_ordinary_launch_deadlock);
 	tcase_add_test(tc, test_grid_sync_not_cooperative);
+	tcase_add_test(tc, test_spin);
 	tcase_add_test(tc, test_mbarrier);
 	tcase_add_test(tc, test_mbarrier_deadlock);
 	tcase_add_test(tc, test_async_copy_barrier);

@@ -848,9 +848,14 @@ over_limit(struct xctx *x, struct warp *w, struct sentry *e,
 	const unsigned *g = x->cfg->grid;
 
 	if (x->lane_insns <= x->budget) {
+		int why = x->lane_insns > x->slice_end ? Y_SLICE :
+			  spin_check(x, w, pc) ? Y_SPIN : Y_NONE;
+
+		if (why == Y_NONE)
+			return GO_NEXT;   /* the branch goes on */
 		x->lane_insns -= (uint64_t)__builtin_popcount(m);
 		e->pc = pc;
-		w->yield = Y_SLICE;
+		w->yield = why;
 		return GO_YIELD;
 	}
 	if (x->cfg->cooperative || (uint64_t)g[0] * g[1] * g[2] == 1)
@@ -873,10 +878,11 @@ static int exec_branch(struct ictx *o)
 {
 	const struct emu_insn *in = o->in;
 	struct xctx *x = o->x;
-	int target = in->op == OP_BRA ? in->target : o->f->ninsns;
+	int target = in->op == OP_BRA ? in->target : o->f->ninsns, rc;
 
-	if (x->lane_insns > x->limit)
-		return over_limit(x, o->w, o->e, o->in, o->pc, o->m);
+	if (x->lane_insns > x->limit &&
+	    (rc = over_limit(x, o->w, o->e, o->in, o->pc, o->m)) != GO_NEXT)
+		return rc;
 	if (x->perf && target <= o->pc)
 		perf_on_backedge(x->perf);
 	if (o->m == o->mask) {
@@ -902,9 +908,11 @@ static int exec_exit(struct ictx *o)
 static int exec_call(struct ictx *o)
 {
 	struct xctx *x = o->x;
+	int rc;
 
-	if (x->lane_insns > x->limit)
-		return over_limit(x, o->w, o->e, o->in, o->pc, o->m);
+	if (x->lane_insns > x->limit &&
+	    (rc = over_limit(x, o->w, o->e, o->in, o->pc, o->m)) != GO_NEXT)
+		return rc;
 	if (simt_call(x, o->w, o->in, o->m, o->pc))
 		return GO_FAULT;
 	return GO_SWITCH;

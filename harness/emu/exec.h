@@ -8,6 +8,7 @@
  *   sched.c   blocks, warps to the next barrier, barriers, a launch's setup
  *   sched_coop.c  a cooperative launch: every block resident, in turns
  *   mbarrier.c    mbarrier objects: phases, arrivals, transaction bytes
+ *   spin.c    a warp spinning: the same state at a branch, nothing written
  *   exec.c    a warp's instruction loop: operands, dispatch by class
  *   simt.c    the SIMT stack and call frames
  *   reconv.c  where divergent lanes meet again (immediate post-dominators)
@@ -50,8 +51,19 @@ enum { W_RUN, W_BAR, W_DONE };
 
 /* Why a running warp gave the others a turn (it stays W_RUN and goes on
  * where it stopped): a failed mbarrier wait, a nanosleep, the end of its
- * time slice in a cooperative launch (sched_coop.c). */
-enum { Y_NONE, Y_WAIT, Y_SLEEP, Y_SLICE };
+ * time slice in a cooperative launch (sched_coop.c), a spin (spin.c). */
+enum { Y_NONE, Y_WAIT, Y_SLEEP, Y_SLICE, Y_SPIN };
+
+/* spin.c's check of the running warp */
+struct spin_state {
+	uint64_t next, gap;           /* lane instructions: next check */
+	int watching;                 /* copied: watching for pc */
+	int pc, nf, sp, seen;
+	const struct emu_func *f;
+	uint64_t written;
+	uint8_t *copy, *copy2;        /* the state then, and now */
+	size_t cap, cap2, len;
+};
 
 struct warp {
 	int id;
@@ -93,11 +105,15 @@ struct xctx {
 	unsigned bid[3];
 	unsigned nthreads;
 	/* lane instructions so far; exec_branch and exec_call stop at
-	 * limit: the budget, or in a cooperative launch the end of the
-	 * running warp's time slice (budget is then the budget) */
-	uint64_t lane_insns, limit, budget;
+	 * limit, the least of the budget, the end of the running warp's
+	 * time slice in a cooperative launch and its next spin check */
+	uint64_t lane_insns, limit, budget, slice_end;
+	struct spin_state spin;
 	uint64_t mbar_changes;        /* mbarrier updates (deadlock test) */
 	int stuck;                    /* steps the block made no progress */
+	int idle;                     /* the last step wrote nothing and
+				       * all its warps waited (IDLE_WAIT)
+				       * or spun (IDLE_SPIN): sched_coop.c */
 	struct emu_alloc *cache;
 	uint64_t sink[EMU_WARP_SIZE];
 	uint64_t clock;
@@ -290,14 +306,36 @@ void sched_new_epoch(struct xctx *x);
 enum { STEP_MORE, STEP_DONE };
 int sched_block_start(struct xctx *x);
 int sched_block_step(struct xctx *x);
+/* The fault of a deadlocked block (x's), by why: its warps wait on
+ * mbarriers, spin on memory nothing running changes, or (a cooperative
+ * launch) every block's do; returns -1. */
+enum { DL_MBAR, DL_SPIN, DL_GRID };
+enum { IDLE_NO, IDLE_WAIT, IDLE_SPIN };
+/* idle steps in a row that make a deadlock where some warps wait on an
+ * mbarrier: far more than the 16 tries libcu++ makes before it backs
+ * off to sleep between them (one of pure spins is a fixed point) */
+#define STUCK_STEPS 1024
+int sched_deadlock(struct xctx *x, int why);
 /* local memory of n warps (x->lcap bytes a lane); 0 or -1 */
 int sched_reserve_local(struct xctx *x, struct warp *warps, int n);
+
+/* ---- spin.c ---- */
+/* at the start of a warp's run: its first check; x->limit */
+void spin_arm(struct xctx *x);
+/* x->limit from the budget, the slice's end and the next check */
+void spin_limit(struct xctx *x);
+/* at a branch or call at pc past the next check: 1 when the warp
+ * spins (it must give way), 0 to go on */
+int spin_check(struct xctx *x, struct warp *w, int pc);
+/* what the launch has written so far, as a count that only grows */
+uint64_t spin_written(const struct xctx *x);
+void spin_release(struct xctx *x);
 
 /* ---- sched_coop.c ---- */
 /* Every block of a cooperative launch, resident at once and run in
  * turns of a time slice each; 0, or -1 at the first fault. */
 int coop_run_grid(struct xctx *x);
-/* the time slice of the warp about to run: x->limit */
+/* the time slice of the warp about to run: x->slice_end */
 void coop_slice(struct xctx *x);
 
 /* ---- devlib.c ---- */

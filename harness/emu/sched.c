@@ -141,46 +141,70 @@ static int release_or_done(struct xctx *x)
 	return STEP_MORE;
 }
 
-/* Steps in a row in which every warp that ran gave way while it waits
- * on an mbarrier (at the wait, or asleep between two tries) and no
- * mbarrier changed: a deadlock.  Far more than the 16 tries libcu++
- * makes before it backs off to sleep between them. */
-#define STUCK_STEPS 1024
-
-/* the warps gave way in a step, blocked of the ran that did so waiting
- * on an mbarrier; a fault when the block is deadlocked */
-static int after_yield(struct xctx *x, int ran, int blocked,
-		       uint64_t changes)
+int sched_deadlock(struct xctx *x, int why)
 {
 	const struct warp *w = NULL;
 	const struct emu_insn *in;
 	unsigned pending = 0;
 
-	if (changes != x->mbar_changes || blocked != ran) {
-		x->stuck = 0;
-		return STEP_MORE;
-	}
-	if (++x->stuck < STUCK_STEPS)
-		return STEP_MORE;
 	for (int i = 0; i < x->nwarps; i++)
 		if (x->warps[i].state == W_RUN) {
 			w = w ? w : &x->warps[i];
 			pending += (unsigned)__builtin_popcount(
 				x->warps[i].live);
 		}
-	/* where the first waiting warp is: after its wait or its sleep */
-	in = &w->fr[w->nf - 1].f->insns[w->stack[w->sp - 1].pc - 1];
+	/* where the first waiting warp is: after its wait or its sleep,
+	 * or at the branch of its spin */
+	in = &w->fr[w->nf - 1].f->insns[w->stack[w->sp - 1].pc -
+					  (w->yield != Y_SPIN)];
+	if (why == DL_GRID)
+		return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
+				 __builtin_ctz(w->live), "deadlock: every "
+				 "block left waits on memory that no thread "
+				 "running changes (a block waiting for one "
+				 "that exited, or at a grid barrier that "
+				 "another never reaches?)");
+	if (why == DL_SPIN)
+		return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
+				 __builtin_ctz(w->live), "deadlock: %u threads "
+				 "of the block wait on memory that no thread "
+				 "running changes (the blocks of an ordinary "
+				 "launch run one after another: a block "
+				 "waiting for another never sees it; a "
+				 "cooperative launch runs them together)",
+				 pending);
 	return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
-			 __builtin_ctz(w->live),
-			 "deadlock: %u threads of the block wait on mbarrier "
-			 "phases that no thread can complete (the others "
-			 "exited or wait at a barrier)", pending);
+			 __builtin_ctz(w->live), "deadlock: %u threads of the "
+			 "block wait on mbarrier phases that no thread can "
+			 "complete (the others exited or wait at a barrier)",
+			 pending);
+}
+
+/* The warps gave way in a step, blocked of the ran that did so waiting
+ * on an mbarrier or spinning, spun of them spinning; a fault when the
+ * block is deadlocked: at once when they all spin with nothing written
+ * (each warp's state repeats and nothing else runs), after STUCK_STEPS
+ * such steps when some wait on an mbarrier (their loops count tries).
+ * In a cooperative launch other blocks may change what a warp spins
+ * on: sched_coop.c judges those. */
+static int after_yield(struct xctx *x, int ran, int blocked, int spun,
+		       uint64_t written)
+{
+	x->idle = written != spin_written(x) || blocked != ran ? IDLE_NO :
+		  spun == ran ? IDLE_SPIN : IDLE_WAIT;
+	if (x->idle == IDLE_NO || (spun && x->cfg->cooperative)) {
+		x->stuck = 0;
+		return STEP_MORE;
+	}
+	if (x->idle == IDLE_WAIT && ++x->stuck < STUCK_STEPS)
+		return STEP_MORE;
+	return sched_deadlock(x, spun ? DL_SPIN : DL_MBAR);
 }
 
 int sched_block_step(struct xctx *x)
 {
-	uint64_t changes = x->mbar_changes;
-	int i, ran = 0, blocked = 0, yielded = 0;
+	uint64_t written = spin_written(x);
+	int i, ran = 0, blocked = 0, spun = 0, yielded = 0;
 
 	for (i = 0; i < x->nwarps; i++) {
 		struct warp *w = &x->warps[i];
@@ -189,6 +213,7 @@ int sched_block_step(struct xctx *x)
 			continue;
 		if (x->cfg->cooperative)
 			coop_slice(x);
+		spin_arm(x);
 		w->yield = Y_NONE;
 		if (exec_warp(x, w))
 			return -1;
@@ -196,11 +221,14 @@ int sched_block_step(struct xctx *x)
 		if (w->state != W_RUN)
 			continue;
 		yielded++;
-		blocked += w->mbar_waiting && w->yield != Y_SLICE;
+		spun += w->yield == Y_SPIN;
+		blocked += w->yield == Y_SPIN ||
+			   (w->mbar_waiting && w->yield != Y_SLICE);
 	}
 	if (yielded)
-		return after_yield(x, ran, blocked, changes);
+		return after_yield(x, ran, blocked, spun, written);
 	x->stuck = 0;
+	x->idle = IDLE_NO;
 	return release_or_done(x);
 }
 
@@ -452,6 +480,7 @@ int emu_run(const struct emu_module *m, int k,
 	x.budget = cfg->insn_limit ? cfg->insn_limit :
 		   env_u64("WGEMU_INSN_LIMIT", 20000000000ull);
 	x.limit = x.budget;
+	x.slice_end = UINT64_MAX;
 	x.checks = env_u64("WGEMU_CHECKS", 1) != 0 &&
 		   !(cfg->perf && cfg->perf_only);
 	if (cfg->cooperative)
@@ -467,6 +496,7 @@ out:
 		free(g_warps[i].local);
 		g_warps[i].local = NULL;
 	}
+	spin_release(&x);
 	free(x.symaddr);
 	free(x.lines);
 	return rc;

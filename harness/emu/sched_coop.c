@@ -9,9 +9,11 @@
  * (sched_block_step), each for at most COOP_SLICE lane instructions
  * (exec_branch and exec_call stop it at x->limit), so a warp that spins
  * on another block's progress gives way and that block runs.  The order
- * is fixed, so results and counters are deterministic.  A grid that
- * never finishes (blocks waiting on one that exited) ends when the
- * instruction budget does, as an endless loop does.
+ * is fixed, so results and counters are deterministic.  A warp that
+ * spins (spin.c) gives way at once; a round of turns in which every
+ * block's warps spun or waited and nothing was written is a deadlock
+ * (blocks waiting for one that exited); one that spins on the clock or
+ * sleeps between tries ends with the instruction budget instead.
  *
  * The blocks' memory (warps and their registers, shared memory, race
  * shadows) is kept from launch to launch, as sched.c keeps its one
@@ -49,9 +51,7 @@ static size_t g_nblocks;
 
 void coop_slice(struct xctx *x)
 {
-	uint64_t end = x->lane_insns + COOP_SLICE;
-
-	x->limit = end < x->budget ? end : x->budget;
+	x->slice_end = x->lane_insns + COOP_SLICE;
 }
 
 /* block b's memory for this launch (kept from earlier ones when large
@@ -154,7 +154,7 @@ int coop_run_grid(struct xctx *x)
 	uint64_t nb = (uint64_t)g[0] * g[1] * g[2], left = nb, i;
 	struct warp *own = x->warps;
 	struct coop_block *b;
-	int rc = 0;
+	int rc = 0, idle_rounds = 0;
 
 	if (blocks_reserve(nb))
 		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
@@ -162,13 +162,30 @@ int coop_run_grid(struct xctx *x)
 	b = g_blocks;
 	for (i = 0; i < nb; i++)
 		b[i].state = CB_NEW;
-	while (left && rc >= 0)
+	while (left && rc >= 0) {
+		uint64_t last = 0;
+		int idle = IDLE_SPIN;
+
 		for (i = 0; i < nb && rc >= 0; i++) {
 			if (b[i].state == CB_DONE)
 				continue;
 			rc = turn(x, &b[i], i);
 			left -= rc == STEP_DONE;
+			if (rc != STEP_MORE || x->idle < idle)
+				idle = rc == STEP_MORE ? x->idle : IDLE_NO;
+			last = i;
 		}
+		/* a round in which every block spun and nothing was written
+		 * leaves them all as they were: for good (where some wait
+		 * on an mbarrier, after STUCK_STEPS such rounds) */
+		idle_rounds = idle == IDLE_NO ? 0 : idle_rounds + 1;
+		if (rc >= 0 && left && (idle == IDLE_SPIN ||
+					(idle == IDLE_WAIT &&
+					 idle_rounds >= STUCK_STEPS))) {
+			enter(x, &b[last], last);
+			rc = sched_deadlock(x, DL_GRID);
+		}
+	}
 	for (i = 0; i < nb; i++) {
 		/* local memory is sized per launch (sched.c frees its own) */
 		for (int k = 0; k < b[i].nwarps; k++) {
@@ -177,6 +194,6 @@ int coop_run_grid(struct xctx *x)
 		}
 	}
 	x->warps = own;
-	x->limit = x->budget;
+	x->slice_end = UINT64_MAX;
 	return rc < 0 ? -1 : 0;
 }

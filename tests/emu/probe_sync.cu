@@ -68,6 +68,25 @@ extern "C" __global__ void wait_other_block(volatile int *flag, int *out)
 	*out = 7;
 }
 
+// Warp 0 waits for a flag warp 1 sets, with no barrier or sleep between:
+// fine on a GPU, whose warps run at once (the emulator's spinning warp
+// gives way).
+extern "C" __global__ void wait_other_warp(int *out)
+{
+	__shared__ int flag;
+
+	if (threadIdx.x == 0)
+		flag = 0;
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		while (*(volatile int *)&flag == 0)
+			;
+		out[0] = flag;
+	}
+	if (threadIdx.x == 32)
+		atomicExch(&flag, 5);
+}
+
 // cuda::barrier: each warp writes its slot, all arrive and wait, then
 // each thread reads another warp's slot; several phases.
 extern "C" __global__ void aw_barrier(int *out, int phases)
@@ -358,6 +377,9 @@ int main()
 			printf("wait_other_block: %d\n", seven);
 		}
 	}
+	wait_other_warp<<<1, 64>>>(c);
+	cudaMemcpy(h, c, sizeof(int), cudaMemcpyDeviceToHost);
+	printf("wait_other_warp: %d\n", h[0]);
 	aw_barrier<<<1, 256>>>(c, 4);
 	cudaMemcpy(h, c, 256 * sizeof(int), cudaMemcpyDeviceToHost);
 	printf("aw_barrier: %d %d %d\n", h[0], h[100], h[255]);
