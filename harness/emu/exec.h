@@ -56,7 +56,7 @@ enum { Y_NONE, Y_WAIT, Y_SLEEP, Y_SLICE, Y_SPIN };
 
 /* spin.c's check of the running warp */
 struct spin_state {
-	uint64_t next, gap;           /* lane instructions: next check */
+	uint64_t next;                /* lane instructions: next check */
 	int watching;                 /* copied: watching for pc */
 	int pc, nf, sp, seen;
 	const struct emu_func *f;
@@ -71,6 +71,8 @@ struct warp {
 	int state;
 	int yield;                    /* Y_*: why it last gave way */
 	int mbar_waiting;             /* its last mbarrier wait failed */
+	uint32_t spin_gap;            /* lane instructions to its next
+				       * spin check (spin.c) */
 	int bar_pc;
 	uint32_t bar_mask;
 	uint32_t bar_red;             /* bar.red: this warp's share */
@@ -320,8 +322,10 @@ int sched_deadlock(struct xctx *x, int why);
 int sched_reserve_local(struct xctx *x, struct warp *warps, int n);
 
 /* ---- spin.c ---- */
+/* at the start of a block: no warp checked yet */
+void spin_reset(struct warp *w);
 /* at the start of a warp's run: its first check; x->limit */
-void spin_arm(struct xctx *x);
+void spin_arm(struct xctx *x, struct warp *w);
 /* x->limit from the budget, the slice's end and the next check */
 void spin_limit(struct xctx *x);
 /* at a branch or call at pc past the next check: 1 when the warp

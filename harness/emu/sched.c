@@ -92,6 +92,7 @@ int sched_block_start(struct xctx *x)
 		w->state = W_RUN;
 		w->yield = Y_NONE;
 		w->mbar_waiting = 0;
+		spin_reset(w);
 		w->sp = 0;
 		w->nf = 0;
 		if (simt_push_frame(x, w, x->k, NULL) ||
@@ -213,7 +214,7 @@ int sched_block_step(struct xctx *x)
 			continue;
 		if (x->cfg->cooperative)
 			coop_slice(x);
-		spin_arm(x);
+		spin_arm(x, w);
 		w->yield = Y_NONE;
 		if (exec_warp(x, w))
 			return -1;

@@ -12,15 +12,18 @@
  * which exec_branch and exec_call already test, also stops the warp at
  * its next check.  A check copies the state at a branch, then watches
  * the next branches for the same one; a warp whose state changed is
- * checked again after twice as many lane instructions, so a long loop
- * that computes costs a few copies per run.
+ * checked again after twice as many lane instructions (up to 2^20), in
+ * this run and the next ones of the block, so a warp that computes
+ * costs a few copies of its registers in all.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "emu/exec.h"
 
-/* lane instructions of a warp's run before its first check */
+/* lane instructions of a warp before its first check, and the most
+ * between two */
 #define SPIN_FIRST 2048
+#define SPIN_MAX (1u << 20)
 /* branches watched for the one the state was copied at */
 #define SPIN_WATCH 64
 
@@ -46,11 +49,15 @@ void spin_limit(struct xctx *x)
 	x->limit = l;
 }
 
-void spin_arm(struct xctx *x)
+void spin_reset(struct warp *w)
+{
+	w->spin_gap = SPIN_FIRST;
+}
+
+void spin_arm(struct xctx *x, struct warp *w)
 {
 	x->spin.watching = 0;
-	x->spin.gap = SPIN_FIRST;
-	x->spin.next = x->lane_insns + SPIN_FIRST;
+	x->spin.next = x->lane_insns + w->spin_gap;
 	spin_limit(x);
 }
 
@@ -78,12 +85,12 @@ static int snapshot(struct xctx *x, const struct warp *w, uint8_t **buf,
 }
 
 /* not a spin: check again after twice as long */
-static void back_off(struct xctx *x)
+static void back_off(struct xctx *x, struct warp *w)
 {
 	x->spin.watching = 0;
-	if (x->spin.gap < (1u << 30))
-		x->spin.gap *= 2;
-	x->spin.next = x->lane_insns + x->spin.gap;
+	if (w->spin_gap < SPIN_MAX)
+		w->spin_gap *= 2;
+	x->spin.next = x->lane_insns + w->spin_gap;
 	spin_limit(x);
 }
 
@@ -109,7 +116,7 @@ int spin_check(struct xctx *x, struct warp *w, int pc)
 	if (pc != s->pc || fr->f != s->f || w->nf != s->nf ||
 	    w->sp != s->sp) {
 		if (++s->seen >= SPIN_WATCH)
-			back_off(x);
+			back_off(x, w);
 		else
 			x->limit = x->lane_insns;
 		return 0;
@@ -118,9 +125,10 @@ int spin_check(struct xctx *x, struct warp *w, int pc)
 	    !snapshot(x, w, &s->copy2, &s->cap2, &len) && len == s->len &&
 	    !memcmp(s->copy, s->copy2, len)) {
 		s->watching = 0;
+		w->spin_gap = SPIN_FIRST;   /* it will likely spin again */
 		return 1;
 	}
-	back_off(x);
+	back_off(x, w);
 	return 0;
 }
 
