@@ -1921,6 +1921,30 @@ START_TEST(test_spin)
 }
 END_TEST
 
+/* A block waiting for another with __nanosleep between tries: right in
+ * a cooperative launch, a deadlock found at once in an ordinary one
+ * (the warp's state repeats from one sleep to the next) */
+START_TEST(test_spin_sleeping)
+{
+	int *a = dalloc(1024), *c = dalloc(1024), h = 0;
+	void *wait[2] = { &a, &c };
+	char msg[800];
+
+	load("tests/emu/probe_sync.ptx");
+	ck_assert_int_eq(launch_coop("wait_other_block_sleep", 2, 32, wait),
+			 cudaSuccess);
+	fetch(&h, c, 1);
+	ck_assert_int_eq(h, 8);
+	cudaMemset(a, 0, 4);
+	ck_assert_int_eq(launch("wait_other_block_sleep", 2, 1, 32, 1, 0,
+				wait), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaErrorLaunchTimeout);
+	ck_assert_int_eq(wgemu_last_fault(msg, sizeof(msg)),
+			 WGEMU_FAULT_LIMIT);
+	ck_assert_msg(strstr(msg, "deadlock") != NULL, "%s", msg);
+}
+END_TEST
+
 /* grid.sync() in an ordinary launch finds no grid workspace and traps,
  * as on a GPU; the fault says what it needs */
 START_TEST(test_grid_sync_not_cooperative)
@@ -2108,6 +2132,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_ordinary_launch_deadlock);
 	tcase_add_test(tc, test_grid_sync_not_cooperative);
 	tcase_add_test(tc, test_spin);
+	tcase_add_test(tc, test_spin_sleeping);
 	tcase_add_test(tc, test_mbarrier);
 	tcase_add_test(tc, test_mbarrier_deadlock);
 	tcase_add_test(tc, test_async_copy_barrier);

@@ -828,11 +828,12 @@ static int exec_barrier(struct ictx *o)
 	return GO_BARRIER;
 }
 
-/* nanosleep: a spinning warp's hint; it gives way to the others */
+/* nanosleep: a spinning warp's hint; it gives way to the others, as
+ * one that spins when nothing changed since its last sleep (spin.c) */
 static int exec_nanosleep(struct ictx *o)
 {
 	o->e->pc = o->pc + 1;
-	o->w->yield = Y_SLEEP;
+	o->w->yield = spin_sleep(o->x, o->w, o->pc) ? Y_SPIN : Y_SLEEP;
 	return GO_YIELD;
 }
 

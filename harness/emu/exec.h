@@ -73,6 +73,9 @@ struct warp {
 	int mbar_waiting;             /* its last mbarrier wait failed */
 	uint32_t spin_gap;            /* lane instructions to its next
 				       * spin check (spin.c) */
+	uint64_t sleep_hash;          /* its state at its last nanosleep,
+				       * and what had been written then */
+	uint64_t sleep_written;
 	int bar_pc;
 	uint32_t bar_mask;
 	uint32_t bar_red;             /* bar.red: this warp's share */
@@ -333,6 +336,9 @@ void spin_limit(struct xctx *x);
 int spin_check(struct xctx *x, struct warp *w, int pc);
 /* what the launch has written so far, as a count that only grows */
 uint64_t spin_written(const struct xctx *x);
+/* at a nanosleep at pc: 1 when the warp's state and what was written
+ * are as at its last one there (it spins, sleeping), else 0 */
+int spin_sleep(struct xctx *x, struct warp *w, int pc);
 void spin_release(struct xctx *x);
 
 /* ---- sched_coop.c ---- */

@@ -8,6 +8,11 @@
  * launch, of another block) see it, and lets sched.c and sched_coop.c
  * tell a deadlock: every warp left spinning and nothing written.
  *
+ * A warp that sleeps between tries (nanosleep) gives way at each sleep
+ * and is compared from one sleep to the next by a hash of the same
+ * state, kept in the warp (a copy of every warp's registers would be
+ * too much in a cooperative launch).
+ *
  * The check costs nothing on the instruction loop's path: x->limit,
  * which exec_branch and exec_call already test, also stops the warp at
  * its next check.  A check copies the state at a branch, then watches
@@ -52,6 +57,8 @@ void spin_limit(struct xctx *x)
 void spin_reset(struct warp *w)
 {
 	w->spin_gap = SPIN_FIRST;
+	w->sleep_hash = 0;
+	w->sleep_written = 0;
 }
 
 void spin_arm(struct xctx *x, struct warp *w)
@@ -130,6 +137,50 @@ int spin_check(struct xctx *x, struct warp *w, int pc)
 	}
 	back_off(x, w);
 	return 0;
+}
+
+/* 64 bits of the bytes p[0..n) (n a multiple of 4), mixed into h */
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, b + i, 8);
+		h = (h ^ v) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	for (; i < n; i += 4) {
+		uint32_t v;
+
+		memcpy(&v, b + i, 4);
+		h = (h ^ v) * 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+int spin_sleep(struct xctx *x, struct warp *w, int pc)
+{
+	const struct frame *fr = &w->fr[w->nf - 1];
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)pc << 32 ^
+		     (uint64_t)(uintptr_t)fr->f ^ (uint64_t)w->nf << 48;
+	uint64_t wr = spin_written(x);
+	int same;
+
+	h = mix(h, w->regs + fr->roff,
+		(size_t)fr->f->nregs * EMU_WARP_SIZE * sizeof(uint64_t));
+	h = mix(h, w->preds + fr->poff, (size_t)fr->f->npreds * 4);
+	h = mix(h, w->stack + fr->depth,
+		(size_t)(w->sp - fr->depth) * sizeof(struct sentry));
+	if (x->lcap)
+		h = mix(h, w->local, (size_t)x->lcap * EMU_WARP_SIZE);
+	same = h == w->sleep_hash && wr == w->sleep_written;
+	w->sleep_hash = h;
+	w->sleep_written = wr;
+	return same;
 }
 
 void spin_release(struct xctx *x)

@@ -68,6 +68,21 @@ extern "C" __global__ void wait_other_block(volatile int *flag, int *out)
 	*out = 7;
 }
 
+// The same, sleeping between tries.
+extern "C" __global__ void wait_other_block_sleep(volatile int *flag,
+						  int *out)
+{
+	if (threadIdx.x)
+		return;
+	if (blockIdx.x == 1) {
+		*flag = 1;
+		return;
+	}
+	while (*flag == 0)
+		__nanosleep(100);
+	*out = 8;
+}
+
 // Warp 0 waits for a flag warp 1 sets, with no barrier or sleep between:
 // fine on a GPU, whose warps run at once (the emulator's spinning warp
 // gives way).
@@ -380,6 +395,18 @@ int main()
 	wait_other_warp<<<1, 64>>>(c);
 	cudaMemcpy(h, c, sizeof(int), cudaMemcpyDeviceToHost);
 	printf("wait_other_warp: %d\n", h[0]);
+	{
+		int eight = 0;
+		void *args[] = { &a, &b };
+
+		cudaMemset(a, 0, 4);
+		if (launch_coop((const void *)wait_other_block_sleep, 2, 32,
+				args)) {
+			cudaMemcpy(&eight, b, sizeof(eight),
+				   cudaMemcpyDeviceToHost);
+			printf("wait_other_block_sleep: %d\n", eight);
+		}
+	}
 	aw_barrier<<<1, 256>>>(c, 4);
 	cudaMemcpy(h, c, 256 * sizeof(int), cudaMemcpyDeviceToHost);
 	printf("aw_barrier: %d %d %d\n", h[0], h[100], h[255]);
