@@ -437,8 +437,9 @@ static int do_launch(struct replay *r, const struct emu_trace_op *op)
 		return note(r, NOTE_FOREIGN_KERNEL, "it launches '%s', which "
 			    "is not a kernel of the submission's file",
 			    op->name);
-	if (wgemu_launch_raw(k, op->grid, op->block, (size_t)op->n,
-			     op->data, (size_t)op->ndata) != cudaSuccess)
+	if ((op->a == 1 ? wgemu_launch_raw_cooperative : wgemu_launch_raw)(
+		     k, op->grid, op->block, (size_t)op->n, op->data,
+		     (size_t)op->ndata) != cudaSuccess)
 		return note(r, NOTE_MISMATCH, "a launch of '%s' the emulator "
 			    "refuses (%s)", op->name,
 			    cudaGetErrorString(cudaGetLastError()));

@@ -73,8 +73,18 @@ enum { SU_TRAP, SU_CLAMP, SU_ZERO };
 enum { BR_POPC, BR_AND, BR_OR };   /* bar.red operations */
 /* OP_UNSUP forms: an instruction it does not know, a body it cannot parse */
 enum { UNSUP_INSN, UNSUP_PARSE };
-/* cp.async forms: the copy, commit_group, wait_group, wait_all */
-enum { CA_COPY, CA_COMMIT, CA_WAIT, CA_WAIT_ALL };
+/* cp.async forms: the copy, commit_group, wait_group, wait_all,
+ * cp.async.mbarrier.arrive (in->cmp MBF_NOINC for .noinc), and the bulk
+ * copy from global to shared memory completing on an mbarrier
+ * (cp.async.bulk...mbarrier::complete_tx::bytes) */
+enum { CA_COPY, CA_COMMIT, CA_WAIT, CA_WAIT_ALL, CA_MBAR_ARRIVE, CA_BULK };
+/* mbarrier operations (in->sub of OP_MBAR) and their modifiers (in->cmp
+ * bits: .parity, .noComplete, .expect_tx) */
+enum {
+	MB_INIT, MB_INVAL, MB_ARRIVE, MB_ARRIVE_DROP, MB_TEST_WAIT,
+	MB_TRY_WAIT, MB_PENDING, MB_EXPECT_TX, MB_COMPLETE_TX
+};
+enum { MBF_PARITY = 1, MBF_NOCOMPLETE = 2, MBF_EXPECT_TX = 4, MBF_NOINC = 8 };
 enum {
 	AT_ADD, AT_MIN, AT_MAX, AT_EXCH, AT_CAS, AT_INC, AT_DEC, AT_AND,
 	AT_OR, AT_XOR
@@ -88,7 +98,11 @@ enum {
 	SR_NCTAID_Z, SR_LANEID, SR_WARPID, SR_NWARPID, SR_SMID, SR_NSMID,
 	SR_GRIDID, SR_LANEMASK_EQ, SR_LANEMASK_LT, SR_LANEMASK_LE,
 	SR_LANEMASK_GT, SR_LANEMASK_GE, SR_DYN_SMEM, SR_TOTAL_SMEM,
-	SR_CLOCK, SR_CLOCK64, SR_GLOBALTIMER, SR_COUNT
+	SR_CLOCK, SR_CLOCK64, SR_GLOBALTIMER,
+	/* %envreg1 and %envreg2: the high and low halves of the grid
+	 * workspace's address, where cooperative groups keep the grid
+	 * barrier (0 outside a cooperative launch) */
+	SR_ENVREG1, SR_ENVREG2, SR_COUNT
 };
 
 enum { OK_NONE, OK_REG, OK_CONST, OK_PRED, OK_SYM, OK_SINK };
@@ -264,6 +278,12 @@ struct emu_launch_cfg {
 	 * into perf; with perf_only run nothing but that sample */
 	struct perf_collect *perf;
 	int perf_only;
+	/* a cooperative launch (sched_coop.c): every block resident, run
+	 * in turns, so that blocks may wait on each other; grid_ws is the
+	 * device address of the grid workspace its grid barrier uses
+	 * (%envreg1/%envreg2), 0 in an ordinary launch */
+	int cooperative;
+	uint64_t grid_ws;
 };
 
 struct emu_result {

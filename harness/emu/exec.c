@@ -1,7 +1,9 @@
 /*
  * The interpreter's instruction loop: one warp, its 32 lanes in lockstep,
  * runs the pre-decoded PTX of ptx.c from its SIMT stack's top entry
- * until it exits, reaches a barrier (sched.c releases it) or faults.
+ * until it exits, reaches a barrier (sched.c releases it), gives way
+ * (a failed mbarrier wait, nanosleep, the end of its time slice in a
+ * cooperative launch) or faults.
  * Operands are read as 32-wide columns (registers, the constant pool,
  * symbols), the guard predicate narrows the active mask, and each
  * instruction goes to its class's code (opcodes.h): the ALU (alu.c),
@@ -303,8 +305,12 @@ struct ictx {
 
 /* What an exec_ function leaves run_entry to do: go on at the next pc
  * or at the one it set, take the SIMT stack's new top entry, stop at a
- * barrier, or stop with a fault (emu_fault's -1). */
-enum { GO_NEXT = 0, GO_JUMP, GO_SWITCH, GO_BARRIER, GO_FAULT = -1 };
+ * barrier, give way to the other warps (the warp goes on later at the
+ * SIMT entry's pc; w->yield says why), or stop with a fault (emu_fault's
+ * -1). */
+enum {
+	GO_NEXT = 0, GO_JUMP, GO_SWITCH, GO_BARRIER, GO_YIELD, GO_FAULT = -1
+};
 
 /* source i of the instruction, with tmp for a broadcast value */
 static inline const uint64_t *opnd(struct ictx *o, int i, uint64_t *tmp)
@@ -660,12 +666,35 @@ static int exec_atom(struct ictx *o)
 	return mem_atom(o->x, o->w, o->in, o->m, o->R, o->f);
 }
 
-/* the copy; commit_group and wait_group have nothing to wait for */
+/* the copy; commit_group and wait_group have nothing to wait for, and
+ * the copies an mbarrier is to track are done (mbarrier.c) */
 static int exec_cpasync(struct ictx *o)
 {
+	if (o->in->sub == CA_MBAR_ARRIVE)
+		return mbar_cp_arrive(o->x, o->w, o->in, o->m, o->R);
+	if (o->in->sub == CA_BULK)
+		return mem_bulk_copy(o->x, o->w, o->in, o->m, o->R, o->f) ||
+		       mbar_bulk_done(o->x, o->w, o->in, o->m, o->R, o->f) ?
+		       GO_FAULT : GO_NEXT;
 	if (o->in->sub != CA_COPY)
 		return 0;
 	return mem_cpasync(o->x, o->w, o->in, o->m, o->R, o->f);
+}
+
+/* mbarrier.* (mbarrier.c): a wait that failed gives way, and the warp
+ * counts as waiting on an mbarrier until a wait succeeds (sched.c tells
+ * a deadlock by it) */
+static int exec_mbarrier(struct ictx *o)
+{
+	int rc = mbar_exec(o->x, o->w, o->in, o->m, o->R, o->P, o->f);
+
+	if (o->in->sub == MB_TEST_WAIT || o->in->sub == MB_TRY_WAIT)
+		o->w->mbar_waiting = rc == 1;
+	if (rc <= 0)
+		return rc;
+	o->e->pc = o->pc + 1;
+	o->w->yield = Y_WAIT;
+	return GO_YIELD;
 }
 
 /* ---- across the lanes ---- */
@@ -799,18 +828,62 @@ static int exec_barrier(struct ictx *o)
 	return GO_BARRIER;
 }
 
+/* nanosleep: a spinning warp's hint; it gives way to the others, as
+ * one that spins when nothing changed since its last sleep (spin.c) */
+static int exec_nanosleep(struct ictx *o)
+{
+	o->e->pc = o->pc + 1;
+	o->w->yield = spin_sleep(o->x, o->w, o->pc) ? Y_SPIN : Y_SLEEP;
+	return GO_YIELD;
+}
+
+/* A branch or call (in, at pc, lanes m) past x->limit: the end of the
+ * warp's time slice in a cooperative launch (it gives way before the
+ * instruction, which runs again, and is counted then), or the end of
+ * the instruction budget.  Not given the ictx, whose address would keep
+ * run_entry's from living in registers. */
+static __attribute__((noinline, cold)) int
+over_limit(struct xctx *x, struct warp *w, struct sentry *e,
+	   const struct emu_insn *in, int pc, uint32_t m)
+{
+	const unsigned *g = x->cfg->grid;
+
+	if (x->lane_insns <= x->budget) {
+		int why = x->lane_insns > x->slice_end ? Y_SLICE :
+			  spin_check(x, w, pc) ? Y_SPIN : Y_NONE;
+
+		if (why == Y_NONE)
+			return GO_NEXT;   /* the branch goes on */
+		x->lane_insns -= (uint64_t)__builtin_popcount(m);
+		e->pc = pc;
+		w->yield = why;
+		return GO_YIELD;
+	}
+	if (x->cfg->cooperative || (uint64_t)g[0] * g[1] * g[2] == 1)
+		return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
+				 __builtin_ctz(m), "instruction budget of "
+				 "%llu exhausted (endless loop%s?)",
+				 (unsigned long long)x->budget,
+				 x->cfg->cooperative ? ", or blocks waiting "
+				 "for one that never comes" : "");
+	return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
+			 __builtin_ctz(m), "instruction budget of %llu "
+			 "exhausted (endless loop? or a block waiting for "
+			 "another: the blocks of an ordinary launch run one "
+			 "after another, a cooperative launch runs them "
+			 "together)", (unsigned long long)x->budget);
+}
+
 /* bra and ret: to the target, or a divergence (reconv.c) */
 static int exec_branch(struct ictx *o)
 {
 	const struct emu_insn *in = o->in;
 	struct xctx *x = o->x;
-	int target = in->op == OP_BRA ? in->target : o->f->ninsns;
+	int target = in->op == OP_BRA ? in->target : o->f->ninsns, rc;
 
-	if (x->lane_insns > x->limit)
-		return emu_fault(x, WGEMU_FAULT_LIMIT, in, o->w->id,
-				 __builtin_ctz(o->m), "instruction budget of "
-				 "%llu exhausted (endless loop?)",
-				 (unsigned long long)x->limit);
+	if (x->lane_insns > x->limit &&
+	    (rc = over_limit(x, o->w, o->e, o->in, o->pc, o->m)) != GO_NEXT)
+		return rc;
 	if (x->perf && target <= o->pc)
 		perf_on_backedge(x->perf);
 	if (o->m == o->mask) {
@@ -836,18 +909,27 @@ static int exec_exit(struct ictx *o)
 static int exec_call(struct ictx *o)
 {
 	struct xctx *x = o->x;
+	int rc;
 
-	if (x->lane_insns > x->limit)
-		return emu_fault(x, WGEMU_FAULT_LIMIT, o->in, o->w->id,
-				 __builtin_ctz(o->m),
-				 "instruction budget exhausted");
+	if (x->lane_insns > x->limit &&
+	    (rc = over_limit(x, o->w, o->e, o->in, o->pc, o->m)) != GO_NEXT)
+		return rc;
 	if (simt_call(x, o->w, o->in, o->m, o->pc))
 		return GO_FAULT;
 	return GO_SWITCH;
 }
 
+/* trap; cooperative groups trap where a grid-wide operation finds no
+ * grid workspace (%envreg1/%envreg2 read 0): say so */
 static int exec_trap(struct ictx *o)
 {
+	if (!o->x->cfg->cooperative &&
+	    (o->f->sr_used & (1ull << SR_ENVREG1 | 1ull << SR_ENVREG2)))
+		return emu_fault(o->x, WGEMU_FAULT_TRAP, o->in, o->w->id,
+				 __builtin_ctz(o->m), "trap (assertion, "
+				 "__trap(), or grid.sync() in a launch that is "
+				 "not cooperative: it needs "
+				 "cudaLaunchCooperativeKernel)");
 	return emu_fault(o->x, WGEMU_FAULT_TRAP, o->in, o->w->id,
 			 __builtin_ctz(o->m), "trap (assertion or __trap())");
 }
@@ -936,6 +1018,6 @@ int exec_warp(struct xctx *x, struct warp *w)
 		}
 		rc = run_entry(x, w, e, fr);
 		if (rc != GO_SWITCH)
-			return rc == GO_BARRIER ? 0 : -1;
+			return rc < 0 ? -1 : 0;   /* a barrier, giving way */
 	}
 }

@@ -6,6 +6,9 @@
  * here is thread-safe.
  *
  *   sched.c   blocks, warps to the next barrier, barriers, a launch's setup
+ *   sched_coop.c  a cooperative launch: every block resident, in turns
+ *   mbarrier.c    mbarrier objects: phases, arrivals, transaction bytes
+ *   spin.c    a warp spinning: the same state at a branch, nothing written
  *   exec.c    a warp's instruction loop: operands, dispatch by class
  *   simt.c    the SIMT stack and call frames
  *   reconv.c  where divergent lanes meet again (immediate post-dominators)
@@ -46,10 +49,33 @@ struct frame {
 
 enum { W_RUN, W_BAR, W_DONE };
 
+/* Why a running warp gave the others a turn (it stays W_RUN and goes on
+ * where it stopped): a failed mbarrier wait, a nanosleep, the end of its
+ * time slice in a cooperative launch (sched_coop.c), a spin (spin.c). */
+enum { Y_NONE, Y_WAIT, Y_SLEEP, Y_SLICE, Y_SPIN };
+
+/* spin.c's check of the running warp */
+struct spin_state {
+	uint64_t next;                /* lane instructions: next check */
+	int watching;                 /* copied: watching for pc */
+	int pc, nf, sp, seen;
+	const struct emu_func *f;
+	uint64_t written;
+	uint8_t *copy, *copy2;        /* the state then, and now */
+	size_t cap, cap2, len;
+};
+
 struct warp {
 	int id;
 	uint32_t init, live;
 	int state;
+	int yield;                    /* Y_*: why it last gave way */
+	int mbar_waiting;             /* its last mbarrier wait failed */
+	uint32_t spin_gap;            /* lane instructions to its next
+				       * spin check (spin.c) */
+	uint64_t sleep_hash;          /* its state at its last nanosleep,
+				       * and what had been written then */
+	uint64_t sleep_written;
 	int bar_pc;
 	uint32_t bar_mask;
 	uint32_t bar_red;             /* bar.red: this warp's share */
@@ -83,7 +109,16 @@ struct xctx {
 	int nwarps;
 	unsigned bid[3];
 	unsigned nthreads;
-	uint64_t lane_insns, limit;
+	/* lane instructions so far; exec_branch and exec_call stop at
+	 * limit, the least of the budget, the end of the running warp's
+	 * time slice in a cooperative launch and its next spin check */
+	uint64_t lane_insns, limit, budget, slice_end;
+	struct spin_state spin;
+	uint64_t mbar_changes;        /* mbarrier updates (deadlock test) */
+	int stuck;                    /* steps the block made no progress */
+	int idle;                     /* the last step wrote nothing and
+				       * all its warps waited (IDLE_WAIT)
+				       * or spun (IDLE_SPIN): sched_coop.c */
 	struct emu_alloc *cache;
 	uint64_t sink[EMU_WARP_SIZE];
 	uint64_t clock;
@@ -227,6 +262,8 @@ int mem_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 int mem_cpasync(struct xctx *x, struct warp *w,
 		const struct emu_insn *in, uint32_t m, uint64_t *R,
 		const struct emu_func *f);
+int mem_bulk_copy(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		  uint32_t m, uint64_t *R, const struct emu_func *f);
 int mem_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	   uint32_t m, uint64_t *R, const struct emu_func *f);
 /* wmma.load, wmma.store, wmma.mma (wmma.c): each element access checked
@@ -237,6 +274,79 @@ int mem_atom(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	     uint32_t m, uint64_t *R, const struct emu_func *f);
 uint8_t *mem_lane_ptr(struct xctx *x, struct warp *w, int l, uint64_t a,
 		      uint64_t len);
+
+/* The lanes' shared-memory addresses of a ld/st-like instruction (its
+ * address fields), resolved and checked for bytes each, for race
+ * tracking as an atomic access (vals NULL) or as a store of vals[l]
+ * (storing what memory holds is no race); hp[l] gets lane l's host
+ * pointer.  0, or -1 at a fault (an address outside shared memory
+ * included); nothing is written. */
+int mem_shared_lanes(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		     uint32_t m, uint64_t *R, int bytes,
+		     const uint8_t (*vals)[EMU_MAX_ACCESS_BYTES], uint8_t **hp);
+
+/* ---- mbarrier.c ---- */
+/* mbarrier.* on the lanes m; 0, 1 when the warp must give way (a wait
+ * that failed), or -1 at a fault. */
+int mbar_exec(struct xctx *x, struct warp *w, const struct emu_insn *in,
+	      uint32_t m, uint64_t *R, uint32_t *P, const struct emu_func *f);
+/* cp.async.mbarrier.arrive{.noinc}: the lanes' earlier cp.async are
+ * done (at issue), so the arrive-on happens now; 0 or -1 */
+int mbar_cp_arrive(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R);
+/* the bulk copy's complete_tx: the size (s[1]) of each lane's copy off
+ * the transaction count of its mbarrier (s[2]); 0 or -1 */
+int mbar_bulk_done(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R, const struct emu_func *f);
+
+/* ---- sched.c ---- */
+/* A new race epoch for the running block: what a barrier does, and an
+ * mbarrier phase's completion. */
+void sched_new_epoch(struct xctx *x);
+/* The blocks of a launch, as sched_coop.c runs them: start one (x->bid
+ * set, x->warps, x->smem and x->sh its own), and run each of its warps
+ * once until it stops or gives way, releasing a barrier all reached:
+ * STEP_DONE when every warp has exited, STEP_MORE otherwise, -1 at a
+ * fault (a deadlock included). */
+enum { STEP_MORE, STEP_DONE };
+int sched_block_start(struct xctx *x);
+int sched_block_step(struct xctx *x);
+/* The fault of a deadlocked block (x's), by why: its warps wait on
+ * mbarriers, spin on memory nothing running changes, or (a cooperative
+ * launch) every block's do; returns -1. */
+enum { DL_MBAR, DL_SPIN, DL_GRID };
+enum { IDLE_NO, IDLE_WAIT, IDLE_SPIN };
+/* idle steps in a row that make a deadlock where some warps wait on an
+ * mbarrier: far more than the 16 tries libcu++ makes before it backs
+ * off to sleep between them (one of pure spins is a fixed point) */
+#define STUCK_STEPS 1024
+int sched_deadlock(struct xctx *x, int why);
+/* local memory of n warps (x->lcap bytes a lane); 0 or -1 */
+int sched_reserve_local(struct xctx *x, struct warp *warps, int n);
+
+/* ---- spin.c ---- */
+/* at the start of a block: no warp checked yet */
+void spin_reset(struct warp *w);
+/* at the start of a warp's run: its first check; x->limit */
+void spin_arm(struct xctx *x, struct warp *w);
+/* x->limit from the budget, the slice's end and the next check */
+void spin_limit(struct xctx *x);
+/* at a branch or call at pc past the next check: 1 when the warp
+ * spins (it must give way), 0 to go on */
+int spin_check(struct xctx *x, struct warp *w, int pc);
+/* what the launch has written so far, as a count that only grows */
+uint64_t spin_written(const struct xctx *x);
+/* at a nanosleep at pc: 1 when the warp's state and what was written
+ * are as at its last one there (it spins, sleeping), else 0 */
+int spin_sleep(struct xctx *x, struct warp *w, int pc);
+void spin_release(struct xctx *x);
+
+/* ---- sched_coop.c ---- */
+/* Every block of a cooperative launch, resident at once and run in
+ * turns of a time slice each; 0, or -1 at the first fault. */
+int coop_run_grid(struct xctx *x);
+/* the time slice of the warp about to run: x->slice_end */
+void coop_slice(struct xctx *x);
 
 /* ---- devlib.c ---- */
 int devlib_vprintf(struct xctx *x, struct warp *w,

@@ -16,6 +16,7 @@
 #define EMU_MAX_SM_THREADS   2048
 #define EMU_MAX_SM_WARPS     (EMU_MAX_SM_THREADS / EMU_WARP_SIZE) /* 64 */
 #define EMU_SM_COUNT         132         /* %nsmid, MultiProcessorCount */
+#define EMU_MAX_SM_BLOCKS    32          /* resident blocks per SM */
 
 /* ---- global memory: counted in sectors ---- */
 #define EMU_SECTOR_SHIFT     5
@@ -38,6 +39,7 @@
 #define EMU_SMEM_DEFAULT     49152u
 #define EMU_SMEM_OPTIN       232448u
 #define EMU_SMEM_PER_SM      233472u
+#define EMU_SMEM_RESERVED    1024u       /* the system's, per block */
 
 /* ---- accesses ---- */
 #define EMU_MAX_ACCESS_BYTES 16          /* the widest vector access */

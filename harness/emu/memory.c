@@ -307,6 +307,56 @@ int mem_cpasync(struct xctx *x, struct warp *w,
 	return 0;
 }
 
+/*
+ * cp.async.bulk [dst], [src], size, [mbar] (the copy; the mbarrier's
+ * transaction bytes are mbarrier.c's): done at issue, 16 bytes at a
+ * time, each piece checked and counted as a 16-byte global load and
+ * shared store of the lane.  Size and both addresses must be multiples
+ * of 16, as the instruction requires.
+ */
+int mem_bulk_copy(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		  uint32_t m, uint64_t *R, const struct emu_func *f)
+{
+	struct emu_insn ld = *in, st = *in;
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE];
+	uint64_t dst_a[EMU_WARP_SIZE], da[EMU_WARP_SIZE], sa[EMU_WARP_SIZE];
+	const uint64_t *S = exec_src(x, w, R, f, &in->s[0], t0);
+	const uint64_t *N = exec_src(x, w, R, f, &in->s[1], t1);
+	uint8_t *dh[EMU_WARP_SIZE], *sh[EMU_WARP_SIZE];
+	uint32_t gm, sm, gm2, sm2;
+
+	ld.space = SP_GLOBAL;
+	st.space = SP_SHARED;
+	lane_addrs(x, w, R, in, m, dst_a);
+	LANES({
+		uint32_t n = (uint32_t)N[l], bit = 1u << l;
+
+		if ((n | dst_a[l] | S[l]) & 15)
+			return emu_fault(x, WGEMU_FAULT_MISALIGNED, in, w->id,
+					 l, "cp.async.bulk of %u bytes from "
+					 "0x%llx to 0x%llx: size and addresses "
+					 "must be multiples of 16", n,
+					 (unsigned long long)S[l],
+					 (unsigned long long)dst_a[l]);
+		for (uint32_t o = 0; o < n; o += 16) {
+			sa[l] = S[l] + o;
+			da[l] = dst_a[l] + o;
+			if (resolve(x, w, &ld, bit, sa, 16, 0, 0, sh, &gm,
+				    &sm) ||
+			    resolve(x, w, &st, bit, da, 16, 1, 0, dh, &gm2,
+				    &sm2))
+				return -1;
+			memcpy(dh[l], sh[l], 16);
+			if (gm)
+				count_access(x, &ld, sa, gm, 0, 16, ACC_LOAD);
+			if (sm2)
+				count_access(x, &st, da, 0, sm2, 16,
+					     ACC_STORE);
+		}
+	});
+	return 0;
+}
+
 int mem_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	   uint32_t m, uint64_t *R, const struct emu_func *f)
 {
@@ -416,6 +466,31 @@ int mem_atom(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		uint64_t *D = dst(x, R, &in->d[0]);
 
 		LANES(D[l] = res[l]);
+	}
+	return 0;
+}
+
+int mem_shared_lanes(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		     uint32_t m, uint64_t *R, int bytes,
+		     const uint8_t (*vals)[EMU_MAX_ACCESS_BYTES], uint8_t **hp)
+{
+	uint64_t addr[EMU_WARP_SIZE];
+	uint32_t gm, sm;
+	int rc;
+
+	lane_addrs(x, w, R, in, m, addr);
+	x->stv = vals;
+	rc = resolve(x, w, in, m, addr, bytes, 1, !vals, hp, &gm, &sm);
+	x->stv = NULL;
+	if (rc)
+		return -1;
+	if (sm != m) {
+		int l = __builtin_ctz(m & ~sm);
+
+		return emu_fault(x, WGEMU_FAULT_OUT_OF_BOUNDS, in, w->id, l,
+				 "%s on address 0x%llx, outside shared memory",
+				 emu_op_name[in->op],
+				 (unsigned long long)addr[l]);
 	}
 	return 0;
 }

@@ -167,6 +167,7 @@ static int transparent(const struct emu_insn *in, const struct emu_insn *lead)
 	case OP_RET: case OP_EXIT: case OP_TRAP: case OP_MEMBAR:
 	case OP_CPASYNC: case OP_UNSUP: case OP_SHFL: case OP_VOTE:
 	case OP_REDUX: case OP_TEX: case OP_SULD: case OP_SUST:
+	case OP_MBAR: case OP_NANOSLEEP:
 		return 0;
 	}
 	for (int d = 0; d < in->ndst && d < 4; d++) {

@@ -108,6 +108,8 @@
 	OP(BMSK,       "bmsk",        "bmsk",       D_AB,   LANE, bmsk) \
 	OP(VABSDIFF4,  "vabsdiff4",   "vabsdiff4",  OWN,    LANE, vabsdiff4) \
 	OP(WMMA,       "wmma",        "wmma",       OWN,    MEM,  wmma) \
+	OP(MBAR,       "mbarrier",    "mbarrier",   OWN,    MEM,  mbarrier) \
+	OP(NANOSLEEP,  "nanosleep",   "nanosleep",  OWN,    CTRL, nanosleep) \
 	OP(UNSUP,      "unsupported", "",           OWN,    CTRL, unsup)
 
 #define EMU_OP_ENUM(name, text, mn, shape, cls, fn) OP_##name,
@@ -131,7 +133,7 @@ enum emu_shape {
 	X(cvta) X(pack) X(bfi) X(bmsk) X(vabsdiff4) X(half) X(unknown) \
 	X(ld) X(st) X(atom) X(cpasync) X(shfl) X(match) X(vote) X(redux) \
 	X(activemask) X(tex) X(surf) X(branch) X(exit) X(call) \
-	X(barrier) X(trap) X(unsup) X(wmma)
+	X(barrier) X(trap) X(unsup) X(wmma) X(mbarrier) X(nanosleep)
 
 #define EMU_EXEC_ENUM(fn) EXEC_##fn,
 enum emu_exec {

@@ -496,9 +496,39 @@ static void fbuild_release(struct fbuild *fb)
 	free(fb->fsyms);
 }
 
+/*
+ * A label is known only in its { } block and the blocks inside it (the
+ * inline assembly of CUTLASS and libcu++ repeats "LAB_WAIT:" in a block
+ * of its own at each use): when block id closes, the branches written
+ * since it opened (at pc from) to a label of its own go there, and its
+ * labels leave scope.
+ */
+static void close_block(struct fbuild *fb, int from, int id)
+{
+	struct emu_func *f = fb->f;
+
+	for (int i = from; i < f->ninsns; i++) {
+		if (!fb->targets[i])
+			continue;
+		for (int j = 0; j < fb->nlabels; j++) {
+			if (fb->labels[j].scope != id ||
+			    strcmp(fb->labels[j].name, fb->targets[i]))
+				continue;
+			f->insns[i].target = fb->labels[j].pc;
+			free(fb->targets[i]);
+			fb->targets[i] = NULL;
+			break;
+		}
+	}
+	for (int j = 0; j < fb->nlabels; j++)
+		if (fb->labels[j].scope == id)
+			fb->labels[j].scope = -1;
+}
+
 static int parse_body(struct parser *p, struct fbuild *fb)
 {
-	int depth = 0;
+	int depth = 0, next_id = 1;
+	int open_pc[33], open_id[33];   /* the blocks open: where, which */
 
 	for (;;) {
 		struct tok *t = peek(p);
@@ -509,15 +539,18 @@ static int parse_body(struct parser *p, struct fbuild *fb)
 				    "function '%s'", fb->f->name);
 		if (is_p(t, '{')) {
 			next(p);
-			if (++depth > 32)
+			if (depth == 32)
 				return perr(p, t->line, "blocks nested too "
 					    "deeply");
+			open_pc[depth] = fb->f->ninsns;
+			open_id[depth++] = next_id++;
 			continue;
 		}
 		if (is_p(t, '}')) {
 			next(p);
 			if (depth-- == 0)
 				return 0;
+			close_block(fb, open_pc[depth], open_id[depth]);
 			continue;
 		}
 		if (t->k == K_ID && t->s[0] == '.') {
@@ -559,6 +592,7 @@ static int parse_body(struct parser *p, struct fbuild *fb)
 			l = &fb->labels[fb->nlabels++];
 			l->name = dupn(t->s, t->len);
 			l->pc = fb->f->ninsns;
+			l->scope = depth ? open_id[depth - 1] : 0;
 			if (!l->name)
 				return perr(p, t->line, "out of memory");
 			next(p);
@@ -580,9 +614,14 @@ static int resolve_labels(struct parser *p, struct fbuild *fb)
 
 		if (!fb->targets[i])
 			continue;
+		/* the body's labels; one of a closed block only if none */
 		for (j = 0; j < fb->nlabels; j++)
-			if (!strcmp(fb->labels[j].name, fb->targets[i]))
+			if (!fb->labels[j].scope &&
+			    !strcmp(fb->labels[j].name, fb->targets[i]))
 				break;
+		for (int k = 0; j == fb->nlabels && k < fb->nlabels; k++)
+			if (!strcmp(fb->labels[k].name, fb->targets[i]))
+				j = k;
 		if (j == fb->nlabels)
 			return perr(p, f->line, "unknown label '%s' in '%s'",
 				    fb->targets[i], f->name);

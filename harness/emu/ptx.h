@@ -71,6 +71,8 @@ struct regdecl {
 struct label {
 	char *name;
 	int pc;
+	int scope;               /* the { } block it is in: 0 the body's,
+				  * -1 a block already closed */
 };
 
 /* operand as written, before resolution */

@@ -21,7 +21,7 @@ struct opname {
 /* mnemonics beyond the opcode table's own (opcodes.h) */
 static const struct opname aliases[] = {
 	{ "ldu", OP_LD }, { "barrier", OP_BAR }, { "fence", OP_MEMBAR },
-	{ "pmevent", OP_NOP }, { "nanosleep", OP_NOP },
+	{ "pmevent", OP_NOP },
 	{ "prefetch", OP_NOP }, { "prefetchu", OP_NOP }, { "brkpt", OP_NOP },
 	/* programmatic dependent launch: launches are in order anyway */
 	{ "griddepcontrol", OP_NOP },
@@ -139,8 +139,10 @@ static int mod_texsurf(struct emu_insn *in, const char *s, int op)
 }
 
 /* cp.async{.ca,.cg}.shared{::cta}.global [d], [s], n and its
- * commit_group / wait_group / wait_all; the bulk (tensor) forms and
- * other cp.* are not run */
+ * commit_group / wait_group / wait_all, cp.async.mbarrier.arrive{.noinc},
+ * cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes and
+ * the bulk groups' commit and wait; the other bulk forms (to global
+ * memory, multicast, tensors) and other cp.* are not run */
 static int mod_cpasync(struct emu_insn *in, const char *s)
 {
 	static const char *const groups[] = {
@@ -150,6 +152,24 @@ static int mod_cpasync(struct emu_insn *in, const char *s)
 
 	if (k >= 0)
 		in->sub = (uint8_t)(CA_COMMIT + k);
+	else if (!strcmp(s, "mbarrier"))
+		in->sub = CA_MBAR_ARRIVE;
+	else if (!strcmp(s, "bulk") && in->sub == CA_COPY)
+		in->sub = CA_BULK;
+	else if (in->sub == CA_BULK && !strcmp(s, "shared::cluster"))
+		in->space = SP_SHARED;   /* the block's own (a cluster of one) */
+	else if (in->sub == CA_BULK &&
+		 !strcmp(s, "mbarrier::complete_tx::bytes"))
+		in->cmp |= 2;
+	else if (in->sub == CA_WAIT && !strcmp(s, "read"))
+		;
+	else if (in->sub == CA_MBAR_ARRIVE && !strcmp(s, "arrive"))
+		;
+	else if (in->sub == CA_MBAR_ARRIVE && !strcmp(s, "noinc"))
+		in->cmp |= MBF_NOINC;
+	else if (in->sub == CA_MBAR_ARRIVE &&
+		 (!strcmp(s, "shared") || !strcmp(s, "shared::cta")))
+		in->space = SP_SHARED;
 	else if (!strcmp(s, "async"))
 		in->flags |= F_ASYNC;
 	else if (!strcmp(s, "shared") || !strcmp(s, "shared::cta"))
@@ -285,9 +305,52 @@ static int apply_mod(struct emu_insn *in, const char *s)
 	return mod_op(in, s, op);
 }
 
+/*
+ * mbarrier.op{.noComplete|.expect_tx|.parity}{.sem}{.scope}{.space}.b64:
+ * the operation (parts[1]) into in->sub, its modifiers into in->cmp;
+ * .shared::cluster is the block's own shared memory (a cluster of one).
+ */
+static int mods_mbarrier(struct emu_insn *in, char **parts, int n)
+{
+	static const char *const ops[] = {
+		"init", "inval", "arrive", "arrive_drop", "test_wait",
+		"try_wait", "pending_count", "expect_tx", "complete_tx", NULL
+	};
+	static const char *const sems[] = {
+		"release", "acquire", "relaxed", "cta", "cluster", NULL
+	};
+	int k = n > 1 ? name_index(ops, parts[1]) : -1;
+
+	if (k < 0)
+		return 1;
+	in->sub = (uint8_t)k;
+	for (int i = 2; i < n; i++) {
+		const char *s = parts[i];
+
+		if (!strcmp(s, "parity") && k >= MB_TEST_WAIT && k <= MB_TRY_WAIT)
+			in->cmp |= MBF_PARITY;
+		else if (!strcmp(s, "noComplete") && k >= MB_ARRIVE &&
+			 k <= MB_ARRIVE_DROP)
+			in->cmp |= MBF_NOCOMPLETE;
+		else if (!strcmp(s, "expect_tx") && k >= MB_ARRIVE &&
+			 k <= MB_ARRIVE_DROP)
+			in->cmp |= MBF_EXPECT_TX;
+		else if (!strcmp(s, "shared") || !strcmp(s, "shared::cta") ||
+			 !strcmp(s, "shared::cluster"))
+			in->space = SP_SHARED;
+		else if (!strcmp(s, "b64"))
+			in->type = T_B64;
+		else if (name_index(sems, s) < 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* Apply the modifiers of a mnemonic; 1 when one is unknown. */
 static int apply_mods(struct emu_insn *in, char **parts, int n)
 {
+	if (in->op == OP_MBAR)
+		return mods_mbarrier(in, parts, n);
 	for (int i = 1; i < n; i++)
 		if (apply_mod(in, parts[i]))
 			return 1;
@@ -466,8 +529,12 @@ static int decode_ctrl(struct parser *p, struct fbuild *fb,
 
 	switch (in->op) {
 	case OP_NOP:
-		NOPS(0, 1);   /* nanosleep and prefetch name an operand */
+		NOPS(0, 1);   /* prefetch names an operand */
 		return 0;
+	case OP_NANOSLEEP:
+		NOPS(1, 1);
+		in->nsrc = 1;
+		return want_val(p, fb, &ops[0], T_U32, &in->s[0], line);
 	case OP_BRA:
 		NOPS(1, 1);
 		if (ops[0].kind != RO_NAME)
@@ -507,6 +574,40 @@ static int decode_ctrl(struct parser *p, struct fbuild *fb,
 	}
 }
 
+/* [a] of a register or symbol, without offset, as the value s */
+static int want_base(struct parser *p, struct fbuild *fb, const struct rop *r,
+		     struct emu_opnd *s, int line)
+{
+	struct rop nm;
+
+	if (r->kind != RO_ADDR || !r->has_base || r->ival)
+		return perr(p, line, "expected [register] or [symbol]");
+	rop_init(&nm);
+	nm.kind = RO_NAME;
+	memcpy(nm.name, r->name, strlen(r->name) + 1);
+	return want_val(p, fb, &nm, T_U64, s, line);
+}
+
+/* cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+ * [dst], [src], size, [mbar]{, cache-policy}: dst in the address fields,
+ * src in s[0] (offset in target), size in s[1], mbar in s[2] */
+static int decode_bulk(struct parser *p, struct fbuild *fb,
+		       struct emu_insn *in, struct rop *ops, int n, int line)
+{
+	NOPS(4, 5);
+	if (in->space != SP_SHARED || in->cmp != 3)
+		return perr(p, line, "cp.async.bulk other than from global to "
+			    "shared memory, completing on an mbarrier");
+	if (want_addr(p, fb, &ops[0], in, line) ||
+	    want_base(p, fb, &ops[1], &in->s[0], line) ||
+	    want_val(p, fb, &ops[2], T_U32, &in->s[1], line) ||
+	    want_base(p, fb, &ops[3], &in->s[2], line))
+		return -1;
+	in->target = 0;
+	in->nsrc = 3;
+	return 0;
+}
+
 /* cp.async [dst], [src], cp-size{, src-size}, commit_group, wait_group */
 static int decode_cpasync(struct parser *p, struct fbuild *fb,
 			  struct emu_insn *in, struct rop *ops, int n,
@@ -524,6 +625,12 @@ static int decode_cpasync(struct parser *p, struct fbuild *fb,
 		NOPS(1, 1);
 		return 0;
 	}
+	if (in->sub == CA_MBAR_ARRIVE) {
+		NOPS(1, 1);
+		return want_addr(p, fb, &ops[0], in, line);
+	}
+	if (in->sub == CA_BULK)
+		return decode_bulk(p, fb, in, ops, n, line);
 	/* [dst] in the address fields; [src]: base in s[0], offset in
 	 * target; cp-size in s[1], src-size in s[2] */
 	NOPS(3, 5);
@@ -571,7 +678,48 @@ static int want_data(struct parser *p, struct fbuild *fb,
 	return 0;
 }
 
-/* memory: ld, st, atom, red, cp.async */
+/*
+ * mbarrier.init [a], count; .inval [a]; .expect_tx/.complete_tx [a], tx;
+ * .arrive{_drop} state, [a]{, count or tx}; .test_wait/.try_wait p, [a],
+ * state or parity{, time hint}; .pending_count count, state.  The
+ * destination in d[0], the value operand in s[0].
+ */
+static int decode_mbarrier(struct parser *p, struct fbuild *fb,
+			   struct emu_insn *in, struct rop *ops, int n,
+			   int line)
+{
+	int k = in->sub, wait = k == MB_TEST_WAIT || k == MB_TRY_WAIT;
+	int has_d = k == MB_ARRIVE || k == MB_ARRIVE_DROP || wait ||
+		    k == MB_PENDING;
+	int t = wait && (in->cmp & MBF_PARITY) ? T_U32 : T_B64;
+	int i = has_d;
+
+	if (k == MB_INVAL)
+		NOPS(1, 1);
+	else if (k == MB_PENDING)
+		NOPS(2, 2);
+	else if (wait)
+		NOPS(3, 4);
+	else if (k == MB_ARRIVE || k == MB_ARRIVE_DROP)
+		NOPS(in->cmp & MBF_EXPECT_TX ? 3 : 2, 3);
+	else
+		NOPS(2, 2);
+	in->ndst = (uint8_t)has_d;
+	if (has_d && (wait ? want_pred(p, fb, &ops[0], &in->d[0], line) :
+		      want_reg(p, fb, &ops[0], &in->d[0], line)))
+		return -1;
+	if (k != MB_PENDING && want_addr(p, fb, &ops[i++], in, line))
+		return -1;
+	if (i < n) {
+		in->nsrc = 1;
+		if (want_val(p, fb, &ops[i], k == MB_PENDING ? T_B64 :
+			     wait ? t : T_U32, &in->s[0], line))
+			return -1;
+	}
+	return 0;
+}
+
+/* memory: ld, st, atom, red, cp.async, mbarrier */
 static int decode_mem(struct parser *p, struct fbuild *fb,
 		      struct emu_insn *in, struct rop *ops, int n, int line)
 {
@@ -579,6 +727,8 @@ static int decode_mem(struct parser *p, struct fbuild *fb,
 
 	if (in->op == OP_CPASYNC)
 		return decode_cpasync(p, fb, in, ops, n, line);
+	if (in->op == OP_MBAR)
+		return decode_mbarrier(p, fb, in, ops, n, line);
 	switch (in->op) {
 	case OP_LD:
 		NOPS(2, 2);

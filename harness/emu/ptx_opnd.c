@@ -16,7 +16,8 @@ static const char *const sreg_names[SR_COUNT] = {
 	"%nctaid.z", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid",
 	"%gridid", "%lanemask_eq", "%lanemask_lt", "%lanemask_le",
 	"%lanemask_gt", "%lanemask_ge", "%dynamic_smem_size",
-	"%total_smem_size", "%clock", "%clock64", "%globaltimer"
+	"%total_smem_size", "%clock", "%clock64", "%globaltimer",
+	"%envreg1", "%envreg2"
 };
 
 int parse_reg(struct parser *p, struct fbuild *fb)
@@ -337,7 +338,9 @@ static int const_opnd(struct parser *p, struct fbuild *fb, uint64_t v,
 /*
  * Names with a value fixed for the emulated device: WARP_SZ (what
  * warpSize compiles to), the driver's environment registers %envreg<N>
- * (0: no launch environment beyond what the special registers give) and
+ * other than the grid workspace's %envreg1 and %envreg2, which are
+ * special registers (0: no launch environment beyond what the special
+ * registers give) and
  * the reserved shared memory window %reserved_smem_offset_* (0: the
  * emulator reserves none at the start of a block's shared memory).
  */
@@ -357,7 +360,8 @@ static int fixed_name(const char *name, uint64_t *v)
 		return 0;
 	for (d = name + 7; *d >= '0' && *d <= '9'; d++)
 		;
-	if (d == name + 7 || *d || atoi(name + 7) > 31)
+	if (d == name + 7 || *d || atoi(name + 7) > 31 ||
+	    !strcmp(name, "%envreg1") || !strcmp(name, "%envreg2"))
 		return 0;
 	*v = 0;
 	return 1;

@@ -841,8 +841,10 @@ static void trace_module_vars(int mi)
 	}
 }
 
+/* a launch into the record; a = 1 for a cooperative one */
 static void trace_launch(const struct kernel *k, dim3 grid, dim3 block,
-			 size_t smem, const uint8_t *params, size_t n)
+			 size_t smem, const uint8_t *params, size_t n,
+			 int cooperative)
 {
 	struct emu_trace_op op;
 
@@ -859,6 +861,7 @@ static void trace_launch(const struct kernel *k, dim3 grid, dim3 block,
 	op.block[1] = block.y;
 	op.block[2] = block.z;
 	op.n = smem;
+	op.a = (uint64_t)cooperative;
 	op.data = params;
 	op.ndata = n;
 	emu_trace_put(&op);
@@ -958,6 +961,12 @@ static int compact_lines(struct emu_line_counters *l, int n)
 	return k;
 }
 
+/* the grid workspace of the cooperative launch under way, 0 for an
+ * ordinary launch (launch_coop_locked sets it around launch_locked) */
+static uint64_t g_coop_ws;
+
+static int blocks_per_sm(struct kernel *k, unsigned threads, size_t dyn);
+
 static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 			  void **args, size_t smem)
 {
@@ -1030,15 +1039,18 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	cfg.block[2] = block.z;
 	cfg.dyn_smem = smem;
 	cfg.params = params;
+	cfg.cooperative = g_coop_ws != 0;
+	cfg.grid_ws = g_coop_ws;
 	if (g_dry) {
 		if (g_dry == 2)
 			trace_launch(k, grid, block, smem, params,
-				     f->kparam_bytes);
+				     f->kparam_bytes, cfg.cooperative);
 		free(params);
 		g_clock_ms += 0.003;
 		return cudaSuccess;
 	}
-	trace_launch(k, grid, block, smem, params, f->kparam_bytes);
+	trace_launch(k, grid, block, smem, params, f->kparam_bytes,
+		     cfg.cooperative);
 	pc = emu_perf_prepare(&cfg, st);
 	emu_run(m, k->fi, &cfg, &res);
 	free(params);
@@ -1109,15 +1121,63 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
 	return launch(find_kernel(func), gridDim, blockDim, args, sharedMem);
 }
 
-/* A cooperative launch is an ordinary one here: blocks run one after
- * another, so a kernel that waits in grid.sync() for all blocks at once
- * faults (cooperative groups find no grid workspace). */
+/* The grid workspace of cooperative launches (%envreg1/%envreg2): the
+ * grid barrier's counter at +4.  One allocation, made again after
+ * cudaDeviceReset freed it; the barrier works from any value. */
+static uint64_t g_grid_ws;
+
+static cudaError_t launch_coop_locked(struct kernel *k, dim3 grid, dim3 block,
+				      void **args, size_t smem)
+{
+	uint64_t nb = (uint64_t)grid.x * grid.y * grid.z;
+	uint64_t nt = (uint64_t)block.x * block.y * block.z;
+	struct emu_alloc *ws;
+	cudaError_t rc;
+
+	if (g_sticky)
+		return g_sticky;
+	if (k && nt && nt <= 1024 &&
+	    nb > (uint64_t)blocks_per_sm(k, (unsigned)nt, smem) *
+		 EMU_SM_COUNT) {
+		char d[256];
+
+		emu_demangle(k->name, d, sizeof(d));
+		note("cooperative launch of '%.120s' refused: %llu blocks of "
+		     "%llu threads and %zu bytes of dynamic shared memory, "
+		     "where %d fit on the device at once", d,
+		     (unsigned long long)nb, (unsigned long long)nt, smem,
+		     blocks_per_sm(k, (unsigned)nt, smem) * EMU_SM_COUNT);
+		return fail(cudaErrorCooperativeLaunchTooLarge);
+	}
+	ws = g_grid_ws ? emu_mem_find(g_grid_ws, 16) : NULL;
+	if (!ws) {
+		ws = emu_mem_alloc(16, 0);
+		if (!ws)
+			return fail(cudaErrorMemoryAllocation);
+		ws->is_var = 1;
+		memset(ws->host, 0, 16);
+		g_grid_ws = ws->dev;
+	}
+	g_coop_ws = g_grid_ws;
+	rc = launch_locked(k, grid, block, args, smem);
+	g_coop_ws = 0;
+	return rc;
+}
+
+/* A cooperative launch: every block resident at once, taking turns
+ * (sched_coop.c), so grid.sync() works; refused with
+ * cudaErrorCooperativeLaunchTooLarge when the grid does not fit on the
+ * device at once, as CUDA does.  Captured into a graph it is an ordinary
+ * kernel node. */
 cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
 					dim3 blockDim, void **args,
 					size_t sharedMem, cudaStream_t stream)
 {
-	return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem,
-				stream);
+	if (emu_stream_capture(stream))
+		return emu_capture_kernel(stream, func, gridDim, blockDim, args,
+					  sharedMem);
+	LOCKED(launch_coop_locked(find_kernel(func), gridDim, blockDim, args,
+				  sharedMem));
 }
 
 /* Host work queued on a stream: every stream is synchronous, so it runs
@@ -1257,7 +1317,8 @@ cudaError_t cudaCtxResetPersistingL2Cache(void)
 /* ---- memory API ---- */
 /* cudaLaunchKernelEx (the header's template, which thrust and cub use):
  * the configuration's attributes (clusters, priorities, programmatic
- * serialisation) change nothing when blocks run one after another. */
+ * serialisation) change nothing when blocks run one after another; the
+ * cooperative one makes it cudaLaunchCooperativeKernel. */
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 				const void *func, void **args)
 {
@@ -1267,6 +1328,12 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 		return emu_capture_kernel(config->stream, func, config->gridDim,
 					  config->blockDim, args,
 					  config->dynamicSmemBytes);
+	for (unsigned i = 0; config->attrs && i < config->numAttrs; i++)
+		if (config->attrs[i].id == cudaLaunchAttributeCooperative &&
+		    config->attrs[i].val.cooperative)
+			return cudaLaunchCooperativeKernel(func,
+				config->gridDim, config->blockDim, args,
+				config->dynamicSmemBytes, config->stream);
 	return launch(find_kernel(func), config->gridDim, config->blockDim,
 		      args, config->dynamicSmemBytes);
 }
@@ -1837,15 +1904,39 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
 	return cudaSuccess;
 }
 
+/* Blocks of k (NULL: one with no static shared memory) resident on
+ * one SM at once: the least the SM's warps, blocks and shared memory
+ * allow (1 KB of it reserved per block), 0 when one does not fit. */
+static int blocks_per_sm(struct kernel *k, unsigned threads, size_t dyn)
+{
+	unsigned warps = (threads + EMU_WARP_SIZE - 1) / EMU_WARP_SIZE;
+	size_t smem = dyn + EMU_SMEM_RESERVED;
+	unsigned n = EMU_MAX_SM_WARPS / warps;
+
+	if (k && !kernel_load(k))
+		smem += emu_static_smem(g_mods[k->mod].m, k->fi);
+	if (n > EMU_MAX_SM_BLOCKS)
+		n = EMU_MAX_SM_BLOCKS;
+	if (n > EMU_SMEM_PER_SM / smem)
+		n = (unsigned)(EMU_SMEM_PER_SM / smem);
+	return (int)n;
+}
+
+static cudaError_t occupancy_locked(int *numBlocks, const void *func,
+				    int blockSize, size_t dynamicSMemSize)
+{
+	if (blockSize <= 0 || blockSize > 1024)
+		return fail(cudaErrorInvalidValue);
+	*numBlocks = blocks_per_sm(find_kernel(func), (unsigned)blockSize,
+				   dynamicSMemSize);
+	return g_sticky;
+}
+
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
 		const void *func, int blockSize, size_t dynamicSMemSize)
 {
-	(void)func;
-	(void)dynamicSMemSize;
-	if (blockSize <= 0 || blockSize > 1024)
-		return fail(cudaErrorInvalidValue);
-	*numBlocks = 2048 / blockSize > 32 ? 32 : 2048 / blockSize;
-	return g_sticky;
+	LOCKED(occupancy_locked(numBlocks, func, blockSize,
+				dynamicSMemSize));
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
@@ -2210,6 +2301,9 @@ static const struct errname errnames[] = {
 	  "operation not supported" },
 	{ cudaErrorNoDevice, "cudaErrorNoDevice",
 	  "no CUDA-capable device is detected" },
+	{ cudaErrorCooperativeLaunchTooLarge,
+	  "cudaErrorCooperativeLaunchTooLarge",
+	  "too many blocks in cooperative launch" },
 };
 
 const char *cudaGetErrorString(cudaError_t error)
@@ -2449,9 +2543,9 @@ const void *wgemu_module_kernel(int mod, const char *mangled)
 	return NULL;
 }
 
-int wgemu_launch_raw(const void *kernel, const unsigned grid[3],
-		     const unsigned block[3], size_t dyn_smem,
-		     const void *params, size_t n)
+static int launch_raw(const void *kernel, const unsigned grid[3],
+		      const unsigned block[3], size_t dyn_smem,
+		      const void *params, size_t n, int cooperative)
 {
 	struct kernel *k = find_kernel(kernel);
 	const struct emu_func *f;
@@ -2478,9 +2572,29 @@ int wgemu_launch_raw(const void *kernel, const unsigned grid[3],
 	b.x = block[0];
 	b.y = block[1];
 	b.z = block[2];
-	rc = launch(k, g, b, args, dyn_smem);
+	if (cooperative) {
+		pthread_mutex_lock(&g_lock);
+		rc = launch_coop_locked(k, g, b, args, dyn_smem);
+		pthread_mutex_unlock(&g_lock);
+	} else {
+		rc = launch(k, g, b, args, dyn_smem);
+	}
 	free(args);
 	return rc;
+}
+
+int wgemu_launch_raw(const void *kernel, const unsigned grid[3],
+		     const unsigned block[3], size_t dyn_smem,
+		     const void *params, size_t n)
+{
+	return launch_raw(kernel, grid, block, dyn_smem, params, n, 0);
+}
+
+int wgemu_launch_raw_cooperative(const void *kernel, const unsigned grid[3],
+				 const unsigned block[3], size_t dyn_smem,
+				 const void *params, size_t n)
+{
+	return launch_raw(kernel, grid, block, dyn_smem, params, n, 1);
 }
 
 int wgemu_check_ptx(const char *ptx, size_t len, char *why, size_t wlen)

@@ -1,11 +1,13 @@
 /*
- * The scheduler of a launch: blocks one after the other; in a block,
- * each running warp runs (exec.c) until it exits or reaches a barrier,
- * then the barrier is released once every thread still running has
- * arrived (a barrier some threads cannot reach is a fault), so results
- * and counters are deterministic.  Epochs (race.c) advance at every
- * block start and barrier.  emu_run sets a launch up: symbols' addresses,
- * shared memory and its shadow, local memory, limits.
+ * The scheduler of a launch: blocks one after the other (a cooperative
+ * launch's are all resident and take turns: sched_coop.c); in a block,
+ * each running warp runs (exec.c) until it exits, reaches a barrier or
+ * gives way (a failed mbarrier wait, nanosleep), then the barrier is
+ * released once every thread still running has arrived (a barrier some
+ * threads cannot reach is a fault), so results and counters are
+ * deterministic.  Epochs (race.c) advance at every block start, barrier
+ * and completed mbarrier phase.  emu_run sets a launch up: symbols'
+ * addresses, shared memory and its shadow, local memory, limits.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,12 +67,18 @@ static void release_barrier(struct xctx *x)
 	}
 }
 
-static int run_block(struct xctx *x)
+void sched_new_epoch(struct xctx *x)
+{
+	x->epoch = g_epoch++;
+}
+
+int sched_block_start(struct xctx *x)
 {
 	int i;
 
 	x->epoch = g_epoch++;
 	x->block_epoch = x->epoch;
+	x->stuck = 0;
 	if (x->smem_size)
 		memset(x->smem, 0xcb, x->smem_size);
 	for (i = 0; i < x->nwarps; i++) {
@@ -82,6 +90,9 @@ static int run_block(struct xctx *x)
 		w->init = lanes >= EMU_WARP_SIZE ? FULL : (1u << lanes) - 1;
 		w->live = w->init;
 		w->state = W_RUN;
+		w->yield = Y_NONE;
+		w->mbar_waiting = 0;
+		spin_reset(w);
 		w->sp = 0;
 		w->nf = 0;
 		if (simt_push_frame(x, w, x->k, NULL) ||
@@ -89,54 +100,147 @@ static int run_block(struct xctx *x)
 			return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
 					 "out of host memory");
 	}
-	for (;;) {
-		unsigned arrived = 0;
-		int nbar = 0;
-		struct warp *wb = NULL;
+	return 0;
+}
 
-		for (i = 0; i < x->nwarps; i++) {
-			struct warp *w = &x->warps[i];
+/* No warp runs: release the barrier they wait at (STEP_MORE) once every
+ * thread still running has arrived, or STEP_DONE when all have exited;
+ * a barrier some threads cannot reach is a fault. */
+static int release_or_done(struct xctx *x)
+{
+	unsigned arrived = 0, live = 0;
+	int i, nbar = 0;
+	struct warp *wb = NULL;
 
-			if (w->state == W_RUN && exec_warp(x, w))
-				return -1;
+	for (i = 0; i < x->nwarps; i++) {
+		struct warp *w = &x->warps[i];
+
+		live += (unsigned)__builtin_popcount(w->live);
+		if (w->state == W_BAR) {
+			arrived += (unsigned)__builtin_popcount(w->bar_mask);
+			nbar++;
+			wb = w;
 		}
-		for (i = 0; i < x->nwarps; i++) {
-			struct warp *w = &x->warps[i];
-
-			if (w->state == W_BAR) {
-				arrived += (unsigned)__builtin_popcount(
-					w->bar_mask);
-				nbar++;
-				wb = w;
-			}
-		}
-		if (!nbar)
-			return 0;
-		/* as on sm_70 and later, threads that have exited do not
-		 * take part in a barrier: only those still running must all
-		 * have arrived */
-		{
-			unsigned live = 0;
-
-			for (i = 0; i < x->nwarps; i++)
-				live += (unsigned)__builtin_popcount(
-					x->warps[i].live);
-			if (arrived == live)
-				arrived = x->nthreads;
-		}
-		if (arrived != x->nthreads) {
-			const struct emu_insn *in =
-				&wb->fr[wb->nf - 1].f->insns[wb->bar_pc];
-
-			return emu_fault(x, WGEMU_FAULT_BARRIER, in, -1, -1,
-					 "barrier reached by %u of the %u "
-					 "threads of the block (the others "
-					 "exited or wait elsewhere)", arrived,
-					 x->nthreads);
-		}
-		x->epoch = g_epoch++;
-		release_barrier(x);
 	}
+	if (!nbar)
+		return STEP_DONE;
+	/* as on sm_70 and later, threads that have exited do not take part
+	 * in a barrier: only those still running must all have arrived */
+	if (arrived == live)
+		arrived = x->nthreads;
+	if (arrived != x->nthreads) {
+		const struct emu_insn *in =
+			&wb->fr[wb->nf - 1].f->insns[wb->bar_pc];
+
+		return emu_fault(x, WGEMU_FAULT_BARRIER, in, -1, -1,
+				 "barrier reached by %u of the %u threads of "
+				 "the block (the others exited or wait "
+				 "elsewhere)", arrived, x->nthreads);
+	}
+	x->epoch = g_epoch++;
+	release_barrier(x);
+	return STEP_MORE;
+}
+
+int sched_deadlock(struct xctx *x, int why)
+{
+	const struct warp *w = NULL;
+	const struct emu_insn *in;
+	unsigned pending = 0;
+
+	for (int i = 0; i < x->nwarps; i++)
+		if (x->warps[i].state == W_RUN) {
+			w = w ? w : &x->warps[i];
+			pending += (unsigned)__builtin_popcount(
+				x->warps[i].live);
+		}
+	/* where the first waiting warp is: after its wait or its sleep,
+	 * or at the branch of its spin */
+	in = &w->fr[w->nf - 1].f->insns[w->stack[w->sp - 1].pc -
+					  (w->yield != Y_SPIN)];
+	if (why == DL_GRID)
+		return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
+				 __builtin_ctz(w->live), "deadlock: every "
+				 "block left waits on memory that no thread "
+				 "running changes (a block waiting for one "
+				 "that exited, or at a grid barrier that "
+				 "another never reaches?)");
+	if (why == DL_SPIN)
+		return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
+				 __builtin_ctz(w->live), "deadlock: %u threads "
+				 "of the block wait on memory that no thread "
+				 "running changes (the blocks of an ordinary "
+				 "launch run one after another: a block "
+				 "waiting for another never sees it; a "
+				 "cooperative launch runs them together)",
+				 pending);
+	return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
+			 __builtin_ctz(w->live), "deadlock: %u threads of the "
+			 "block wait on mbarrier phases that no thread can "
+			 "complete (the others exited or wait at a barrier)",
+			 pending);
+}
+
+/* The warps gave way in a step, blocked of the ran that did so waiting
+ * on an mbarrier or spinning, spun of them spinning; a fault when the
+ * block is deadlocked: at once when they all spin with nothing written
+ * (each warp's state repeats and nothing else runs), after STUCK_STEPS
+ * such steps when some wait on an mbarrier (their loops count tries).
+ * In a cooperative launch other blocks may change what a warp spins
+ * on: sched_coop.c judges those. */
+static int after_yield(struct xctx *x, int ran, int blocked, int spun,
+		       uint64_t written)
+{
+	x->idle = written != spin_written(x) || blocked != ran ? IDLE_NO :
+		  spun == ran ? IDLE_SPIN : IDLE_WAIT;
+	if (x->idle == IDLE_NO || (spun && x->cfg->cooperative)) {
+		x->stuck = 0;
+		return STEP_MORE;
+	}
+	if (x->idle == IDLE_WAIT && ++x->stuck < STUCK_STEPS)
+		return STEP_MORE;
+	return sched_deadlock(x, spun ? DL_SPIN : DL_MBAR);
+}
+
+int sched_block_step(struct xctx *x)
+{
+	uint64_t written = spin_written(x);
+	int i, ran = 0, blocked = 0, spun = 0, yielded = 0;
+
+	for (i = 0; i < x->nwarps; i++) {
+		struct warp *w = &x->warps[i];
+
+		if (w->state != W_RUN)
+			continue;
+		if (x->cfg->cooperative)
+			coop_slice(x);
+		spin_arm(x, w);
+		w->yield = Y_NONE;
+		if (exec_warp(x, w))
+			return -1;
+		ran++;
+		if (w->state != W_RUN)
+			continue;
+		yielded++;
+		spun += w->yield == Y_SPIN;
+		blocked += w->yield == Y_SPIN ||
+			   (w->mbar_waiting && w->yield != Y_SLICE);
+	}
+	if (yielded)
+		return after_yield(x, ran, blocked, spun, written);
+	x->stuck = 0;
+	x->idle = IDLE_NO;
+	return release_or_done(x);
+}
+
+/* one block, start to end: 0, or -1 at a fault */
+static int run_block(struct xctx *x)
+{
+	int rc = sched_block_start(x);
+
+	while (rc == STEP_MORE)
+		rc = sched_block_step(x);
+	return rc == STEP_DONE ? 0 : -1;
 }
 
 size_t emu_static_smem(const struct emu_module *m, int k)
@@ -241,10 +345,15 @@ static int reserve_memory(struct xctx *x, int k)
 			lcap += (m->funcs[i].depot_bytes + 15u) & ~15u;
 	lcap += lcap ? 4096 : 0;
 	x->lcap = (uint32_t)lcap;
-	for (i = 0; i < x->nwarps; i++) {
-		size_t need = (size_t)lcap * EMU_WARP_SIZE, have = 0;
+	return sched_reserve_local(x, g_warps, x->nwarps);
+}
 
-		if (need && simt_grow(&g_warps[i].local, &have, need, 1))
+int sched_reserve_local(struct xctx *x, struct warp *warps, int n)
+{
+	for (int i = 0; i < n; i++) {
+		size_t need = (size_t)x->lcap * EMU_WARP_SIZE, have = 0;
+
+		if (need && simt_grow(&warps[i].local, &have, need, 1))
 			return -1;
 	}
 	return 0;
@@ -369,11 +478,16 @@ int emu_run(const struct emu_module *m, int k,
 		out_of_memory(res);
 		goto out;
 	}
-	x.limit = cfg->insn_limit ? cfg->insn_limit :
-		  env_u64("WGEMU_INSN_LIMIT", 20000000000ull);
+	x.budget = cfg->insn_limit ? cfg->insn_limit :
+		   env_u64("WGEMU_INSN_LIMIT", 20000000000ull);
+	x.limit = x.budget;
+	x.slice_end = UINT64_MAX;
 	x.checks = env_u64("WGEMU_CHECKS", 1) != 0 &&
 		   !(cfg->perf && cfg->perf_only);
-	rc = cfg->perf ? run_sampled(&x) : run_grid(&x);
+	if (cfg->cooperative)
+		rc = coop_run_grid(&x);
+	else
+		rc = cfg->perf ? run_sampled(&x) : run_grid(&x);
 	res->total.lane_instructions = x.lane_insns;
 	res->lines = x.lines;
 	x.lines = NULL;
@@ -383,6 +497,7 @@ out:
 		free(g_warps[i].local);
 		g_warps[i].local = NULL;
 	}
+	spin_release(&x);
 	free(x.symaddr);
 	free(x.lines);
 	return rc;

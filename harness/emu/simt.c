@@ -72,6 +72,14 @@ static void init_specials(struct xctx *x, struct warp *w, uint64_t *R,
 		SET(SR_TOTAL_SMEM, x->smem_size);
 #undef SET
 	}
+	/* the same for every lane: apart, to keep the loop above short */
+	if (used & (1ull << SR_ENVREG1 | 1ull << SR_ENVREG2))
+		for (l = 0; l < EMU_WARP_SIZE; l++) {
+			R[SR_ENVREG1 * EMU_WARP_SIZE + l] =
+				(uint32_t)(x->cfg->grid_ws >> 32);
+			R[SR_ENVREG2 * EMU_WARP_SIZE + l] =
+				(uint32_t)x->cfg->grid_ws;
+		}
 }
 
 /* Push a frame for f; 0, or -1 when out of memory or too deep. */

@@ -39,7 +39,8 @@ enum emu_trace_kind {
 	TR_VAR,        /* name, a = address, n = size, data (or none) */
 	TR_MEMSET,     /* a = address, value, n = bytes */
 	TR_COPY,       /* copy = direction, a = dst, b = src, n, data */
-	TR_LAUNCH,     /* name, grid, block, n = dynamic shared, data */
+	TR_LAUNCH,     /* name, grid, block, n = dynamic shared, data,
+			* a = 1 for a cooperative launch */
 	TR_UNTRACED,   /* name: a call the record cannot represent */
 	TR_KIND_MAX
 };

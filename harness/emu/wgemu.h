@@ -172,7 +172,9 @@ void wgemu_watch_output(const void *out, size_t out_bytes,
  * module has no such variable, -1 on a size mismatch or overlap);
  * wgemu_module_kernel finds a kernel of one module by mangled name;
  * wgemu_launch_raw launches it with a parameter buffer laid out as the
- * PTX declares it (cudaErrorInvalidValue when its size differs).
+ * PTX declares it (cudaErrorInvalidValue when its size differs),
+ * wgemu_launch_raw_cooperative the same as cudaLaunchCooperativeKernel
+ * does (a record marks such a launch: its entry's a is 1).
  */
 void wgemu_replay_mode(void);
 int wgemu_alloc_at(uint64_t addr, uint64_t size);
@@ -183,6 +185,9 @@ const void *wgemu_module_kernel(int mod, const char *mangled);
 int wgemu_launch_raw(const void *kernel, const unsigned grid[3],
 		     const unsigned block[3], size_t dyn_smem,
 		     const void *params, size_t n);
+int wgemu_launch_raw_cooperative(const void *kernel, const unsigned grid[3],
+				 const unsigned block[3], size_t dyn_smem,
+				 const void *params, size_t n);
 /* Can the emulator run this PTX?  0 yes; 1 no, why names the first
  * instruction it cannot run; -1 it does not parse (why: "line N: ..."). */
 int wgemu_check_ptx(const char *ptx, size_t len, char *why, size_t wlen);

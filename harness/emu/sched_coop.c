@@ -1,0 +1,199 @@
+/*
+ * A cooperative launch (cudaLaunchCooperativeKernel): the device runs
+ * every block of the grid at once (the runtime refuses a grid that does
+ * not fit), so blocks may wait on each other -- cooperative groups'
+ * grid.sync() adds to a counter in the grid workspace (%envreg1 and
+ * %envreg2) and spins until every block has.  Here every block has its
+ * own warps, shared memory and race shadow, and the blocks take turns
+ * in index order: a turn runs each of the block's warps once
+ * (sched_block_step), each for at most COOP_SLICE lane instructions
+ * (exec_branch and exec_call stop it at x->limit), so a warp that spins
+ * on another block's progress gives way and that block runs.  The order
+ * is fixed, so results and counters are deterministic.  A warp that
+ * spins (spin.c) gives way at once; a round of turns in which every
+ * block's warps spun or waited and nothing was written is a deadlock
+ * (blocks waiting for one that exited); one that spins on the clock or
+ * sleeps between tries ends with the instruction budget instead.
+ *
+ * The blocks' memory (warps and their registers, shared memory, race
+ * shadows) is kept from launch to launch, as sched.c keeps its one
+ * block's: a launch of 264 blocks of 1,024 threads has some 400 MB of
+ * registers, which clearing anew at every launch would cost more than
+ * running it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "emu/exec.h"
+#include "emu/race.h"
+
+/* lane instructions a warp runs before the next gives way: a spinning
+ * warp wastes at most this much a turn, and a warp's turn is long
+ * enough for the switch to cost little */
+#define COOP_SLICE 8192
+
+enum { CB_NEW, CB_RUNNING, CB_DONE };
+
+/* what one resident block keeps between its turns */
+struct coop_block {
+	int state;                    /* CB_* */
+	struct warp *warps;
+	int nwarps;                   /* warps allocated */
+	uint8_t *smem;
+	size_t smem_cap;
+	struct race_shadow sh;
+	uint32_t epoch, block_epoch;
+	int stuck;
+};
+
+/* the blocks of the largest cooperative launch so far, for the next */
+static struct coop_block *g_blocks;
+static size_t g_nblocks;
+
+void coop_slice(struct xctx *x)
+{
+	x->slice_end = x->lane_insns + COOP_SLICE;
+}
+
+/* block b's memory for this launch (kept from earlier ones when large
+ * enough); 0 or -1 */
+static int block_alloc(struct xctx *x, struct coop_block *b)
+{
+	size_t n = x->smem_size + 64;
+
+	if (b->nwarps < x->nwarps) {
+		struct warp *w = realloc(b->warps, (size_t)x->nwarps *
+					 sizeof(*w));
+
+		if (!w)
+			return -1;
+		memset(w + b->nwarps, 0, (size_t)(x->nwarps - b->nwarps) *
+		       sizeof(*w));
+		b->warps = w;
+		b->nwarps = x->nwarps;
+	}
+	if (b->smem_cap < n) {
+		uint8_t *p = realloc(b->smem, n);
+
+		if (!p)
+			return -1;
+		b->smem = p;
+		b->smem_cap = n;
+	}
+	if (race_reserve(&b->sh, n) ||
+	    sched_reserve_local(x, b->warps, x->nwarps))
+		return -1;
+	return 0;
+}
+
+/* room for nb blocks; 0 or -1 */
+static int blocks_reserve(uint64_t nb)
+{
+	struct coop_block *b;
+
+	if (nb <= g_nblocks)
+		return 0;
+	b = realloc(g_blocks, nb * sizeof(*b));
+	if (!b)
+		return -1;
+	memset(b + g_nblocks, 0, (nb - g_nblocks) * sizeof(*b));
+	g_blocks = b;
+	g_nblocks = nb;
+	return 0;
+}
+
+/* make block i the one x runs */
+static void enter(struct xctx *x, struct coop_block *b, uint64_t i)
+{
+	const unsigned *g = x->cfg->grid;
+
+	x->bid[0] = (unsigned)(i % g[0]);
+	x->bid[1] = (unsigned)(i / g[0] % g[1]);
+	x->bid[2] = (unsigned)(i / g[0] / g[1]);
+	x->warps = b->warps;
+	x->smem = b->smem;
+	x->sh = &b->sh;
+	x->epoch = b->epoch;
+	x->block_epoch = b->block_epoch;
+	x->stuck = b->stuck;
+}
+
+static void leave(struct xctx *x, struct coop_block *b)
+{
+	b->epoch = x->epoch;
+	b->block_epoch = x->block_epoch;
+	b->stuck = x->stuck;
+}
+
+/* one turn of block i: STEP_MORE, STEP_DONE or -1 */
+static int turn(struct xctx *x, struct coop_block *b, uint64_t i)
+{
+	int rc;
+
+	if (b->state == CB_NEW) {
+		if (block_alloc(x, b))
+			return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1,
+					 -1, "out of host memory");
+		enter(x, b, i);
+		b->state = CB_RUNNING;
+		rc = sched_block_start(x);
+		if (!rc)
+			rc = sched_block_step(x);
+	} else {
+		enter(x, b, i);
+		rc = sched_block_step(x);
+	}
+	leave(x, b);
+	if (rc == STEP_DONE)
+		b->state = CB_DONE;
+	return rc;
+}
+
+int coop_run_grid(struct xctx *x)
+{
+	const unsigned *g = x->cfg->grid;
+	uint64_t nb = (uint64_t)g[0] * g[1] * g[2], left = nb, i;
+	struct warp *own = x->warps;
+	struct coop_block *b;
+	int rc = 0, idle_rounds = 0;
+
+	if (blocks_reserve(nb))
+		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+				 "out of host memory");
+	b = g_blocks;
+	for (i = 0; i < nb; i++)
+		b[i].state = CB_NEW;
+	while (left && rc >= 0) {
+		uint64_t last = 0;
+		int idle = IDLE_SPIN;
+
+		for (i = 0; i < nb && rc >= 0; i++) {
+			if (b[i].state == CB_DONE)
+				continue;
+			rc = turn(x, &b[i], i);
+			left -= rc == STEP_DONE;
+			if (rc != STEP_MORE || x->idle < idle)
+				idle = rc == STEP_MORE ? x->idle : IDLE_NO;
+			last = i;
+		}
+		/* a round in which every block spun and nothing was written
+		 * leaves them all as they were: for good (where some wait
+		 * on an mbarrier, after STUCK_STEPS such rounds) */
+		idle_rounds = idle == IDLE_NO ? 0 : idle_rounds + 1;
+		if (rc >= 0 && left && (idle == IDLE_SPIN ||
+					(idle == IDLE_WAIT &&
+					 idle_rounds >= STUCK_STEPS))) {
+			enter(x, &b[last], last);
+			rc = sched_deadlock(x, DL_GRID);
+		}
+	}
+	for (i = 0; i < nb; i++) {
+		/* local memory is sized per launch (sched.c frees its own) */
+		for (int k = 0; k < b[i].nwarps; k++) {
+			free(b[i].warps[k].local);
+			b[i].warps[k].local = NULL;
+		}
+	}
+	x->warps = own;
+	x->slice_end = UINT64_MAX;
+	return rc < 0 ? -1 : 0;
+}
