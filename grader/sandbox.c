@@ -946,7 +946,7 @@ static int run_child(const struct sandbox_spec *spec,
 		int timeout = TICK_MS, open_fds = 0, budget = 512;
 
 		/* the tree's CPU and memory once a tick, not at every
-		 * chunk of output (a 256 MB region is 4,096 of them) */
+		 * chunk of output (a 256 MB region is a thousand of them) */
 		if (!reaped && now_s() >= next_sample) {
 			unsigned long long rss = 0;
 
