@@ -126,6 +126,47 @@ START_TEST(test_parse_forms)
 }
 END_TEST
 
+/* What each thread t of tests/emu/uniform.ptx stores c-th, for k. */
+static uint32_t uniform_want(int c, uint32_t t, uint32_t k)
+{
+	uint32_t odd = t & 1, c0 = (k + 1 + (odd ? 7 : 0)) * 3;
+
+	switch (c) {
+	case 0: return c0;
+	case 1: return t + 1;
+	case 2: return c0 + 2;
+	case 3: return (odd ? 9 : 5) + k;
+	case 4: return (odd ? 1 : 2) + k + 10;
+	case 5: return 2 * k + 2 * t;
+	case 6: return 80 + (odd ? 80 : 70);
+	default: return t < 48 ? 2 * (k + 100 + odd) : 0;
+	}
+}
+
+/* Registers that hold one value in every lane are computed once; every
+ * write that may leave them different in some lane ends that. */
+START_TEST(test_uniform_registers)
+{
+	uint32_t got[8 * 64], k = 1000;
+	void *d, *args[2];
+
+	load("tests/emu/uniform.ptx");
+	d = dalloc(sizeof(got));
+	args[0] = &d;
+	args[1] = &k;
+	ck_assert_int_eq(launch("uniform_cases", 1, 1, 64, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(got, d, sizeof(got),
+				    cudaMemcpyDeviceToHost), cudaSuccess);
+	for (int c = 0; c < 8; c++)
+		for (uint32_t t = 0; t < 64; t++)
+			ck_assert_msg(got[c * 64 + t] == uniform_want(c, t, k),
+				      "store %d of thread %u: %u, want %u", c,
+				      t, got[c * 64 + t], uniform_want(c, t, k));
+}
+END_TEST
+
 #define HDR ".version 9.0\n.target sm_90\n.address_size 64\n"
 
 static const struct {
@@ -2074,6 +2115,7 @@ static Suite *emu_suite(void)
 	tc = tcase_create("control_flow");
 	tcase_add_test(tc, test_postdominators);
 	tcase_add_test(tc, test_divergence);
+	tcase_add_test(tc, test_uniform_registers);
 	tcase_add_test(tc, test_transpose_shapes);
 	tcase_add_test(tc, test_partial_warp_reverse);
 	tcase_add_test(tc, test_intrinsics);

@@ -16,6 +16,7 @@
 #include "emu/half.h"
 #include "emu/perf.h"
 #include "emu/texture.h"
+#include "emu/wmma.h"
 
 const uint64_t *exec_src(struct xctx *x, struct warp *w,
 			 const uint64_t *R, const struct emu_func *f,
@@ -297,10 +298,13 @@ struct ictx {
 	const struct emu_insn *in;
 	uint64_t *R;
 	uint32_t *P;
+	uint8_t *U;                   /* the frame's uniform marks (exec.h) */
 	uint32_t m;
 	struct sentry *e;
 	int pc;
 	uint32_t mask;
+	int uni_kept;                 /* the instruction set its
+				       * destinations' marks itself */
 };
 
 /* What an exec_ function leaves run_entry to do: go on at the next pc
@@ -321,6 +325,30 @@ static inline const uint64_t *opnd(struct ictx *o, int i, uint64_t *tmp)
 static inline uint64_t *dest(struct ictx *o, int i)
 {
 	return dst(o->x, o->R, &o->in->d[i]);
+}
+
+/* the first n sources are uniform, and so one value in every lane of m */
+static inline int uniform_in(const struct ictx *o, int n)
+{
+	return !(o->m & ~o->w->live) && uniform_srcs(o->U, o->in, n);
+}
+
+/* destination i now holds one value in every lane of m */
+static inline void uniform_out(struct ictx *o, int i)
+{
+	uniform_mark(o->U, o->w, &o->in->d[i], o->m);
+	o->uni_kept = 1;
+}
+
+/* The marks of an instruction's register destinations, after it wrote
+ * them without setting them. */
+static inline void uniform_clear(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+
+	for (int i = 0; i < 4; i++)
+		if (in->d[i].kind == OK_REG)
+			o->U[in->d[i].idx] = 0;
 }
 
 /* nop, membar, bar.warp.sync: nothing to do in a lockstep warp */
@@ -359,7 +387,8 @@ static inline __attribute__((always_inline)) int exec_alu(struct ictx *o)
 	const uint64_t *A, *B, *C;
 	uint64_t *D;
 	char k = emu_type_kind[in->type];
-	int rc;
+	uint32_t m;
+	int rc, uni;
 
 	if (in->type == T_PRED && (in->op == OP_AND || in->op == OP_OR ||
 				   in->op == OP_XOR || in->op == OP_NOT)) {
@@ -370,10 +399,16 @@ static inline __attribute__((always_inline)) int exec_alu(struct ictx *o)
 	B = in->nsrc > 1 ? opnd(o, 1, t1) : NULL;
 	C = in->nsrc > 2 ? opnd(o, 2, t2) : NULL;
 	D = dest(o, 0);
+	uni = uniform_in(o, in->nsrc);
+	m = uni ? o->m & -o->m : o->m;	/* uniform: the lowest lane */
 	if (k == 'f')
-		rc = alu_float(o->x, in, o->m, D, A, B, C);
+		rc = alu_float(o->x, in, m, D, A, B, C);
 	else
-		rc = alu_int(in, o->m, D, A, B ? B : A, C ? C : A);
+		rc = alu_int(in, m, D, A, B ? B : A, C ? C : A);
+	if (!rc && uni) {
+		uniform_fill(D, o->m, __builtin_ctz(m));
+		uniform_out(o, 0);
+	}
 	if (rc)
 		return emu_fault(o->x, WGEMU_FAULT_UNSUPPORTED, in, o->w->id,
 				 __builtin_ctz(o->m),
@@ -401,6 +436,8 @@ static int exec_mov(struct ictx *o)
 		LANES(D[l] = A[l]);
 	else
 		LANES(D[l] = trunc_sz(A[l], sz));
+	if (uniform_in(o, 1))
+		uniform_out(o, 0);
 	return 0;
 }
 
@@ -429,7 +466,11 @@ static int exec_setp(struct ictx *o)
 	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE];
 	const uint64_t *A = opnd(o, 0, t0), *B = opnd(o, 1, t1);
 
-	if (k == 's' && sz == 4 && in->cmp == C_LT)
+	if (uniform_in(o, 2)) {	/* one comparison for every lane */
+		int l = __builtin_ctz(m);
+
+		r = alu_compare(in->cmp, k, sz, A[l], B[l]) ? m : 0;
+	} else if (k == 's' && sz == 4 && in->cmp == C_LT)
 		LANES(r |= (uint32_t)((int32_t)A[l] < (int32_t)B[l]) << l);
 	else if (k == 's' && sz == 4 && in->cmp == C_GE)
 		LANES(r |= (uint32_t)((int32_t)A[l] >= (int32_t)B[l]) << l);
@@ -476,6 +517,8 @@ static int exec_select(struct ictx *o)
 		uint32_t c = pred_src(o->P, o->f, &in->s[2]);
 
 		LANES(D[l] = (c >> l & 1) ? A[l] : B[l]);
+		if (uniform_in(o, 2) && ((c & m) == m || !(c & m)))
+			uniform_out(o, 0);
 		return 0;
 	}
 	C = opnd(o, 2, t2);
@@ -508,7 +551,13 @@ static int exec_cvt(struct ictx *o)
 	uint64_t *D = dest(o, 0);
 	uint32_t m = o->m;
 
-	if (in->type == T_U64 && in->type2 == T_U32)
+	if (uniform_in(o, 1)) {	/* one conversion for every lane */
+		int l0 = __builtin_ctz(m);
+
+		D[l0] = alu_cvt(in, A[l0]);
+		uniform_fill(D, m, l0);
+		uniform_out(o, 0);
+	} else if (in->type == T_U64 && in->type2 == T_U32)
 		LANES(D[l] = (uint32_t)A[l]);
 	else if (in->type == T_S64 && in->type2 == T_S32)
 		LANES(D[l] = (uint64_t)(int64_t)(int32_t)A[l]);
@@ -538,6 +587,8 @@ static int exec_cvta(struct ictx *o)
 	else
 		LANES(D[l] = trunc_sz((uint32_t)A[l] == A[l] && win ?
 				      A[l] + win : A[l] + win, sz));
+	if (uniform_in(o, 1))
+		uniform_out(o, 0);
 	return 0;
 }
 
@@ -648,7 +699,18 @@ static int exec_half(struct ictx *o)
 /* ---- memory (memory.c) ---- */
 static int exec_ld(struct ictx *o)
 {
-	return mem_ld(o->x, o->w, o->in, o->m, o->R);
+	const struct emu_insn *in = o->in;
+	int rc;
+
+	if ((in->ak != AK_REG || o->U[in->areg]) && !(o->m & ~o->w->live)) {
+		rc = mem_ld_uniform(o->x, o->w, in, o->m, o->R);
+		if (rc) {
+			for (int i = 0; i < in->vec; i++)
+				uniform_out(o, i);
+			return rc < 0 ? GO_FAULT : GO_NEXT;
+		}
+	}
+	return mem_ld(o->x, o->w, in, o->m, o->R);
 }
 
 static int exec_st(struct ictx *o)
@@ -658,6 +720,11 @@ static int exec_st(struct ictx *o)
 
 static int exec_wmma(struct ictx *o)
 {
+	const struct emu_wmma *wm = &o->f->wmma[o->in->call];
+
+	for (int i = 0; i < 4; i++)	/* the lists it writes, and the rest */
+		for (int j = 0; j < wm->nreg[i]; j++)
+			o->U[wm->reg[i][j]] = 0;
 	return mem_wmma(o->x, o->w, o->in, o->m, o->R, o->f);
 }
 
@@ -949,7 +1016,9 @@ run_entry(struct xctx *x, struct warp *w, struct sentry *e,
 {
 	struct ictx o = {
 		.x = x, .w = w, .f = fr->f, .R = w->regs + fr->roff,
-		.P = w->preds + fr->poff, .e = e, .pc = e->pc, .mask = e->mask
+		.P = w->preds + fr->poff,
+		.U = w->uni + fr->roff / EMU_WARP_SIZE,
+		.e = e, .pc = e->pc, .mask = e->mask
 	};
 	int rpc = e->rpc, rc;
 
@@ -971,7 +1040,7 @@ run_entry(struct xctx *x, struct warp *w, struct sentry *e,
 			o.pc++;
 			continue;
 		}
-		x->lane_insns += (uint64_t)__builtin_popcount(o.m);
+		x->lane_insns += (uint64_t)lanes_in(o.m);
 		if (x->perf)
 			perf_on_insn(x->perf, w->id, o.in, (uint32_t)
 				     ((o.R - w->regs) / EMU_WARP_SIZE));
@@ -985,6 +1054,10 @@ run_entry(struct xctx *x, struct warp *w, struct sentry *e,
 				       o.in->op);
 			break;
 		}
+		if (o.uni_kept)
+			o.uni_kept = 0;
+		else
+			uniform_clear(&o);
 		if (rc == GO_NEXT)
 			o.pc++;
 		else if (rc != GO_JUMP)

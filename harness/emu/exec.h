@@ -85,6 +85,9 @@ struct warp {
 	int nf;
 	uint64_t *regs;
 	size_t rcap, rtop;
+	uint8_t *uni;                 /* a byte per register of regs: see
+				       * "warp-uniform registers" below */
+	size_t ucap;
 	uint32_t *preds;
 	size_t pcap, ptop;
 	uint8_t *params;
@@ -165,6 +168,15 @@ static inline void thread_of(const struct xctx *x, int warp, int lane,
 	t[2] = id / (b[0] * b[1]);
 }
 
+/* the lanes in m, counted inline (without -mpopcnt, __builtin_popcount
+ * is a call into libgcc) */
+static inline int lanes_in(uint32_t m)
+{
+	m = m - ((m >> 1) & 0x55555555u);
+	m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+	return (int)((((m + (m >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
 /* run the body for every lane of m (the variable m in scope) */
 #define LANES(...) do { \
 	if (m == FULL) { \
@@ -209,6 +221,50 @@ static inline void pred_set(uint32_t *P, const struct emu_opnd *o, uint32_t m,
 static inline uint64_t *dst(struct xctx *x, uint64_t *R, const struct emu_opnd *o)
 {
 	return o->kind == OK_REG ? R + (size_t)o->idx * EMU_WARP_SIZE : x->sink;
+}
+
+/*
+ * Warp-uniform registers.  uni[r] is 1 when register r (of the warp's
+ * regs, frame offsets included) holds one value in every live lane.
+ * Arithmetic, conversions, moves and kernel-parameter loads whose
+ * sources are all uniform compute their result once, for the lowest lane
+ * of their mask, and copy it to the others: the same lanes get the same
+ * values as when each computes its own.  Their destination becomes
+ * uniform when the mask is every live lane.  Every other write loses the
+ * mark: run_entry clears an instruction's register destinations unless
+ * the instruction kept them (ictx.uni_kept), wmma its register lists.  A
+ * new frame starts with no mark but on the special registers that are
+ * one value per warp (simt.c).
+ */
+static inline int uniform_opnd(const uint8_t *U, const struct emu_opnd *o)
+{
+	return o->kind != OK_REG || U[o->idx];
+}
+
+/* the first n sources of in are uniform */
+static inline int uniform_srcs(const uint8_t *U, const struct emu_insn *in,
+			       int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!uniform_opnd(U, &in->s[i]))
+			return 0;
+	return 1;
+}
+
+/* lanes m of D all take the value of its lane l */
+static inline void uniform_fill(uint64_t *D, uint32_t m, int l0)
+{
+	uint64_t v = D[l0];
+
+	LANES(D[l] = v);
+}
+
+/* the mark of destination o after a write of one value to the lanes m */
+static inline void uniform_mark(uint8_t *U, const struct warp *w,
+				const struct emu_opnd *o, uint32_t m)
+{
+	if (o->kind == OK_REG)
+		U[o->idx] = m == w->live;
 }
 
 /* what a counted access does */
@@ -259,6 +315,8 @@ void count_access(struct xctx *x, const struct emu_insn *in,
 /* ---- memory.c ---- */
 int mem_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	   uint32_t m, uint64_t *R);
+int mem_ld_uniform(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R);
 int mem_cpasync(struct xctx *x, struct warp *w,
 		const struct emu_insn *in, uint32_t m, uint64_t *R,
 		const struct emu_func *f);

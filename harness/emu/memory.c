@@ -259,6 +259,40 @@ int mem_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 }
 
 /*
+ * A load of a kernel parameter or of constant memory at one address in
+ * every lane (the caller knows it is): resolved and read for the lowest
+ * lane of m, the values copied to the others.  Returns 1 when done so, 0
+ * when the load is not of that kind (mem_ld must do it), -1 on a fault
+ * (the one the lowest lane would have met first in mem_ld).
+ */
+int mem_ld_uniform(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		   uint32_t m, uint64_t *R)
+{
+	int esz = emu_type_size[in->type], bytes = esz * in->vec;
+	int l0 = __builtin_ctz(m), i;
+	uint32_t one = 1u << l0, gm, sm;
+	uint64_t addr[EMU_WARP_SIZE];
+	uint8_t *hp[EMU_WARP_SIZE];
+
+	if (in->space != SP_KPARAM && in->space != SP_CONST)
+		return 0;
+	lane_addrs(x, w, R, in, one, addr);
+	if (resolve(x, w, in, one, addr, bytes, 0, 0, hp, &gm, &sm))
+		return -1;
+	if (gm | sm)	/* counted: constant space in an ordinary allocation */
+		return 0;
+	for (i = 0; i < in->vec; i++) {
+		uint64_t *D = dst(x, R, &in->d[i]), v = 0;
+
+		memcpy(&v, hp[l0] + i * esz, (size_t)esz);
+		D[l0] = emu_type_kind[in->type] == 's' ?
+			(uint64_t)sx(v, esz) : v;
+		uniform_fill(D, m, l0);
+	}
+	return 1;
+}
+
+/*
  * cp.async.shared.global [dst], [src], cp-size{, src-size}: done at once
  * (commit_group and wait_group are then nothing to wait for).  Counted
  * as the global load and the shared store it is; src-size bytes are

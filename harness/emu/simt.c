@@ -31,55 +31,129 @@ int simt_grow(void *pp, size_t *cap, size_t need, size_t sz)
 	return 0;
 }
 
+/* the column of special register sr, when the frame uses it */
+static uint64_t *special(uint64_t *R, uint64_t used, int sr)
+{
+	return used & (1ull << sr) ? R + (size_t)sr * EMU_WARP_SIZE : NULL;
+}
+
+/* every lane of the column C, when there is one, gets v */
+static void fill_special(uint64_t *C, uint64_t v)
+{
+	if (C)
+		for (int l = 0; l < EMU_WARP_SIZE; l++)
+			C[l] = v;
+}
+
+/* %tid of each lane: the first lane's, then counted on, x fastest */
+static void init_tids(struct xctx *x, struct warp *w, uint64_t *R,
+		      uint64_t used)
+{
+	uint64_t *X = special(R, used, SR_TID_X), *Y = special(R, used,
+							       SR_TID_Y);
+	uint64_t *Z = special(R, used, SR_TID_Z);
+	const unsigned *b = x->cfg->block;
+	unsigned t[3];
+
+	if (!X && !Y && !Z)
+		return;
+	thread_of(x, w->id, 0, t);
+	for (int l = 0; l < EMU_WARP_SIZE; l++) {
+		if (X)
+			X[l] = t[0];
+		if (Y)
+			Y[l] = t[1];
+		if (Z)
+			Z[l] = t[2];
+		if (++t[0] == b[0]) {
+			t[0] = 0;
+			if (++t[1] == b[1]) {
+				t[1] = 0;
+				t[2]++;
+			}
+		}
+	}
+}
+
+/* the lane masks and %laneid, one value per lane */
+static void init_lane_specials(uint64_t *R, uint64_t used)
+{
+	uint64_t *C;
+
+	for (int l = 0; l < EMU_WARP_SIZE; l++) {
+		uint32_t lm = 1u << l;
+
+		if ((C = special(R, used, SR_LANEID)))
+			C[l] = (unsigned)l;
+		if ((C = special(R, used, SR_LANEMASK_EQ)))
+			C[l] = lm;
+		if ((C = special(R, used, SR_LANEMASK_LT)))
+			C[l] = lm - 1;
+		if ((C = special(R, used, SR_LANEMASK_LE)))
+			C[l] = lm | (lm - 1);
+		if ((C = special(R, used, SR_LANEMASK_GT)))
+			C[l] = (uint32_t)~(lm | (lm - 1));
+		if ((C = special(R, used, SR_LANEMASK_GE)))
+			C[l] = (uint32_t)~(lm - 1);
+	}
+}
+
+/* The special registers a frame of a function that uses `used` reads:
+ * those of one value per lane, then those of one value per warp. */
 static void init_specials(struct xctx *x, struct warp *w, uint64_t *R,
 			  uint64_t used)
 {
 	const unsigned *b = x->cfg->block, *g = x->cfg->grid;
-	int l;
+	const uint64_t per_lane = 1ull << SR_LANEID |
+		1ull << SR_LANEMASK_EQ | 1ull << SR_LANEMASK_LT |
+		1ull << SR_LANEMASK_LE | 1ull << SR_LANEMASK_GT |
+		1ull << SR_LANEMASK_GE;
 
 	if (!used)
 		return;
-	for (l = 0; l < EMU_WARP_SIZE; l++) {
-		unsigned t[3];
-		uint32_t lm = 1u << l;
+	init_tids(x, w, R, used);
+	if (used & per_lane)
+		init_lane_specials(R, used);
+	fill_special(special(R, used, SR_NTID_X), b[0]);
+	fill_special(special(R, used, SR_NTID_Y), b[1]);
+	fill_special(special(R, used, SR_NTID_Z), b[2]);
+	fill_special(special(R, used, SR_CTAID_X), x->bid[0]);
+	fill_special(special(R, used, SR_CTAID_Y), x->bid[1]);
+	fill_special(special(R, used, SR_CTAID_Z), x->bid[2]);
+	fill_special(special(R, used, SR_NCTAID_X), g[0]);
+	fill_special(special(R, used, SR_NCTAID_Y), g[1]);
+	fill_special(special(R, used, SR_NCTAID_Z), g[2]);
+	fill_special(special(R, used, SR_WARPID), (unsigned)w->id);
+	fill_special(special(R, used, SR_NWARPID), EMU_MAX_SM_WARPS);
+	fill_special(special(R, used, SR_SMID), 0);
+	fill_special(special(R, used, SR_NSMID), EMU_SM_COUNT);
+	fill_special(special(R, used, SR_GRIDID), 1);
+	fill_special(special(R, used, SR_DYN_SMEM), x->cfg->dyn_smem);
+	fill_special(special(R, used, SR_TOTAL_SMEM), x->smem_size);
+	fill_special(special(R, used, SR_ENVREG1),
+		     (uint32_t)(x->cfg->grid_ws >> 32));
+	fill_special(special(R, used, SR_ENVREG2), (uint32_t)x->cfg->grid_ws);
+}
 
-		thread_of(x, w->id, l, t);
-#define SET(sr, v) if (used & (1ull << (sr))) R[(sr) * EMU_WARP_SIZE + l] = (v)
-		SET(SR_TID_X, t[0]);
-		SET(SR_TID_Y, t[1]);
-		SET(SR_TID_Z, t[2]);
-		SET(SR_NTID_X, b[0]);
-		SET(SR_NTID_Y, b[1]);
-		SET(SR_NTID_Z, b[2]);
-		SET(SR_CTAID_X, x->bid[0]);
-		SET(SR_CTAID_Y, x->bid[1]);
-		SET(SR_CTAID_Z, x->bid[2]);
-		SET(SR_NCTAID_X, g[0]);
-		SET(SR_NCTAID_Y, g[1]);
-		SET(SR_NCTAID_Z, g[2]);
-		SET(SR_LANEID, (unsigned)l);
-		SET(SR_WARPID, (unsigned)w->id);
-		SET(SR_NWARPID, (unsigned)EMU_MAX_SM_WARPS);
-		SET(SR_SMID, 0u);
-		SET(SR_NSMID, (unsigned)EMU_SM_COUNT);
-		SET(SR_GRIDID, 1u);
-		SET(SR_LANEMASK_EQ, lm);
-		SET(SR_LANEMASK_LT, lm - 1);
-		SET(SR_LANEMASK_LE, lm | (lm - 1));
-		SET(SR_LANEMASK_GT, ~(lm | (lm - 1)));
-		SET(SR_LANEMASK_GE, ~(lm - 1));
-		SET(SR_DYN_SMEM, x->cfg->dyn_smem);
-		SET(SR_TOTAL_SMEM, x->smem_size);
-#undef SET
-	}
-	/* the same for every lane: apart, to keep the loop above short */
-	if (used & (1ull << SR_ENVREG1 | 1ull << SR_ENVREG2))
-		for (l = 0; l < EMU_WARP_SIZE; l++) {
-			R[SR_ENVREG1 * EMU_WARP_SIZE + l] =
-				(uint32_t)(x->cfg->grid_ws >> 32);
-			R[SR_ENVREG2 * EMU_WARP_SIZE + l] =
-				(uint32_t)x->cfg->grid_ws;
-		}
+/* The special registers that hold one value in every lane of a warp. */
+static const uint64_t uniform_specials =
+	1ull << SR_NTID_X | 1ull << SR_NTID_Y | 1ull << SR_NTID_Z |
+	1ull << SR_CTAID_X | 1ull << SR_CTAID_Y | 1ull << SR_CTAID_Z |
+	1ull << SR_NCTAID_X | 1ull << SR_NCTAID_Y | 1ull << SR_NCTAID_Z |
+	1ull << SR_WARPID | 1ull << SR_NWARPID | 1ull << SR_SMID |
+	1ull << SR_NSMID | 1ull << SR_GRIDID | 1ull << SR_DYN_SMEM |
+	1ull << SR_TOTAL_SMEM | 1ull << SR_ENVREG1 | 1ull << SR_ENVREG2;
+
+/* A new frame's uniform marks (exec.h): its registers hold nothing
+ * known yet, but for the special registers it uses that are one value
+ * per warp. */
+static void init_uniform(uint8_t *U, const struct emu_func *f)
+{
+	uint64_t u = f->sr_used & uniform_specials;
+
+	memset(U, 0, (size_t)f->nregs);
+	for (; u; u &= u - 1)
+		U[__builtin_ctzll(u)] = 1;
 }
 
 /* Push a frame for f; 0, or -1 when out of memory or too deep. */
@@ -105,7 +179,9 @@ int simt_push_frame(struct xctx *x, struct warp *w,
 								    poff +
 		(size_t)f->npreds + 1, sizeof(uint32_t)) ||
 	    simt_grow(&w->params, &w->pacap, paoff + (size_t)f->param_bytes *
-		      EMU_WARP_SIZE + 1, 1))
+		      EMU_WARP_SIZE + 1, 1) ||
+	    simt_grow(&w->uni, &w->ucap, roff / EMU_WARP_SIZE +
+		      (size_t)f->nregs, 1))
 		return emu_fault(x, WGEMU_FAULT_RESOURCES, in, -1, -1,
 				 "out of host memory");
 	lb = (lb + 15) & ~15u;
@@ -125,6 +201,7 @@ int simt_push_frame(struct xctx *x, struct warp *w,
 	fr->call_pc = -1;
 	fr->call_mask = 0;
 	init_specials(x, w, w->regs + roff, f->sr_used);
+	init_uniform(w->uni + roff / EMU_WARP_SIZE, f);
 	return 0;
 }
 
