@@ -389,7 +389,9 @@ static int place(struct replay *r, const struct emu_trace_op *op)
 			    "the record", op->name);
 	if (rc == 0)
 		return 0;
-	if (wgemu_alloc_at(op->a, op->n))
+	/* live before the call: only its recorded bytes and the shape's
+	 * buffers (fill_buffers) matter, so untouched pages stay unmapped */
+	if (wgemu_alloc_at(op->a, op->n, 1))
 		return note(r, NOTE_MISMATCH, "allocations that overlap");
 	p = wgemu_host_ptr(op->a, (size_t)op->ndata);
 	if (op->ndata && op->ndata <= op->n && p)
@@ -456,7 +458,7 @@ static int replay_op(struct replay *r, const struct emu_trace_op *op)
 	case TR_ALLOC: case TR_VAR:
 		return place(r, op);
 	case TR_MALLOC:
-		if (wgemu_alloc_at(op->a, op->n))
+		if (wgemu_alloc_at(op->a, op->n, 0))	/* as the call's */
 			return note(r, NOTE_MISMATCH, "allocations that "
 				    "overlap");
 		return 0;

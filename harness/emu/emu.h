@@ -260,8 +260,9 @@ void emu_heap_free(uint64_t dev);
 struct emu_alloc *emu_mem_map_host(void *p, uint64_t size, int owned);
 /* An allocation at a given address (a replay re-creating a record's
  * allocations), inside the global window and overlapping none; NULL
- * otherwise. */
-struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size);
+ * otherwise.  Zeroed (nonzero): its bytes start as zeros, and pages
+ * nothing touches cost nothing; else poisoned as cudaMalloc's are. */
+struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size, int zeroed);
 
 /* ---- one launch (sched.c; the interpreter's files: exec.h) ---- */
 struct emu_line_counters {

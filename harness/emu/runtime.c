@@ -282,16 +282,17 @@ static void sorted_insert(struct emu_alloc *a)
 }
 
 /* A fresh allocation of size bytes, poisoned as a GPU's memory holds
- * garbage, with room for it in the table; its address is the caller's. */
-static struct emu_alloc *alloc_new(uint64_t size)
+ * garbage unless zeroed is set, with room for it in the table; its
+ * address is the caller's. */
+static struct emu_alloc *alloc_new(uint64_t size, int zeroed)
 {
 	struct emu_alloc *a = calloc(1, sizeof(*a));
 
 	if (!a)
 		return NULL;
-	/* dry or predicting: untouched pages cost nothing */
-	a->host = g_dry || emu_perf_only() ? calloc(1, size ? size : 1)
-					   : malloc(size ? size : 1);
+	/* dry, predicting or zeroed: untouched pages cost nothing */
+	zeroed = zeroed || g_dry || emu_perf_only();
+	a->host = zeroed ? calloc(1, size ? size : 1) : malloc(size ? size : 1);
 	if (!a->host ||
 	    (g_nallocs == g_capallocs &&
 	     !(g_capallocs = g_capallocs ? g_capallocs * 2 : 64,
@@ -301,7 +302,7 @@ static struct emu_alloc *alloc_new(uint64_t size)
 		free(a);
 		return NULL;
 	}
-	if (!g_dry && !emu_perf_only())
+	if (!zeroed)
 		memset(a->host, 0xcb, size ? size : 1);
 	a->size = size;
 	return a;
@@ -313,7 +314,7 @@ struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
 
 	if (size > TOTAL_MEM - g_used)
 		return NULL;
-	a = alloc_new(size);
+	a = alloc_new(size, 0);
 	if (!a)
 		return NULL;
 	a->dev = g_next_dev;
@@ -331,7 +332,7 @@ struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
  * them. */
 #define EMU_GLOBAL_END (EMU_GLOBAL_BASE + (1ull << 46))
 
-struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size)
+struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size, int zeroed)
 {
 	struct emu_alloc *a;
 	int i;
@@ -345,7 +346,7 @@ struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size)
 			break;
 	if (i < g_nallocs && g_allocs[i]->dev < addr + (size ? size : 1))
 		return NULL;
-	a = alloc_new(size);
+	a = alloc_new(size, zeroed);
 	if (!a)
 		return NULL;
 	a->dev = addr;
@@ -2488,9 +2489,9 @@ void wgemu_replay_mode(void)
 		g_next_dev = EMU_GLOBAL_BASE + (1ull << 45);
 }
 
-int wgemu_alloc_at(uint64_t addr, uint64_t size)
+int wgemu_alloc_at(uint64_t addr, uint64_t size, int zeroed)
 {
-	return emu_mem_alloc_at(addr, size) ? 0 : -1;
+	return emu_mem_alloc_at(addr, size, zeroed) ? 0 : -1;
 }
 
 int wgemu_place_var(int mod, const char *name, uint64_t addr, uint64_t size,
@@ -2510,7 +2511,7 @@ int wgemu_place_var(int mod, const char *name, uint64_t addr, uint64_t size,
 			continue;
 		if (sy->size != size || n > size)
 			return -1;
-		a = emu_mem_alloc_at(addr, size);
+		a = emu_mem_alloc_at(addr, size, 0);
 		if (!a)
 			return -1;
 		a->is_var = 1;

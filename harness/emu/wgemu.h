@@ -167,7 +167,10 @@ void wgemu_watch_output(const void *out, size_t out_bytes,
  * process: wgemu_replay_mode() (before anything else) moves the
  * process's own allocations far above any recorded address;
  * wgemu_alloc_at re-creates an allocation (0, or -1 when it overlaps or
- * leaves the global window); wgemu_place_var moves module variable
+ * leaves the global window), poisoned as cudaMalloc's are or, with
+ * zeroed, zeros whose pages cost nothing until touched (a record's
+ * buffers hold every shape of a sweep, and a replay fills one);
+ * wgemu_place_var moves module variable
  * `name` of module `mod` to addr with the given contents (0, 1 when the
  * module has no such variable, -1 on a size mismatch or overlap);
  * wgemu_module_kernel finds a kernel of one module by mangled name;
@@ -177,7 +180,7 @@ void wgemu_watch_output(const void *out, size_t out_bytes,
  * does (a record marks such a launch: its entry's a is 1).
  */
 void wgemu_replay_mode(void);
-int wgemu_alloc_at(uint64_t addr, uint64_t size);
+int wgemu_alloc_at(uint64_t addr, uint64_t size, int zeroed);
 int wgemu_place_var(int mod, const char *name, uint64_t addr, uint64_t size,
 		    const void *data, size_t n);
 uint32_t wgemu_module_hash(int mod);
