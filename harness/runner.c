@@ -391,8 +391,9 @@ static int run_bare(struct runner *r, size_t i, unsigned char *d_in)
 }
 
 /* Poison an output region of elems elements and frame it with guard
- * bands, on the device, and wait for it: the launcher may use any stream,
- * so the region must be ready before it is called. */
+ * bands, on the device, on the runner's stream.  Whoever enqueues it
+ * waits for the stream before the launcher is called: the launcher may
+ * use any stream, so the region must be ready by then. */
 static cudaError_t poison_region(struct runner *r, unsigned char *d_region,
 				 size_t elems)
 {
@@ -406,17 +407,26 @@ static cudaError_t poison_region(struct runner *r, unsigned char *d_region,
 	if (err == cudaSuccess)
 		err = cudaMemsetAsync(d_region + guard + elems * es,
 				      GUARD_BYTE, guard, r->stream);
-	if (err == cudaSuccess)
-		err = cudaStreamSynchronize(r->stream);
 	return err;
 }
 
+/* The shape called after the one running, whose region its copy-back
+ * poisons (region NULL: none); ready tells the caller it was done. */
+struct next_shape {
+	unsigned char *region;
+	size_t elems;
+	int ready;
+};
+
 /* The region and the input, as the launcher left them, into host
- * memory (pinned where it could be had: the copies are then DMA). */
+ * memory (pinned where it could be had: the copies are then DMA), and
+ * the next shape's region poisoned behind them: one wait for both.  The
+ * launcher has finished (the whole device was waited for), so nothing
+ * it started can write the next region after its poison. */
 static cudaError_t copy_back(struct runner *r, unsigned char *h_region,
 			     const unsigned char *d_region, size_t region,
 			     unsigned char *h_check, const unsigned char *d_in,
-			     size_t in_bytes)
+			     size_t in_bytes, struct next_shape *next)
 {
 	cudaError_t err;
 
@@ -425,19 +435,24 @@ static cudaError_t copy_back(struct runner *r, unsigned char *h_region,
 	if (err == cudaSuccess)
 		err = cudaMemcpyAsync(h_check, d_in, in_bytes,
 				      cudaMemcpyDeviceToHost, r->stream);
+	if (err == cudaSuccess && next->region)
+		err = poison_region(r, next->region, next->elems);
 	if (err == cudaSuccess)
 		err = cudaStreamSynchronize(r->stream);
+	next->ready = err == cudaSuccess && next->region;
 	return err;
 }
 
-/* One correctness call: a fresh poisoned, guarded region, the launcher
- * (with a launch record around a measured call), the region and the
- * input's hash back to the grader.  Three waits: for the poison, for the
- * whole device after the launcher (whatever streams it used), for the
- * copies.  0; 1 the context is lost (the phase ends); -1 the grader
- * cannot be written to. */
+/* One correctness call: a fresh poisoned, guarded region (poisoned
+ * already when `poisoned`), the launcher (with a launch record around a
+ * measured call), the region and the input's hash back to the grader.
+ * Two waits: for the whole device after the launcher (whatever streams
+ * it used), and for the copies and the next shape's poison; a third for
+ * the poison of a region not poisoned already.  0; 1 the context is
+ * lost (the phase ends); -1 the grader cannot be written to. */
 static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
-		     unsigned char *d_region, struct hostbuf *h_regions,
+		     unsigned char *d_region, int poisoned,
+		     struct next_shape *next, struct hostbuf *h_regions,
 		     struct hostbuf *h_inputs)
 {
 	const struct exercise *ex = r->ex;
@@ -452,9 +467,15 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 	unsigned char *h_check = hostbuf_get(h_inputs, elems * es);
 	cudaError_t err;
 
+	next->ready = 0;
 	if (r->job.flags & PROTO_JOB_BARE_OUTPUT)
 		return run_bare(r, i, d_in);
-	err = poison_region(r, d_region, elems);
+	err = cudaSuccess;
+	if (!poisoned) {
+		err = poison_region(r, d_region, elems);
+		if (err == cudaSuccess)
+			err = cudaStreamSynchronize(r->stream);
+	}
 	if (err != cudaSuccess) {
 		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
 				"poisoning the output");
@@ -479,7 +500,7 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 			return 1; /* sticky: the phase ends here */
 	}
 	err = copy_back(r, h_region, d_region, region, h_check, d_in,
-			elems * es);
+			elems * es, next);
 	if (err != cudaSuccess) {
 		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
 				"copying the output back");
@@ -511,15 +532,6 @@ static void dry_shape(struct runner *r, size_t i, unsigned char *d_in,
 }
 
 /*
- * Correctness: every shape of the run, in the seed's call order.  Inputs
- * for all shapes are generated on the host and copied in one go into one
- * allocation; outputs live in one allocation too, each shape's region
- * poisoned and framed by guard bands.  Each shape is launched and
- * synchronised on its own so that an error is pinned to its shape, then
- * its region is copied back (per shape, because a later fault can lose
- * the context).
- */
-/*
  * The performance call on the emulator: the launcher once more at the
  * performance shape after every correctness shape, as the GPU's timed
  * runs call it after them, with nothing run
@@ -549,9 +561,39 @@ static void record_perf_call(struct runner *r)
 	cudaFree(d_out);
 }
 
+/* The next shape after call c that runs, into *next: its region is
+ * poisoned by this call's copy-back.  next->ready is left alone. */
+static void plan_next(struct runner *r,
+				    const struct corr_plan *pl, size_t c,
+				    unsigned char *d_out,
+				    struct next_shape *next)
+{
+	next->region = NULL;
+	for (size_t k = c + 1; k < pl->nshapes; k++) {
+		size_t j = pl->order[k];
+
+		if (pl->skip[j])
+			continue;
+		next->region = d_out + pl->out_off[j];
+		next->elems = exercise_shape_elems(exercise_shape_of(
+			r->ex, r->job.seed, j, NULL));
+		break;
+	}
+}
+
+/*
+ * Correctness: every shape of the run, in the seed's call order.  Inputs
+ * for all shapes are generated on the host and copied in one go into one
+ * allocation; outputs live in one allocation too, each shape's region
+ * poisoned and framed by guard bands.  Each shape is launched and
+ * synchronised on its own so that an error is pinned to its shape, then
+ * its region is copied back (per shape, because a later fault can lose
+ * the context) while the next shape's region is poisoned.
+ */
 static int phase_correctness(struct runner *r)
 {
 	const struct exercise *ex = r->ex;
+	struct next_shape next = { NULL, 0, 0 };
 	struct corr_plan pl;
 	unsigned char *h_in = NULL;
 	struct hostbuf h_region, h_check;
@@ -590,15 +632,17 @@ static int phase_correctness(struct runner *r)
 	}
 	for (size_t c = 0; c < pl.nshapes; c++) {
 		size_t i = pl.order[c];
-		int k;
+		int k, poisoned;
 
 		if (pl.skip[i]) {
 			dry_shape(r, i, d_in + pl.in_off[i],
 				  d_out + pl.out_off[i]);
 			continue;
 		}
+		poisoned = next.ready;
+		plan_next(r, &pl, c, d_out, &next);
 		k = run_shape(r, i, d_in + pl.in_off[i], d_out + pl.out_off[i],
-			      &h_region, &h_check);
+			      poisoned, &next, &h_region, &h_check);
 		if (k)
 			goto out;
 		done++;

@@ -1,10 +1,15 @@
 // What one correctness shape costs in CUDA calls alone, without the
 // grader: the runner's sequence of calls for every shape 1..64 x 1..64
-// with a trivial transpose, three ways -- (a) as the runner did until
-// 2026-11-25 (poison copied from the host, blocking copies back), (b) as
-// it does now (poison set on the device, copies into pinned memory, three
-// waits), (c) only the launch and one wait -- printing microseconds per
-// shape.  nvcc -arch=sm_90 -o sweep_cost tests/gpu/sweep_cost.cu
+// with a trivial transpose, five ways -- (a) as the runner did until
+// 2026-11-25 (poison copied from the host, blocking copies back), (b)
+// poison set on the device, copies into pinned memory, three waits, (c)
+// only the launch and one wait, (d) as (b) with the next shape's poison
+// behind the copies (two waits, the runner now), (e) 64 shapes at a time:
+// their poison, one wait, their launches, one wait for the device, their
+// copies, one wait -- printing microseconds per shape.  Run several
+// copies at once to see what processes sharing the GPU cost each other
+// (tests/gpu/sweep-contention.sh).
+// nvcc -arch=sm_90 -o sweep_cost tests/gpu/sweep_cost.cu
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +30,76 @@ static double now_us()
 		steady_clock::now().time_since_epoch()).count();
 }
 
+static void poison(cudaStream_t s, unsigned char *reg, size_t e, int G)
+{
+	cudaMemsetAsync(reg, 0x5A, G, s);
+	cudaMemsetAsync(reg + G, 0xA5, e, s);
+	cudaMemsetAsync(reg + G + e, 0x5A, G, s);
+}
+
+static void one_shape(int variant, cudaStream_t s, int m, int n, int G,
+		      float *d_in, unsigned char *d_reg, unsigned char *h_reg,
+		      unsigned char *h_reg_p, float *h_check,
+		      float *h_check_p)
+{
+	size_t e = (size_t)m * n * 4, reg = e + 2 * G;
+	dim3 grid((n + 31) / 32, (m + 31) / 32), blk(32, 32);
+	static int poisoned;
+
+	if (variant == 0) {
+		memset(h_reg, 0xA5, reg);
+		cudaMemcpyAsync(d_reg, h_reg, reg, cudaMemcpyHostToDevice, s);
+		cudaStreamSynchronize(s);
+	} else if (variant == 1 || (variant == 3 && !poisoned)) {
+		poison(s, d_reg, e, G);
+		cudaStreamSynchronize(s);
+	}
+	transpose<<<grid, blk, 0, s>>>((float *)(d_reg + G), d_in, m, n);
+	cudaGetLastError();
+	cudaDeviceSynchronize();
+	if (variant == 0) {
+		cudaMemcpy(h_reg, d_reg, reg, cudaMemcpyDeviceToHost);
+		cudaMemcpy(h_check, d_in, e, cudaMemcpyDeviceToHost);
+	} else if (variant == 1 || variant == 3) {
+		cudaMemcpyAsync(h_reg_p, d_reg, reg, cudaMemcpyDeviceToHost, s);
+		cudaMemcpyAsync(h_check_p, d_in, e, cudaMemcpyDeviceToHost, s);
+		if (variant == 3) /* the next shape's region: this one again */
+			poison(s, d_reg, (size_t)64 * 64 * 4, G);
+		cudaStreamSynchronize(s);
+		poisoned = variant == 3;
+	}
+}
+
+/* (e): 64 shapes a batch, each its own region of d_big, copied back into
+ * pinned h_big; returns the shapes run. */
+static int batched(cudaStream_t s, float *d_in, unsigned char *d_big,
+		   unsigned char *h_big, int G)
+{
+	const size_t slot = 64 * 64 * 4 + 2 * G;
+	int count = 0;
+
+	for (int m = 1; m <= 64; m++) {
+		for (int n = 1; n <= 64; n++)
+			poison(s, d_big + (n - 1) * slot, (size_t)m * n * 4, G);
+		cudaStreamSynchronize(s);
+		for (int n = 1; n <= 64; n++) {
+			dim3 grid((n + 31) / 32, (m + 31) / 32), blk(32, 32);
+			transpose<<<grid, blk, 0, s>>>(
+				(float *)(d_big + (n - 1) * slot + G), d_in, m, n);
+			cudaGetLastError();
+		}
+		cudaDeviceSynchronize();
+		for (int n = 1; n <= 64; n++)
+			cudaMemcpyAsync(h_big + (n - 1) * slot,
+					d_big + (n - 1) * slot,
+					(size_t)m * n * 4 + 2 * G,
+					cudaMemcpyDeviceToHost, s);
+		cudaStreamSynchronize(s);
+		count += 64;
+	}
+	return count;
+}
+
 int main()
 {
 	const int G = 64 * 4; // guard bytes
@@ -39,36 +114,22 @@ int main()
 	float *h_check = (float *)malloc(64 * 64 * 4);
 	cudaMallocHost(&h_reg_p, maxreg);
 	cudaMallocHost(&h_check_p, 64 * 64 * 4);
-	for (int variant = 0; variant < 3; variant++) {
+	unsigned char *d_big, *h_big;
+	cudaMalloc(&d_big, 64 * maxreg);
+	cudaMallocHost(&h_big, 64 * maxreg);
+	for (int variant = 0; variant < 5; variant++) {
 		for (int round = 0; round < 2; round++) {
 			double t0 = now_us();
 			int count = 0;
-			for (int m = 1; m <= 64; m++)
-				for (int n = 1; n <= 64; n++, count++) {
-					size_t e = (size_t)m * n * 4, reg = e + 2 * G;
-					dim3 grid((n + 31) / 32, (m + 31) / 32), blk(32, 32);
-					if (variant == 0) {
-						memset(h_reg, 0xA5, reg);
-						cudaMemcpyAsync(d_reg, h_reg, reg, cudaMemcpyHostToDevice, s);
-						cudaStreamSynchronize(s);
-					} else if (variant == 1) {
-						cudaMemsetAsync(d_reg, 0x5A, G, s);
-						cudaMemsetAsync(d_reg + G, 0xA5, e, s);
-						cudaMemsetAsync(d_reg + G + e, 0x5A, G, s);
-						cudaStreamSynchronize(s);
-					}
-					transpose<<<grid, blk, 0, s>>>((float *)(d_reg + G), d_in, m, n);
-					cudaGetLastError();
-					cudaDeviceSynchronize();
-					if (variant == 0) {
-						cudaMemcpy(h_reg, d_reg, reg, cudaMemcpyDeviceToHost);
-						cudaMemcpy(h_check, d_in, e, cudaMemcpyDeviceToHost);
-					} else if (variant == 1) {
-						cudaMemcpyAsync(h_reg_p, d_reg, reg, cudaMemcpyDeviceToHost, s);
-						cudaMemcpyAsync(h_check_p, d_in, e, cudaMemcpyDeviceToHost, s);
-						cudaStreamSynchronize(s);
-					}
-				}
+			if (variant == 4) {
+				count = batched(s, d_in, d_big, h_big, G);
+			} else {
+				for (int m = 1; m <= 64; m++)
+					for (int n = 1; n <= 64; n++, count++)
+						one_shape(variant, s, m, n, G, d_in,
+							  d_reg, h_reg, h_reg_p,
+							  h_check, h_check_p);
+			}
 			double us = (now_us() - t0) / count;
 			if (round)
 				printf("variant %c: %.1f us per shape (%d shapes)\n",
