@@ -14,6 +14,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
 cuda=${CUDA_HOME:-/usr/local/cuda}
 fail=0
 cases="wrong_ld oob_edge_tiles host_crash block_per_row strided_store \
