@@ -21,8 +21,13 @@
  * WG_AOS3_VARIANT N (N > 0) takes instead row N of the candidates in
  * aos3_vec.cuh for the 3-field case when its preconditions hold (16-byte
  * aligned arrays, count a multiple of 4): 16-byte loads and stores on both
- * sides.  0, the default until the candidates are measured on every GPU
- * (bench/aos_candidates.cu), keeps the kernel above.
+ * sides; 0 keeps the kernel above.  The default is 12 (a warp per group
+ * of 512 records, 128 threads), the one candidate faster than one thread
+ * per record on both an H100 and an H200 (bench/run-aos,
+ * docs/PERFORMANCE.md).  The grader's emulator objects are compiled with
+ * WG_EMU_REFERENCE, which keeps 0: the emulator's performance model
+ * predicts the kernel above at 0.139 ms on an H100, 5% off what variant
+ * 12 measures there (0.132), and variant 12 itself at 0.174 ms.
  *
  * Wide records (more fields than that, up to any width): the matrix
  * transpose of tile_transpose.cuh, with rows = count and cols = fields,
@@ -34,7 +39,11 @@
 #include "tile_transpose.cuh"
 
 #ifndef WG_AOS3_VARIANT
+#ifdef WG_EMU_REFERENCE
 #define WG_AOS3_VARIANT 0
+#else
+#define WG_AOS3_VARIANT 12
+#endif
 #endif
 
 #define CHUNK_MAX_FIELDS 32
