@@ -19,48 +19,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bigbuf.h"
 #include "crashlog.h"
 #include "exercise.h"
-#include "hostbuf.h"
 #include "launches.h"
 #include "protocol.h"
+#include "runner.h"
 #include "runner_entry.h"
 #include "runner_kernels.h"
 #include "emu/wgemu.h"
 
 #define OUT_FD 3
-#define GUARD_ELEMS PROTO_GUARD_ELEMS
-#define POISON_BYTE PROTO_POISON_BYTE
-#define GUARD_BYTE PROTO_GUARD_BYTE
 #define MAX_ERROR_FRAMES 32
 #define CHUNK_BYTES (32u << 20)
 #define MAX_JOB_BYTES 4096
-
-/* Present only when linked against the emulator. */
-#pragma weak wgemu_last_fault
-#pragma weak wgemu_record_begin
-#pragma weak wgemu_record_end
-#pragma weak wgemu_dry
-#pragma weak wgemu_watch_output
 
 /* Present only when the runner kernels are linked (GPU build). */
 #pragma weak wgrun_fill
 #pragma weak wgrun_compare
 #pragma weak wgrun_empty
-
-typedef void (*launcher_fn)(void *out, const void *in, int m, int n,
-			    cudaStream_t stream);
-
-struct runner {
-	struct proto_job job;
-	const struct exercise *ex;
-	launcher_fn student;
-	launcher_fn reference;
-	cudaStream_t stream;
-	int emu;
-	int errors_sent;
-};
 
 static int send(struct proto_buf *b)
 {
@@ -72,7 +48,7 @@ static int send(struct proto_buf *b)
 	return rc;
 }
 
-static void die_internal(const char *msg)
+void runner_die_internal(const char *msg)
 {
 	struct proto_buf b;
 	struct proto_error e;
@@ -89,7 +65,7 @@ static void die_internal(const char *msg)
 	_exit(3);
 }
 
-static int send_cuda_error(struct runner *r, unsigned phase, size_t index,
+int runner_send_cuda_error(struct runner *r, unsigned phase, size_t index,
 			   cudaError_t err, const char *where)
 {
 	struct proto_error e;
@@ -113,7 +89,7 @@ static int send_cuda_error(struct runner *r, unsigned phase, size_t index,
 	return send(&b);
 }
 
-static void send_phase(unsigned phase, unsigned count)
+void runner_send_phase(unsigned phase, unsigned count)
 {
 	struct proto_phase_msg m = { phase, count };
 	struct proto_buf b;
@@ -123,7 +99,7 @@ static void send_phase(unsigned phase, unsigned count)
 	send(&b);
 }
 
-static void send_done(unsigned phase, unsigned completed)
+void runner_send_done(unsigned phase, unsigned completed)
 {
 	struct proto_done m = { phase, completed };
 	struct proto_buf b;
@@ -213,7 +189,7 @@ static void send_hello(struct runner *r)
 }
 
 /* Run one launcher call with launch recording around it. */
-static void call_launcher(struct runner *r, launcher_fn f, void *out,
+void runner_call_launcher(struct runner *r, launcher_fn f, void *out,
 			  const void *in, struct exercise_shape s,
 			  unsigned phase, size_t index, int report)
 {
@@ -234,7 +210,7 @@ static void call_launcher(struct runner *r, launcher_fn f, void *out,
 
 /* After an error, is the context still usable?  Non-sticky errors (a bad
  * launch configuration) clear; a kernel fault poisons the context. */
-static int context_alive(void)
+int runner_context_alive(void)
 {
 	void *p = NULL;
 	cudaError_t err;
@@ -247,7 +223,7 @@ static int context_alive(void)
 	return cudaDeviceSynchronize() == cudaSuccess;
 }
 
-static int send_shape(size_t index, const unsigned char *region,
+int runner_send_shape(size_t index, const unsigned char *region,
 		      size_t total, uint64_t input_hash)
 {
 	size_t off = 0;
@@ -276,7 +252,7 @@ static int send_shape(size_t index, const unsigned char *region,
 
 /* Send the launch record of the measured call at shape index, in
  * chunks; nothing when there is none (a GPU runner). */
-static int send_record(size_t index)
+int runner_send_record(size_t index)
 {
 	unsigned char *rec = NULL;
 	size_t len = 0, off = 0;
@@ -300,551 +276,6 @@ static int send_record(size_t index)
 		off += n;
 	} while (!rc && off < len);
 	free(rec);
-	return rc;
-}
-
-/* The correctness buffers: every shape's input packed in one
- * allocation, every shape's guarded output region in another. */
-struct corr_plan {
-	size_t nshapes;
-	size_t *order;          /* call i runs shape order[i] */
-	size_t *in_off, *out_off;
-	unsigned char *skip;    /* not run by this runner */
-	size_t in_total, out_total, max_region, max_input;
-};
-
-static void plan_release(struct corr_plan *pl)
-{
-	free(pl->order);
-	free(pl->in_off);
-	free(pl->out_off);
-	free(pl->skip);
-}
-
-static void plan_shapes(struct runner *r, struct corr_plan *pl)
-{
-	const struct exercise *ex = r->ex;
-	size_t es = ex->elem_size;
-
-	memset(pl, 0, sizeof(*pl));
-	pl->nshapes = exercise_nshapes_all(ex);
-	pl->order = calloc(pl->nshapes, sizeof(*pl->order));
-	pl->in_off = calloc(pl->nshapes, sizeof(*pl->in_off));
-	pl->out_off = calloc(pl->nshapes, sizeof(*pl->out_off));
-	pl->skip = calloc(pl->nshapes, 1);
-	if (!pl->order || !pl->in_off || !pl->out_off || !pl->skip)
-		die_internal("out of host memory for the shape table");
-	exercise_call_order(ex, r->job.seed, pl->order);
-	for (size_t i = 0; i < pl->nshapes; i++) {
-		unsigned flags;
-		struct exercise_shape s = exercise_shape_of(ex, r->job.seed, i,
-							    &flags);
-		size_t elems = exercise_shape_elems(s);
-		size_t region = (elems + 2 * GUARD_ELEMS) * es;
-
-		if (((flags & EXERCISE_EDGE_GPU_ONLY) &&
-		     (r->job.flags & PROTO_JOB_SKIP_GPU_ONLY)) ||
-		    (!(flags & EXERCISE_SHAPE_MEASURED) &&
-		     (r->job.flags & PROTO_JOB_MEASURED_ONLY)) ||
-		    ((r->job.flags & PROTO_JOB_ONE_SHAPE) &&
-		     i != r->job.shape)) {
-			pl->skip[i] = 1;
-			elems = 0;
-			region = 0;
-		}
-		pl->in_off[i] = pl->in_total;
-		pl->out_off[i] = pl->out_total;
-		/* keep every input 256-byte aligned, as cudaMalloc's are */
-		pl->in_total += (elems * es + 255) & ~(size_t)255;
-		pl->out_total += (region + 255) & ~(size_t)255;
-		if (region > pl->max_region)
-			pl->max_region = region;
-		if (elems * es > pl->max_input)
-			pl->max_input = elems * es;
-	}
-}
-
-/* A call for compute-sanitizer's eyes (PROTO_JOB_BARE_OUTPUT): the
- * output alone in an allocation of its size.  0; 1 the context is lost. */
-static int run_bare(struct runner *r, size_t i, unsigned char *d_in)
-{
-	struct exercise_shape s = exercise_shape_of(r->ex, r->job.seed, i,
-						    NULL);
-	size_t bytes = exercise_shape_elems(s) * r->ex->elem_size;
-	void *out = NULL;
-	cudaError_t err = cudaMalloc(&out, bytes ? bytes : 1);
-
-	if (err == cudaSuccess)
-		err = cudaMemset(out, POISON_BYTE, bytes);
-	if (err == cudaSuccess) {
-		call_launcher(r, r->student, out, d_in, s,
-			      PROTO_PHASE_CORRECTNESS, i, 0);
-		err = cudaGetLastError();
-		if (err == cudaSuccess)
-			err = cudaDeviceSynchronize();
-	}
-	if (err != cudaSuccess)
-		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-				"running the launcher");
-	cudaFree(out);
-	return context_alive() ? 0 : 1;
-}
-
-/* Poison an output region of elems elements and frame it with guard
- * bands, on the device, on the runner's stream.  Whoever enqueues it
- * waits for the stream before the launcher is called: the launcher may
- * use any stream, so the region must be ready by then. */
-static cudaError_t poison_region(struct runner *r, unsigned char *d_region,
-				 size_t elems)
-{
-	size_t es = r->ex->elem_size, guard = GUARD_ELEMS * es;
-	cudaError_t err;
-
-	err = cudaMemsetAsync(d_region, GUARD_BYTE, guard, r->stream);
-	if (err == cudaSuccess)
-		err = cudaMemsetAsync(d_region + guard, POISON_BYTE,
-				      elems * es, r->stream);
-	if (err == cudaSuccess)
-		err = cudaMemsetAsync(d_region + guard + elems * es,
-				      GUARD_BYTE, guard, r->stream);
-	return err;
-}
-
-/* The shape called after the one running, whose region its copy-back
- * poisons (region NULL: none); ready tells the caller it was done. */
-struct next_shape {
-	unsigned char *region;
-	size_t elems;
-	int ready;
-};
-
-/* The region and the input, as the launcher left them, into host
- * memory (pinned where it could be had: the copies are then DMA), and
- * the next shape's region poisoned behind them: one wait for both.  The
- * launcher has finished (the whole device was waited for), so nothing
- * it started can write the next region after its poison. */
-static cudaError_t copy_back(struct runner *r, unsigned char *h_region,
-			     const unsigned char *d_region, size_t region,
-			     unsigned char *h_check, const unsigned char *d_in,
-			     size_t in_bytes, struct next_shape *next)
-{
-	cudaError_t err;
-
-	err = cudaMemcpyAsync(h_region, d_region, region,
-			      cudaMemcpyDeviceToHost, r->stream);
-	if (err == cudaSuccess)
-		err = cudaMemcpyAsync(h_check, d_in, in_bytes,
-				      cudaMemcpyDeviceToHost, r->stream);
-	if (err == cudaSuccess && next->region)
-		err = poison_region(r, next->region, next->elems);
-	if (err == cudaSuccess)
-		err = cudaStreamSynchronize(r->stream);
-	next->ready = err == cudaSuccess && next->region;
-	return err;
-}
-
-/* One correctness call: a fresh poisoned, guarded region (poisoned
- * already when `poisoned`), the launcher (with a launch record around a
- * measured call), the region and the input's hash back to the grader.
- * Two waits: for the whole device after the launcher (whatever streams
- * it used), and for the copies and the next shape's poison; a third for
- * the poison of a region not poisoned already.  0; 1 the context is
- * lost (the phase ends); -1 the grader cannot be written to. */
-static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
-		     unsigned char *d_region, int poisoned,
-		     struct next_shape *next, struct hostbuf *h_regions,
-		     struct hostbuf *h_inputs)
-{
-	const struct exercise *ex = r->ex;
-	unsigned flags;
-	struct exercise_shape s = exercise_shape_of(ex, r->job.seed, i,
-						    &flags);
-	size_t elems = exercise_shape_elems(s), es = ex->elem_size;
-	size_t region = (elems + 2 * GUARD_ELEMS) * es;
-	int measured = (flags & EXERCISE_SHAPE_MEASURED) &&
-		       wgemu_record_begin;
-	unsigned char *h_region = hostbuf_get(h_regions, region);
-	unsigned char *h_check = hostbuf_get(h_inputs, elems * es);
-	cudaError_t err;
-
-	next->ready = 0;
-	if (r->job.flags & PROTO_JOB_BARE_OUTPUT)
-		return run_bare(r, i, d_in);
-	err = cudaSuccess;
-	if (!poisoned) {
-		err = poison_region(r, d_region, elems);
-		if (err == cudaSuccess)
-			err = cudaStreamSynchronize(r->stream);
-	}
-	if (err != cudaSuccess) {
-		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-				"poisoning the output");
-		return 1;
-	}
-	if (wgemu_watch_output)
-		wgemu_watch_output(d_region + GUARD_ELEMS * es, elems * es,
-				   GUARD_ELEMS * es, es);
-	if (measured)
-		wgemu_record_begin(d_in, elems * es, d_region, region);
-	call_launcher(r, r->student, d_region + GUARD_ELEMS * es, d_in, s,
-		      PROTO_PHASE_CORRECTNESS, i, 1);
-	if (measured && send_record(i))
-		return -1;
-	err = cudaGetLastError();
-	if (err == cudaSuccess)
-		err = cudaDeviceSynchronize();
-	if (err != cudaSuccess) {
-		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-				"running the launcher");
-		if (!context_alive())
-			return 1; /* sticky: the phase ends here */
-	}
-	err = copy_back(r, h_region, d_region, region, h_check, d_in,
-			elems * es, next);
-	if (err != cudaSuccess) {
-		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-				"copying the output back");
-		return 1;
-	}
-	return send_shape(i, h_region, region, exercise_hash(h_check,
-							     elems * es));
-}
-
-/* A shape this runner does not run (a GPU-only shape on the emulator, or
- * an unmeasured one in a runner that records the measured calls): the
- * launcher is still called, dry, so that it sees the same sequence of
- * calls on every backend -- a launcher that counts its calls cannot
- * tell which ones are measured.  Its errors are not reported. */
-static void dry_shape(struct runner *r, size_t i, unsigned char *d_in,
-		      unsigned char *d_out)
-{
-	struct exercise_shape s = exercise_shape_of(r->ex, r->job.seed, i,
-						    NULL);
-
-	if (!wgemu_dry)
-		return;
-	wgemu_dry(1);
-	call_launcher(r, r->student, d_out, d_in, s,
-		      PROTO_PHASE_CORRECTNESS, i, 0);
-	cudaStreamSynchronize(r->stream);
-	cudaGetLastError();
-	wgemu_dry(0);
-}
-
-/*
- * The performance call on the emulator: the launcher once more at the
- * performance shape after every correctness shape, as the GPU's timed
- * runs call it after them, with nothing run
- * and nothing allocated for real (wgemu_dry(2)); its record goes to the
- * grader, whose replay predicts its time (emu/perf.h).
- */
-static void record_perf_call(struct runner *r)
-{
-	struct exercise_shape s = r->ex->perf_shape;
-	size_t bytes = exercise_shape_elems(s) * r->ex->elem_size;
-	unsigned char *d_in = NULL, *d_out = NULL;
-
-	if (!wgemu_dry || !wgemu_record_begin)
-		return;
-	wgemu_dry(2);
-	if (cudaMalloc((void **)&d_in, bytes) == cudaSuccess &&
-	    cudaMalloc((void **)&d_out, bytes) == cudaSuccess) {
-		wgemu_record_begin(d_in, bytes, d_out, bytes);
-		call_launcher(r, r->student, d_out, d_in, s, PROTO_PHASE_PERF,
-			      0, 0);
-		cudaStreamSynchronize(r->stream);
-		cudaGetLastError();
-		send_record(exercise_nshapes_all(r->ex));
-	}
-	wgemu_dry(0);
-	cudaFree(d_in);
-	cudaFree(d_out);
-}
-
-/* The next shape after call c that runs, into *next: its region is
- * poisoned by this call's copy-back.  next->ready is left alone. */
-static void plan_next(struct runner *r,
-				    const struct corr_plan *pl, size_t c,
-				    unsigned char *d_out,
-				    struct next_shape *next)
-{
-	next->region = NULL;
-	for (size_t k = c + 1; k < pl->nshapes; k++) {
-		size_t j = pl->order[k];
-
-		if (pl->skip[j])
-			continue;
-		next->region = d_out + pl->out_off[j];
-		next->elems = exercise_shape_elems(exercise_shape_of(
-			r->ex, r->job.seed, j, NULL));
-		break;
-	}
-}
-
-/*
- * Small shapes on a GPU, a batch at a time.  Every wait for the device
- * is a round trip, and where other processes use the GPU too (the other
- * exercises of a grade, the other grades of a batch) each one waits for
- * the time slices of their contexts: 1.1 ms a shape instead of 26 us
- * with four processes (tests/gpu/sweep-contention.sh).  So up to
- * BATCH_SHAPES consecutive calls whose regions are small share three
- * waits: for their regions' poison; for the whole device after all their
- * launchers; then nothing more, as each call's region and input were
- * copied back behind it.  Behind each call, on the legacy default
- * stream (after the runner's stream's work, through an event, and after
- * every blocking stream's): its copies into pinned memory, then a flag
- * set in pinned memory.  When a kernel faults, the context is lost but
- * the flags say which calls completed: their results are sent, and the
- * fault is pinned to the first call whose flag is unset -- the same
- * shape the one-at-a-time path names.
- */
-#define BATCH_SHAPES 64
-#define BATCH_REGION_MAX (64 * 1024)   /* bytes of a region in a batch */
-
-struct batch {
-	size_t n, call[BATCH_SHAPES];
-	cudaError_t launch_err[BATCH_SHAPES];
-	size_t host_off[BATCH_SHAPES];
-	unsigned char *host;            /* pinned: regions and inputs */
-	volatile uint32_t *done;        /* pinned: set behind each call */
-	uint32_t *d_one;                /* a device word holding 1 */
-	cudaEvent_t ev;
-};
-
-static int batch_init(struct batch *bt)
-{
-	const uint32_t one = 1;
-
-	memset(bt, 0, sizeof(*bt));
-	if (cudaMallocHost((void **)&bt->host, BATCH_SHAPES * 2 *
-			   (size_t)BATCH_REGION_MAX) != cudaSuccess ||
-	    cudaMallocHost((void **)&bt->done, BATCH_SHAPES *
-			   sizeof(uint32_t)) != cudaSuccess ||
-	    cudaMalloc((void **)&bt->d_one, sizeof(one)) != cudaSuccess ||
-	    cudaMemcpy(bt->d_one, &one, sizeof(one),
-		       cudaMemcpyHostToDevice) != cudaSuccess ||
-	    cudaEventCreateWithFlags(&bt->ev, cudaEventDisableTiming) !=
-	    cudaSuccess)
-		return -1;
-	return 0;
-}
-
-static void batch_release(struct batch *bt)
-{
-	if (bt->host)
-		cudaFreeHost(bt->host);
-	if (bt->done)
-		cudaFreeHost((void *)bt->done);
-	if (bt->d_one)
-		cudaFree(bt->d_one);
-	if (bt->ev)
-		cudaEventDestroy(bt->ev);
-	memset(bt, 0, sizeof(*bt));
-}
-
-/* Does call c of the plan go in a batch?  Small regions on a GPU, in a
- * sweep that sends every output (not compute-sanitizer's bare one). */
-static int batchable(const struct runner *r, const struct corr_plan *pl,
-		     size_t c, const struct batch *bt)
-{
-	size_t i = pl->order[c];
-	struct exercise_shape s = exercise_shape_of(r->ex, r->job.seed, i,
-						    NULL);
-	size_t in = exercise_shape_elems(s) * r->ex->elem_size;
-
-	return bt->host && !r->emu && !pl->skip[i] &&
-	       !(r->job.flags & PROTO_JOB_BARE_OUTPUT) &&
-	       in + 2 * GUARD_ELEMS * r->ex->elem_size <= BATCH_REGION_MAX;
-}
-
-/* The calls of bt behind one another, each followed by its copies back
- * and its flag; an error the runtime gives at a call is kept for it. */
-static void batch_launch(struct runner *r, const struct corr_plan *pl,
-			 struct batch *bt, unsigned char *d_in,
-			 unsigned char *d_out)
-{
-	size_t es = r->ex->elem_size, g = GUARD_ELEMS * es;
-
-	for (size_t k = 0; k < bt->n; k++) {
-		size_t i = pl->order[bt->call[k]];
-		struct exercise_shape s = exercise_shape_of(r->ex,
-							    r->job.seed, i,
-							    NULL);
-		size_t in = exercise_shape_elems(s) * es;
-		unsigned char *h = bt->host + bt->host_off[k];
-
-		call_launcher(r, r->student, d_out + pl->out_off[i] + g,
-			      d_in + pl->in_off[i], s,
-			      PROTO_PHASE_CORRECTNESS, i, 1);
-		bt->launch_err[k] = cudaGetLastError();
-		cudaEventRecord(bt->ev, r->stream);
-		cudaStreamWaitEvent(cudaStreamLegacy, bt->ev, 0);
-		cudaMemcpyAsync(h, d_out + pl->out_off[i], in + 2 * g,
-				cudaMemcpyDeviceToHost, cudaStreamLegacy);
-		cudaMemcpyAsync(h + in + 2 * g, d_in + pl->in_off[i], in,
-				cudaMemcpyDeviceToHost, cudaStreamLegacy);
-		cudaMemcpyAsync((void *)&bt->done[k], bt->d_one,
-				sizeof(uint32_t), cudaMemcpyDeviceToHost,
-				cudaStreamLegacy);
-	}
-}
-
-/* Run the calls of bt; their results and errors go to the grader in
- * call order.  0; 1 the context is lost (the phase ends); -1 the grader
- * cannot be written to. */
-static int run_batch(struct runner *r, const struct corr_plan *pl,
-		     struct batch *bt, unsigned char *d_in,
-		     unsigned char *d_out)
-{
-	size_t es = r->ex->elem_size, off = 0, k, upto;
-	cudaError_t err = cudaSuccess;
-
-	for (k = 0; k < bt->n; k++) {
-		size_t i = pl->order[bt->call[k]];
-		size_t in = exercise_shape_elems(exercise_shape_of(
-			r->ex, r->job.seed, i, NULL)) * es;
-
-		bt->done[k] = 0;
-		bt->host_off[k] = off;
-		off += 2 * in + 2 * GUARD_ELEMS * es;
-		if (err == cudaSuccess)
-			err = poison_region(r, d_out + pl->out_off[i],
-					    in / es);
-	}
-	if (err == cudaSuccess)
-		err = cudaStreamSynchronize(r->stream);
-	if (err != cudaSuccess) {
-		send_cuda_error(r, PROTO_PHASE_CORRECTNESS,
-				pl->order[bt->call[0]], err,
-				"poisoning the output");
-		return 1;
-	}
-	batch_launch(r, pl, bt, d_in, d_out);
-	err = cudaDeviceSynchronize();
-	/* the calls whose copies landed; with a fault, the first one whose
-	 * did not is where it happened (the last, if every flag is set:
-	 * the launcher's own non-blocking stream, ordered after nothing) */
-	for (upto = 0; upto < bt->n && bt->done[upto]; upto++)
-		;
-	if (err != cudaSuccess && upto == bt->n)
-		upto = bt->n - 1;
-	for (k = 0; k < bt->n; k++) {
-		size_t i = pl->order[bt->call[k]];
-		size_t in = exercise_shape_elems(exercise_shape_of(
-			r->ex, r->job.seed, i, NULL)) * es;
-		size_t region = in + 2 * GUARD_ELEMS * es;
-		unsigned char *h = bt->host + bt->host_off[k];
-
-		if (err != cudaSuccess && k == upto) {
-			send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-					"running the launcher");
-			return 1;  /* a fault: the phase ends here */
-		}
-		if (bt->launch_err[k] != cudaSuccess)
-			send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i,
-					bt->launch_err[k],
-					"running the launcher");
-		if (send_shape(i, h, region, exercise_hash(h + region, in)))
-			return -1;
-	}
-	return 0;
-}
-
-/*
- * Correctness: every shape of the run, in the seed's call order.  Inputs
- * for all shapes are generated on the host and copied in one go into one
- * allocation; outputs live in one allocation too, each shape's region
- * poisoned and framed by guard bands.  Each shape is launched and
- * synchronised on its own so that an error is pinned to its shape, then
- * its region is copied back (per shape, because a later fault can lose
- * the context) while the next shape's region is poisoned.
- */
-static int phase_correctness(struct runner *r)
-{
-	const struct exercise *ex = r->ex;
-	struct next_shape next = { NULL, 0, 0 };
-	struct batch bt = { 0 };
-	struct corr_plan pl;
-	unsigned char *h_in = NULL;
-	struct hostbuf h_region, h_check;
-	unsigned char *d_in = NULL, *d_out = NULL;
-	size_t done = 0;
-	cudaError_t err;
-	int rc = -1;
-
-	plan_shapes(r, &pl);
-	h_in = bigbuf_alloc(pl.in_total);
-	if (!h_in || hostbuf_init(&h_region, pl.max_region) ||
-	    hostbuf_init(&h_check, pl.max_input))
-		die_internal("out of host memory for the correctness inputs");
-	for (size_t i = 0; i < pl.nshapes; i++)
-		if (!pl.skip[i])
-			ex->generate(r->job.seed, i, exercise_shape_of(ex,
-				     r->job.seed, i, NULL), h_in + pl.in_off[i]);
-
-	send_phase(PROTO_PHASE_CORRECTNESS, (unsigned)pl.nshapes);
-	err = cudaMalloc((void **)&d_in, pl.in_total ? pl.in_total : 1);
-	if (err == cudaSuccess)
-		err = cudaMalloc((void **)&d_out,
-				 pl.out_total ? pl.out_total : 1);
-	/* every copy goes on the job's stream and is waited for: the
-	 * stream does not synchronise with the legacy default stream, and a
-	 * pageable cudaMemcpy may return before its data has landed */
-	if (err == cudaSuccess)
-		err = cudaMemcpyAsync(d_in, h_in, pl.in_total,
-				      cudaMemcpyHostToDevice, r->stream);
-	if (err == cudaSuccess)
-		err = cudaStreamSynchronize(r->stream);
-	if (err != cudaSuccess) {
-		send_cuda_error(r, PROTO_PHASE_CORRECTNESS, 0, err,
-				"setting up the correctness buffers");
-		goto out;
-	}
-	if (!r->emu && batch_init(&bt))
-		batch_release(&bt); /* no pinned memory: one at a time */
-	for (size_t c = 0; c < pl.nshapes; c++) {
-		size_t i = pl.order[c];
-		int k, poisoned;
-
-		for (bt.n = 0; c + bt.n < pl.nshapes && bt.n < BATCH_SHAPES &&
-		     batchable(r, &pl, c + bt.n, &bt); bt.n++)
-			bt.call[bt.n] = c + bt.n;
-		if (bt.n > 1) {
-			k = run_batch(r, &pl, &bt, d_in, d_out);
-			if (k)
-				goto out;
-			done += bt.n;
-			c += bt.n - 1;
-			next.ready = 0;
-			continue;
-		}
-		if (pl.skip[i]) {
-			dry_shape(r, i, d_in + pl.in_off[i],
-				  d_out + pl.out_off[i]);
-			continue;
-		}
-		poisoned = next.ready;
-		plan_next(r, &pl, c, d_out, &next);
-		k = run_shape(r, i, d_in + pl.in_off[i], d_out + pl.out_off[i],
-			      poisoned, &next, &h_region, &h_check);
-		if (k)
-			goto out;
-		done++;
-	}
-	if ((r->job.flags & PROTO_JOB_PERF_RECORD) && r->emu)
-		record_perf_call(r);
-	send_done(PROTO_PHASE_CORRECTNESS, (unsigned)done);
-	rc = 0;
-out:
-	if (d_in)
-		cudaFree(d_in);
-	if (d_out)
-		cudaFree(d_out);
-	batch_release(&bt);
-	bigbuf_free(h_in, pl.in_total);
-	hostbuf_release(&h_region);
-	hostbuf_release(&h_check);
-	plan_release(&pl);
 	return rc;
 }
 
@@ -886,11 +317,11 @@ static uint64_t timed_input_key(uint32_t rep)
 	proto_buf_init(&b);
 	proto_enc_key(&b, PROTO_KEY_REQUEST, &k);
 	if (send(&b))
-		die_internal("cannot ask for a key");
+		runner_die_internal("cannot ask for a key");
 	n = read_frame(PROTO_KEY, buf, sizeof(buf));
 	if (n < 0 || proto_dec_key(buf, (size_t)n, PROTO_KEY, &k) ||
 	    k.rep != rep)
-		die_internal("no key for a timed repetition");
+		runner_die_internal("no key for a timed repetition");
 	return k.key;
 }
 
@@ -911,7 +342,7 @@ static cudaError_t time_reference(struct runner *r, unsigned char *out,
 		err = cudaEventRecord(e0, r->stream);
 	if (err != cudaSuccess)
 		return err;
-	call_launcher(r, r->reference, out, in, r->ex->perf_shape, 0, 0, 0);
+	runner_call_launcher(r, r->reference, out, in, r->ex->perf_shape, 0, 0, 0);
 	err = cudaEventRecord(e1, r->stream);
 	if (err == cudaSuccess)
 		err = cudaEventSynchronize(e1);
@@ -924,7 +355,7 @@ static cudaError_t time_reference(struct runner *r, unsigned char *out,
 #define PERF_CHECK(expr, what) do { \
 		err = (expr); \
 		if (err != cudaSuccess) { \
-			send_cuda_error(r, PROTO_PHASE_PERF, rep, err, what); \
+			runner_send_cuda_error(r, PROTO_PHASE_PERF, rep, err, what); \
 			goto out; \
 		} \
 	} while (0)
@@ -959,15 +390,15 @@ static int phase_perf(struct runner *r)
 	int rc = -1;
 
 	if (!wgrun_fill || !wgrun_compare || !wgrun_empty)
-		die_internal("performance phase without the runner kernels");
+		runner_die_internal("performance phase without the runner kernels");
 	if (reps > PROTO_MAX_REPS)
 		reps = PROTO_MAX_REPS;
 	pm = calloc(1, sizeof(*pm));
 	tmp = calloc(reps + 32, sizeof(*tmp));
 	host = calloc(reps, sizeof(*host));
 	if (!pm || !tmp || !host)
-		die_internal("out of host memory for timings");
-	send_phase(PROTO_PHASE_PERF, reps);
+		runner_die_internal("out of host memory for timings");
+	runner_send_phase(PROTO_PHASE_PERF, reps);
 	PERF_CHECK(cudaGetDeviceProperties(&prop, 0), "device properties");
 	flush_bytes = (size_t)prop.l2CacheSize * 2;
 	PERF_CHECK(cudaMalloc((void **)&d_in, bytes), "allocating input");
@@ -1010,9 +441,9 @@ static int phase_perf(struct runner *r)
 	/* warm-up: module load and first-touch stay out of the numbers */
 	for (int i = 0; i < 2; i++) {
 		if (r->reference)
-			call_launcher(r, r->reference, d_ref, d_in, s, 0, 0,
+			runner_call_launcher(r, r->reference, d_ref, d_in, s, 0, 0,
 				      0);
-		call_launcher(r, r->student, d_stu, d_in, s, 0, 0, 0);
+		runner_call_launcher(r, r->student, d_stu, d_in, s, 0, 0, 0);
 		PERF_CHECK(cudaDeviceSynchronize(), "warm-up run");
 	}
 
@@ -1031,7 +462,7 @@ static int phase_perf(struct runner *r)
 					     flush_bytes, (int)rep, e0, e1,
 					     &pm->reference_ms[rep]);
 			if (err != cudaSuccess) {
-				send_cuda_error(r, PROTO_PHASE_PERF, rep, err,
+				runner_send_cuda_error(r, PROTO_PHASE_PERF, rep, err,
 						"timing the reference");
 				goto out;
 			}
@@ -1046,7 +477,7 @@ static int phase_perf(struct runner *r)
 		PERF_CHECK(cudaStreamSynchronize(r->stream), "setting up");
 		t0 = now_ms();
 		PERF_CHECK(cudaEventRecord(e0, r->stream), "event");
-		call_launcher(r, r->student, d_stu, d_in, s, PROTO_PHASE_PERF,
+		runner_call_launcher(r, r->student, d_stu, d_in, s, PROTO_PHASE_PERF,
 			      rep, rep == 0);
 		PERF_CHECK(cudaGetLastError(), "student launch");
 		PERF_CHECK(cudaEventRecord(e1, r->stream), "event");
@@ -1079,7 +510,7 @@ static int phase_perf(struct runner *r)
 	proto_buf_init(&b);
 	proto_enc_perf(&b, pm);
 	send(&b);
-	send_done(PROTO_PHASE_PERF, reps);
+	runner_send_done(PROTO_PHASE_PERF, reps);
 	rc = 0;
 out:
 	if (e0)
@@ -1110,24 +541,24 @@ int main(void)
 	 * after every global constructor of the submission has run */
 	send_hello(&r);
 	if (read_job(&r.job))
-		die_internal("no valid job on standard input");
+		runner_die_internal("no valid job on standard input");
 	r.ex = exercise_find(r.job.exercise);
 	if (!r.ex)
-		die_internal("unknown exercise in the job");
+		runner_die_internal("unknown exercise in the job");
 	for (e = runner_entries; e->name; e++)
 		if (!strcmp(e->name, r.ex->name))
 			break;
 	if (!e->name)
-		die_internal("the exercise is not linked into this runner");
+		runner_die_internal("the exercise is not linked into this runner");
 	r.student = (launcher_fn)e->student;
 	r.reference = (launcher_fn)e->reference;
 	err = cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking);
 	if (err != cudaSuccess) {
-		send_cuda_error(&r, 0, 0, err, "creating a stream");
+		runner_send_cuda_error(&r, 0, 0, err, "creating a stream");
 		return 0;
 	}
 	if (r.job.phases & PROTO_PHASE_CORRECTNESS)
-		if (phase_correctness(&r))
+		if (runner_phase_correctness(&r))
 			return 0;
 	if ((r.job.phases & PROTO_PHASE_PERF) && !r.emu)
 		phase_perf(&r);

@@ -1,0 +1,64 @@
+/*
+ * Inside the runner (harness/runner.c): what its correctness sweep
+ * (runner_sweep.c) shares with the rest of it.  Not a public interface:
+ * the runner is one program split along its phases.
+ *
+ * struct runner is the job being run.  The runner_send_* functions write
+ * one frame each to the grader (0, or -1 when it cannot be written to;
+ * an error frame is dropped past the per-run limit).  runner_call_launcher
+ * calls a launcher with launch recording around it and, with report,
+ * sends what it launched.  runner_context_alive says whether the CUDA
+ * context survived an error.  runner_phase_correctness runs the
+ * correctness phase: 0, or -1 when the grader cannot be written to.
+ */
+#ifndef WG_RUNNER_H
+#define WG_RUNNER_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exercise.h"
+#include "protocol.h"
+#include "emu/wgemu.h"
+
+#define GUARD_ELEMS PROTO_GUARD_ELEMS
+#define POISON_BYTE PROTO_POISON_BYTE
+#define GUARD_BYTE PROTO_GUARD_BYTE
+
+/* Present only when linked against the emulator. */
+#pragma weak wgemu_last_fault
+#pragma weak wgemu_record_begin
+#pragma weak wgemu_record_end
+#pragma weak wgemu_dry
+#pragma weak wgemu_watch_output
+
+typedef void (*launcher_fn)(void *out, const void *in, int m, int n,
+			    cudaStream_t stream);
+
+struct runner {
+	struct proto_job job;
+	const struct exercise *ex;
+	launcher_fn student;
+	launcher_fn reference;
+	cudaStream_t stream;
+	int emu;
+	int errors_sent;
+};
+
+void runner_die_internal(const char *msg);
+int runner_send_cuda_error(struct runner *r, unsigned phase, size_t index,
+			   cudaError_t err, const char *where);
+void runner_send_phase(unsigned phase, unsigned count);
+void runner_send_done(unsigned phase, unsigned completed);
+int runner_send_shape(size_t index, const unsigned char *region,
+		      size_t total, uint64_t input_hash);
+int runner_send_record(size_t index);
+void runner_call_launcher(struct runner *r, launcher_fn f, void *out,
+			  const void *in, struct exercise_shape s,
+			  unsigned phase, size_t index, int report);
+int runner_context_alive(void);
+
+int runner_phase_correctness(struct runner *r);
+
+#endif
