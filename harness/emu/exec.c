@@ -704,10 +704,12 @@ static int exec_ld(struct ictx *o)
 
 	if ((in->ak != AK_REG || o->U[in->areg]) && !(o->m & ~o->w->live)) {
 		rc = mem_ld_uniform(o->x, o->w, in, o->m, o->R);
+		if (rc < 0)
+			return GO_FAULT;
 		if (rc) {
 			for (int i = 0; i < in->vec; i++)
 				uniform_out(o, i);
-			return rc < 0 ? GO_FAULT : GO_NEXT;
+			return GO_NEXT;
 		}
 	}
 	return mem_ld(o->x, o->w, in, o->m, o->R);
@@ -981,6 +983,9 @@ static int exec_call(struct ictx *o)
 	if (x->lane_insns > x->limit &&
 	    (rc = over_limit(x, o->w, o->e, o->in, o->pc, o->m)) != GO_NEXT)
 		return rc;
+	/* no register of this frame is written, and the new frame may move
+	 * the marks (o->U): nothing for run_entry to clear */
+	o->uni_kept = 1;
 	if (simt_call(x, o->w, o->in, o->m, o->pc))
 		return GO_FAULT;
 	return GO_SWITCH;
