@@ -188,24 +188,31 @@ static void send_hello(struct runner *r)
 	send(&b);
 }
 
-/* Run one launcher call with launch recording around it. */
-void runner_call_launcher(struct runner *r, launcher_fn f, void *out,
-			  const void *in, struct exercise_shape s,
-			  unsigned phase, size_t index, int report)
+/* Run one launcher call with launch recording around it; 1 when it
+ * launched on a stream other than the runner's (or more launches than
+ * are described), else 0. */
+int runner_call_launcher(struct runner *r, launcher_fn f, void *out,
+			 const void *in, struct exercise_shape s,
+			 unsigned phase, size_t index, int report)
 {
 	struct proto_launches l;
 	struct proto_buf b;
+	int off = 0;
 
 	launches_begin(r->stream);
 	f(out, in, (int)s.m, (int)s.n, r->stream);
 	launches_end(&l);
-	if (!report)
-		return;
-	l.phase = phase;
-	l.index = (uint32_t)index;
-	proto_buf_init(&b);
-	proto_enc_launches(&b, &l);
-	send(&b);
+	for (uint32_t i = 0; i < l.count; i++)
+		off |= !l.launch[i].on_given_stream;
+	off |= l.total > l.count;
+	if (report) {
+		l.phase = phase;
+		l.index = (uint32_t)index;
+		proto_buf_init(&b);
+		proto_enc_launches(&b, &l);
+		send(&b);
+	}
+	return off;
 }
 
 /* After an error, is the context still usable?  Non-sticky errors (a bad
@@ -342,7 +349,8 @@ static cudaError_t time_reference(struct runner *r, unsigned char *out,
 		err = cudaEventRecord(e0, r->stream);
 	if (err != cudaSuccess)
 		return err;
-	runner_call_launcher(r, r->reference, out, in, r->ex->perf_shape, 0, 0, 0);
+	runner_call_launcher(r, r->reference, out, in, r->ex->perf_shape, 0, 0,
+			     0);
 	err = cudaEventRecord(e1, r->stream);
 	if (err == cudaSuccess)
 		err = cudaEventSynchronize(e1);
@@ -355,7 +363,8 @@ static cudaError_t time_reference(struct runner *r, unsigned char *out,
 #define PERF_CHECK(expr, what) do { \
 		err = (expr); \
 		if (err != cudaSuccess) { \
-			runner_send_cuda_error(r, PROTO_PHASE_PERF, rep, err, what); \
+			runner_send_cuda_error(r, PROTO_PHASE_PERF, rep, err, \
+					       what); \
 			goto out; \
 		} \
 	} while (0)
@@ -390,7 +399,8 @@ static int phase_perf(struct runner *r)
 	int rc = -1;
 
 	if (!wgrun_fill || !wgrun_compare || !wgrun_empty)
-		runner_die_internal("performance phase without the runner kernels");
+		runner_die_internal("performance phase without the runner "
+				    "kernels");
 	if (reps > PROTO_MAX_REPS)
 		reps = PROTO_MAX_REPS;
 	pm = calloc(1, sizeof(*pm));
@@ -441,8 +451,8 @@ static int phase_perf(struct runner *r)
 	/* warm-up: module load and first-touch stay out of the numbers */
 	for (int i = 0; i < 2; i++) {
 		if (r->reference)
-			runner_call_launcher(r, r->reference, d_ref, d_in, s, 0, 0,
-				      0);
+			runner_call_launcher(r, r->reference, d_ref, d_in, s,
+					     0, 0, 0);
 		runner_call_launcher(r, r->student, d_stu, d_in, s, 0, 0, 0);
 		PERF_CHECK(cudaDeviceSynchronize(), "warm-up run");
 	}
@@ -462,8 +472,9 @@ static int phase_perf(struct runner *r)
 					     flush_bytes, (int)rep, e0, e1,
 					     &pm->reference_ms[rep]);
 			if (err != cudaSuccess) {
-				runner_send_cuda_error(r, PROTO_PHASE_PERF, rep, err,
-						"timing the reference");
+				runner_send_cuda_error(r, PROTO_PHASE_PERF,
+						       rep, err,
+						       "timing the reference");
 				goto out;
 			}
 		}
@@ -477,8 +488,8 @@ static int phase_perf(struct runner *r)
 		PERF_CHECK(cudaStreamSynchronize(r->stream), "setting up");
 		t0 = now_ms();
 		PERF_CHECK(cudaEventRecord(e0, r->stream), "event");
-		runner_call_launcher(r, r->student, d_stu, d_in, s, PROTO_PHASE_PERF,
-			      rep, rep == 0);
+		runner_call_launcher(r, r->student, d_stu, d_in, s,
+				     PROTO_PHASE_PERF, rep, rep == 0);
 		PERF_CHECK(cudaGetLastError(), "student launch");
 		PERF_CHECK(cudaEventRecord(e1, r->stream), "event");
 		/* compared as soon as the stream says it is done */
@@ -549,7 +560,8 @@ int main(void)
 		if (!strcmp(e->name, r.ex->name))
 			break;
 	if (!e->name)
-		runner_die_internal("the exercise is not linked into this runner");
+		runner_die_internal("the exercise is not linked into this "
+				    "runner");
 	r.student = (launcher_fn)e->student;
 	r.reference = (launcher_fn)e->reference;
 	err = cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking);

@@ -7,7 +7,8 @@
  * one frame each to the grader (0, or -1 when it cannot be written to;
  * an error frame is dropped past the per-run limit).  runner_call_launcher
  * calls a launcher with launch recording around it and, with report,
- * sends what it launched.  runner_context_alive says whether the CUDA
+ * sends what it launched; it returns 1 when a launch went to a stream
+ * other than the runner's.  runner_context_alive says whether the CUDA
  * context survived an error.  runner_phase_correctness runs the
  * correctness phase: 0, or -1 when the grader cannot be written to.
  */
@@ -54,9 +55,9 @@ void runner_send_done(unsigned phase, unsigned completed);
 int runner_send_shape(size_t index, const unsigned char *region,
 		      size_t total, uint64_t input_hash);
 int runner_send_record(size_t index);
-void runner_call_launcher(struct runner *r, launcher_fn f, void *out,
-			  const void *in, struct exercise_shape s,
-			  unsigned phase, size_t index, int report);
+int runner_call_launcher(struct runner *r, launcher_fn f, void *out,
+			 const void *in, struct exercise_shape s,
+			 unsigned phase, size_t index, int report);
 int runner_context_alive(void);
 
 int runner_phase_correctness(struct runner *r);

@@ -89,14 +89,14 @@ static int run_bare(struct runner *r, size_t i, unsigned char *d_in)
 		err = cudaMemset(out, POISON_BYTE, bytes);
 	if (err == cudaSuccess) {
 		runner_call_launcher(r, r->student, out, d_in, s,
-			      PROTO_PHASE_CORRECTNESS, i, 0);
+				     PROTO_PHASE_CORRECTNESS, i, 0);
 		err = cudaGetLastError();
 		if (err == cudaSuccess)
 			err = cudaDeviceSynchronize();
 	}
 	if (err != cudaSuccess)
 		runner_send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-				"running the launcher");
+				       "running the launcher");
 	cudaFree(out);
 	return runner_context_alive() ? 0 : 1;
 }
@@ -189,7 +189,7 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 	}
 	if (err != cudaSuccess) {
 		runner_send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-				"poisoning the output");
+				       "poisoning the output");
 		return 1;
 	}
 	if (wgemu_watch_output)
@@ -197,8 +197,8 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 				   GUARD_ELEMS * es, es);
 	if (measured)
 		wgemu_record_begin(d_in, elems * es, d_region, region);
-	runner_call_launcher(r, r->student, d_region + GUARD_ELEMS * es, d_in, s,
-		      PROTO_PHASE_CORRECTNESS, i, 1);
+	runner_call_launcher(r, r->student, d_region + GUARD_ELEMS * es, d_in,
+			     s, PROTO_PHASE_CORRECTNESS, i, 1);
 	if (measured && runner_send_record(i))
 		return -1;
 	err = cudaGetLastError();
@@ -206,7 +206,7 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 		err = cudaDeviceSynchronize();
 	if (err != cudaSuccess) {
 		runner_send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-				"running the launcher");
+				       "running the launcher");
 		if (!runner_context_alive())
 			return 1; /* sticky: the phase ends here */
 	}
@@ -214,11 +214,11 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 			elems * es, next);
 	if (err != cudaSuccess) {
 		runner_send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-				"copying the output back");
+				       "copying the output back");
 		return 1;
 	}
-	return runner_send_shape(i, h_region, region, exercise_hash(h_check,
-							     elems * es));
+	return runner_send_shape(i, h_region, region,
+				 exercise_hash(h_check, elems * es));
 }
 
 /* A shape this runner does not run (a GPU-only shape on the emulator, or
@@ -236,7 +236,7 @@ static void dry_shape(struct runner *r, size_t i, unsigned char *d_in,
 		return;
 	wgemu_dry(1);
 	runner_call_launcher(r, r->student, d_out, d_in, s,
-		      PROTO_PHASE_CORRECTNESS, i, 0);
+			     PROTO_PHASE_CORRECTNESS, i, 0);
 	cudaStreamSynchronize(r->stream);
 	cudaGetLastError();
 	wgemu_dry(0);
@@ -261,8 +261,8 @@ static void record_perf_call(struct runner *r)
 	if (cudaMalloc((void **)&d_in, bytes) == cudaSuccess &&
 	    cudaMalloc((void **)&d_out, bytes) == cudaSuccess) {
 		wgemu_record_begin(d_in, bytes, d_out, bytes);
-		runner_call_launcher(r, r->student, d_out, d_in, s, PROTO_PHASE_PERF,
-			      0, 0);
+		runner_call_launcher(r, r->student, d_out, d_in, s,
+				     PROTO_PHASE_PERF, 0, 0);
 		cudaStreamSynchronize(r->stream);
 		cudaGetLastError();
 		runner_send_record(exercise_nshapes_all(r->ex));
@@ -369,12 +369,17 @@ static int batchable(const struct runner *r, const struct corr_plan *pl,
 }
 
 /* The calls of bt behind one another, each followed by its copies back
- * and its flag; an error the runtime gives at a call is kept for it. */
+ * and its flag; an error the runtime gives at a call is kept for it.  A
+ * call that launched on a stream of its own is waited for at once: the
+ * legacy stream is ordered after blocking streams only.  (Work other
+ * than kernels on a non-blocking stream of the launcher's, with no
+ * kernel there, is not seen: its copies could race the output's.) */
 static void batch_launch(struct runner *r, const struct corr_plan *pl,
 			 struct batch *bt, unsigned char *d_in,
 			 unsigned char *d_out)
 {
 	size_t es = r->ex->elem_size, g = GUARD_ELEMS * es;
+	int off;
 
 	for (size_t k = 0; k < bt->n; k++) {
 		size_t i = pl->order[bt->call[k]];
@@ -384,10 +389,17 @@ static void batch_launch(struct runner *r, const struct corr_plan *pl,
 		size_t in = exercise_shape_elems(s) * es;
 		unsigned char *h = bt->host + bt->host_off[k];
 
-		runner_call_launcher(r, r->student, d_out + pl->out_off[i] + g,
-			      d_in + pl->in_off[i], s,
-			      PROTO_PHASE_CORRECTNESS, i, 1);
+		off = runner_call_launcher(r, r->student,
+					   d_out + pl->out_off[i] + g,
+					   d_in + pl->in_off[i], s,
+					   PROTO_PHASE_CORRECTNESS, i, 1);
 		bt->launch_err[k] = cudaGetLastError();
+		if (off) {	/* maybe a non-blocking stream: wait here */
+			cudaError_t e = cudaDeviceSynchronize();
+
+			if (bt->launch_err[k] == cudaSuccess)
+				bt->launch_err[k] = e;
+		}
 		cudaEventRecord(bt->ev, r->stream);
 		cudaStreamWaitEvent(cudaStreamLegacy, bt->ev, 0);
 		cudaMemcpyAsync(h, d_out + pl->out_off[i], in + 2 * g,
@@ -426,8 +438,8 @@ static int run_batch(struct runner *r, const struct corr_plan *pl,
 		err = cudaStreamSynchronize(r->stream);
 	if (err != cudaSuccess) {
 		runner_send_cuda_error(r, PROTO_PHASE_CORRECTNESS,
-				pl->order[bt->call[0]], err,
-				"poisoning the output");
+				       pl->order[bt->call[0]], err,
+				       "poisoning the output");
 		return 1;
 	}
 	batch_launch(r, pl, bt, d_in, d_out);
@@ -447,16 +459,17 @@ static int run_batch(struct runner *r, const struct corr_plan *pl,
 		unsigned char *h = bt->host + bt->host_off[k];
 
 		if (err != cudaSuccess && k == upto) {
-			runner_send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
-					"running the launcher");
+			runner_send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i,
+					       err, "running the launcher");
 			return 1;  /* a fault: the phase ends here */
 		}
 		if (bt->launch_err[k] != cudaSuccess)
 			runner_send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i,
-					bt->launch_err[k],
-					"running the launcher");
-		if (runner_send_shape(i, h, region, exercise_hash(h + region, in)))
-			return -1;
+					       bt->launch_err[k],
+					       "running the launcher");
+		if (runner_send_shape(i, h, region,
+				      exercise_hash(h + region, in)))
+				      return -1;
 	}
 	return 0;
 }
@@ -487,11 +500,14 @@ int runner_phase_correctness(struct runner *r)
 	h_in = bigbuf_alloc(pl.in_total);
 	if (!h_in || hostbuf_init(&h_region, pl.max_region) ||
 	    hostbuf_init(&h_check, pl.max_input))
-		runner_die_internal("out of host memory for the correctness inputs");
+		runner_die_internal("out of host memory for the correctness "
+				    "inputs");
 	for (size_t i = 0; i < pl.nshapes; i++)
 		if (!pl.skip[i])
-			ex->generate(r->job.seed, i, exercise_shape_of(ex,
-				     r->job.seed, i, NULL), h_in + pl.in_off[i]);
+			ex->generate(r->job.seed, i,
+				     exercise_shape_of(ex, r->job.seed, i,
+						       NULL),
+				     h_in + pl.in_off[i]);
 
 	runner_send_phase(PROTO_PHASE_CORRECTNESS, (unsigned)pl.nshapes);
 	err = cudaMalloc((void **)&d_in, pl.in_total ? pl.in_total : 1);
@@ -508,7 +524,7 @@ int runner_phase_correctness(struct runner *r)
 		err = cudaStreamSynchronize(r->stream);
 	if (err != cudaSuccess) {
 		runner_send_cuda_error(r, PROTO_PHASE_CORRECTNESS, 0, err,
-				"setting up the correctness buffers");
+				       "setting up the correctness buffers");
 		goto out;
 	}
 	if (!r->emu && batch_init(&bt))
