@@ -165,20 +165,15 @@ int sched_deadlock(struct xctx *x, int why)
 				 "running changes (a block waiting for one "
 				 "that exited, or at a grid barrier that "
 				 "another never reaches?)");
-	if (why == DL_SPIN)
-		return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
-				 __builtin_ctz(w->live), "deadlock: %u threads "
-				 "of the block wait on memory that no thread "
-				 "running changes (the blocks of an ordinary "
-				 "launch run one after another: a block "
-				 "waiting for another never sees it; a "
-				 "cooperative launch runs them together)",
-				 pending);
 	return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
 			 __builtin_ctz(w->live), "deadlock: %u threads of the "
-			 "block wait on mbarrier phases that no thread can "
-			 "complete (the others exited or wait at a barrier)",
-			 pending);
+			 "block wait on %s", pending, why == DL_SPIN ?
+			 "memory that no thread running changes (the blocks "
+			 "of an ordinary launch run one after another: a "
+			 "block waiting for another never sees it; a "
+			 "cooperative launch runs them together)" :
+			 "mbarrier phases that no thread can complete (the "
+			 "others exited or wait at a barrier)");
 }
 
 /* The warps gave way in a step, blocked of the ran that did so waiting
