@@ -314,6 +314,9 @@ static void plan_next(struct runner *r,
 
 struct batch {
 	size_t n, call[BATCH_SHAPES];
+	struct exercise_shape shape[BATCH_SHAPES];
+	size_t in_bytes[BATCH_SHAPES];  /* the shape's input; its region
+					 * has the guard bands too */
 	cudaError_t launch_err[BATCH_SHAPES];
 	size_t host_off[BATCH_SHAPES];
 	unsigned char *host;            /* pinned: regions and inputs */
@@ -382,16 +385,12 @@ static void batch_launch(struct runner *r, const struct corr_plan *pl,
 	int off;
 
 	for (size_t k = 0; k < bt->n; k++) {
-		size_t i = pl->order[bt->call[k]];
-		struct exercise_shape s = exercise_shape_of(r->ex,
-							    r->job.seed, i,
-							    NULL);
-		size_t in = exercise_shape_elems(s) * es;
+		size_t i = pl->order[bt->call[k]], in = bt->in_bytes[k];
 		unsigned char *h = bt->host + bt->host_off[k];
 
 		off = runner_call_launcher(r, r->student,
 					   d_out + pl->out_off[i] + g,
-					   d_in + pl->in_off[i], s,
+					   d_in + pl->in_off[i], bt->shape[k],
 					   PROTO_PHASE_CORRECTNESS, i, 1);
 		bt->launch_err[k] = cudaGetLastError();
 		if (off) {	/* maybe a non-blocking stream: wait here */
@@ -423,10 +422,10 @@ static int run_batch(struct runner *r, const struct corr_plan *pl,
 	cudaError_t err = cudaSuccess;
 
 	for (k = 0; k < bt->n; k++) {
-		size_t i = pl->order[bt->call[k]];
-		size_t in = exercise_shape_elems(exercise_shape_of(
-			r->ex, r->job.seed, i, NULL)) * es;
+		size_t i = pl->order[bt->call[k]], in;
 
+		bt->shape[k] = exercise_shape_of(r->ex, r->job.seed, i, NULL);
+		in = bt->in_bytes[k] = exercise_shape_elems(bt->shape[k]) * es;
 		bt->done[k] = 0;
 		bt->host_off[k] = off;
 		off += 2 * in + 2 * GUARD_ELEMS * es;
@@ -452,9 +451,7 @@ static int run_batch(struct runner *r, const struct corr_plan *pl,
 	if (err != cudaSuccess && upto == bt->n)
 		upto = bt->n - 1;
 	for (k = 0; k < bt->n; k++) {
-		size_t i = pl->order[bt->call[k]];
-		size_t in = exercise_shape_elems(exercise_shape_of(
-			r->ex, r->job.seed, i, NULL)) * es;
+		size_t i = pl->order[bt->call[k]], in = bt->in_bytes[k];
 		size_t region = in + 2 * GUARD_ELEMS * es;
 		unsigned char *h = bt->host + bt->host_off[k];
 
