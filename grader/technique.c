@@ -68,6 +68,18 @@ static int why_not(const struct verify *v, const struct measured_call *mc,
 	return 0;
 }
 
+/* The coalescing rule: the kernels move at least the data's sectors
+ * and at most limit times them; device-side copies and memsets are
+ * judged apart, against their own least, so that a copy of whole
+ * sectors neither dilutes a strided kernel nor costs an honest one. */
+static int coalesced(double sectors, double min, double copy_sectors,
+		     double copy_min, double limit)
+{
+	if (sectors < min || sectors > limit * min)
+		return 0;
+	return !copy_min || copy_sectors <= limit * copy_min;
+}
+
 /* Does measured call mc alone fail check `which`? */
 static int call_fails(const struct verify *v, const struct measured_call *mc,
 		      enum lines_check which)
@@ -79,11 +91,13 @@ static int call_fails(const struct verify *v, const struct measured_call *mc,
 
 	switch (which) {
 	case LINES_LOADS:
-		return c[PC_GLD_SEC] + c[PC_GATOM_SEC] >
-		       limit * (min + (double)c[PC_CPY_LD_MIN]);
+		return !coalesced((double)(c[PC_GLD_SEC] + c[PC_GATOM_SEC]),
+				  min, (double)c[PC_CPY_LD_SEC],
+				  (double)c[PC_CPY_LD_MIN], limit);
 	case LINES_STORES:
-		return c[PC_GST_SEC] + c[PC_GATOM_SEC] >
-		       limit * (min + (double)c[PC_CPY_ST_MIN]);
+		return !coalesced((double)(c[PC_GST_SEC] + c[PC_GATOM_SEC]),
+				  min, (double)c[PC_CPY_ST_SEC],
+				  (double)c[PC_CPY_ST_MIN], limit);
 	case LINES_CONFLICTS:
 		return c[PC_SLD_CONF] + c[PC_SST_CONF] > 0 ||
 		       (double)c[PC_SST_BYTES] < bytes ||
@@ -91,7 +105,8 @@ static int call_fails(const struct verify *v, const struct measured_call *mc,
 	default:
 		return !mc->stu.dynamic_smem_launches ||
 		       (double)c[PC_DSST_BYTES] < bytes ||
-		       (double)c[PC_DSLD_BYTES] < bytes;
+		       (double)c[PC_DSLD_BYTES] < bytes ||
+		       (double)c[PC_DS_MOVED] < TECHNIQUE_STAGED * bytes;
 	}
 }
 
@@ -155,25 +170,40 @@ static int sum_calls(const struct verify *v, struct sums *t, char *why,
 	return 0;
 }
 
-/* Sectors moved against the least the data needs; a device-side copy
- * adds its own least (copy_min), so a whole-sector copy is neutral and
- * one of scraps is not. */
+/* The kernels' sectors against the least the data needs; device-side
+ * copies and memsets against their own least (coalesced()). */
 static void coalescing(struct verify *v, enum lines_check which,
-		       double sectors, double requests, double copy_min,
-		       const struct sums *t)
+		       double sectors, double requests, double copy_sectors,
+		       double copy_min, const struct sums *t)
 {
 	struct check_result *k = result_add_check(v->res,
 		which == LINES_STORES ? "coalesced global stores" :
 		"coalesced global loads");
-	double min = t->min_sectors + copy_min;
+	double min = t->min_sectors;
+	char copies[160] = "";
+	int n;
 
 	k->limit = v->cfg->coalescing_limit;
 	k->value = sectors / min;
-	k->passed = sectors >= t->min_sectors && k->value <= k->limit;
-	snprintf(k->detail, sizeof(k->detail), "%.0f sectors in %.0f "
-		 "requests (%.2f per request) for %.0f sectors of data%s",
-		 sectors, requests, requests ? sectors / requests : 0, min,
-		 copy_min ? " (data and device-side copies)" : "");
+	k->passed = coalesced(sectors, min, copy_sectors, copy_min,
+			      k->limit);
+	if (copy_min)
+		snprintf(copies, sizeof(copies), "; device-side copies and "
+			 "memsets apart: %.0f sectors for %.0f of their "
+			 "bytes", copy_sectors, copy_min);
+	n = snprintf(k->detail, sizeof(k->detail), "%.0f sectors in %.0f "
+		     "requests (%.2f per request) for %.0f sectors of data%s",
+		     sectors, requests, requests ? sectors / requests : 0,
+		     min, copies);
+	if (sectors < min && n > 0 && (size_t)n < sizeof(k->detail))
+		snprintf(k->detail + n, sizeof(k->detail) - (size_t)n, ": "
+			 "the kernels %s less than the data, so the work is "
+			 "not done by kernels", which == LINES_STORES ?
+			 "store" : "load");
+	else if (copy_min && copy_sectors > k->limit * copy_min && n > 0 &&
+		 (size_t)n < sizeof(k->detail))
+		snprintf(k->detail + n, sizeof(k->detail) - (size_t)n, ": "
+			 "the copies move scraps of sectors");
 	if (!k->passed) {
 		lines_blame(v, k, which);
 		name_shape(v, k, which);
@@ -216,17 +246,27 @@ static void dynamic_shared(struct verify *v, const struct sums *t)
 		"dynamic shared memory used");
 	double st = (double)t->stu[PC_DSST_BYTES];
 	double ld = (double)t->stu[PC_DSLD_BYTES];
+	double moved = (double)t->stu[PC_DS_MOVED];
 
 	k->limit = 1;
 	k->value = st < ld ? st / t->data_bytes : ld / t->data_bytes;
-	k->passed = t->dyn_launches && k->value >= 1;
+	k->passed = t->dyn_launches && k->value >= 1 &&
+		    moved >= TECHNIQUE_STAGED * t->data_bytes;
 	if (!t->dyn_launches)
 		snprintf(k->detail, sizeof(k->detail), "no launch asked for "
 			 "dynamic shared memory");
+	else if (k->value >= 1 && !k->passed)
+		snprintf(k->detail, sizeof(k->detail), "%.0f bytes stored to "
+			 "and %.0f loaded from extern __shared__ memory for "
+			 "%.0f bytes of data, but only %.0f of them loaded by "
+			 "another thread than the one that stored them: "
+			 "staging moves the data between threads", st, ld,
+			 t->data_bytes, moved);
 	else
 		snprintf(k->detail, sizeof(k->detail), "%.0f bytes stored to "
 			 "and %.0f loaded from extern __shared__ memory for "
-			 "%.0f bytes of data%s", st, ld, t->data_bytes,
+			 "%.0f bytes of data, %.0f of them moved between "
+			 "threads%s", st, ld, t->data_bytes, moved,
 			 k->passed ? "" : ": the data must pass through it");
 	if (!k->passed) {
 		lines_blame(v, k, LINES_DYNAMIC);
@@ -303,7 +343,8 @@ static void traffic_speedup(struct verify *v, const struct sums *t)
 		const uint64_t *c = w ? t->ref : t->stu;
 
 		cost[w] = score_traffic_cost((double)(c[PC_GLD_SEC] +
-			c[PC_GST_SEC] + c[PC_GATOM_SEC]),
+			c[PC_GST_SEC] + c[PC_GATOM_SEC] + c[PC_CPY_LD_SEC] +
+			c[PC_CPY_ST_SEC]),
 			(double)(c[PC_SLD_WF] + c[PC_SST_WF]));
 	}
 	snprintf(r->perf_model, sizeof(r->perf_model), "traffic");
@@ -342,10 +383,12 @@ void technique_evaluate(struct verify *v)
 		coalescing(v, LINES_LOADS,
 			   (double)(t.stu[PC_GLD_SEC] + t.stu[PC_GATOM_SEC]),
 			   (double)(t.stu[PC_GLD_REQ] + t.stu[PC_GATOM_REQ]),
+			   (double)t.stu[PC_CPY_LD_SEC],
 			   (double)t.stu[PC_CPY_LD_MIN], &t);
 		coalescing(v, LINES_STORES,
 			   (double)(t.stu[PC_GST_SEC] + t.stu[PC_GATOM_SEC]),
 			   (double)(t.stu[PC_GST_REQ] + t.stu[PC_GATOM_REQ]),
+			   (double)t.stu[PC_CPY_ST_SEC],
 			   (double)t.stu[PC_CPY_ST_MIN], &t);
 	}
 	if (v->ex->techniques & EXERCISE_TECH_NO_CONFLICTS)

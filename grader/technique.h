@@ -10,12 +10,17 @@
  * atomics counted as traffic).
  *
  * Checks, per exercise (EXERCISE_TECH_*):
- *   coalesced global loads / stores: sectors within coalescing_limit x
- *     the minimum the data needs (and not below it);
+ *   coalesced global loads / stores: the kernels' sectors within
+ *     coalescing_limit x the minimum the data needs (and not below it);
+ *     device-side copies and memsets are judged apart, each side's
+ *     sectors within the same limit of their own minimum, so a copy
+ *     never dilutes a kernel's ratio;
  *   no shared-memory bank conflicts: the data is staged through shared
  *     memory (stored and loaded at least once) with zero conflicts;
- *   dynamic shared memory used: launches ask for dynamic shared memory
- *     and the data passes through it (stored and loaded at least once).
+ *   dynamic shared memory used: launches ask for dynamic shared memory,
+ *     the data passes through it (stored and loaded at least once) and
+ *     at least TECHNIQUE_STAGED of it moves between threads there (a
+ *     thread loads what another thread stored).
  * A call that moved more than TECHNIQUE_HOST_ALLOWANCE bytes between
  * host and device did (part of) the work on the host: it earns neither
  * technique nor performance credit, on any backend.
@@ -27,6 +32,10 @@
 
 /* As many bytes as a kernel's parameters may carry. */
 #define TECHNIQUE_HOST_ALLOWANCE 4096u
+
+/* The share of the data that staging must move between threads: a
+ * reverse moves every element but a row's middle one. */
+#define TECHNIQUE_STAGED 0.5
 
 /* Add the exercise's checks to v->res, and on the emulator its traffic
  * speedup; flags a call that worked on the host.  Called by

@@ -244,18 +244,22 @@ struct proto_key {
 	uint64_t key;          /* KEY only: its input comes from this */
 };
 
-/* Traffic counters: up to PC_DSST_BYTES in the order of struct
- * wgemu_counters. */
+/* Traffic counters: up to PC_DS_MOVED in the order of struct
+ * wgemu_counters (the kernels' traffic), then the device-side copies'
+ * and memsets', kept apart. */
 enum {
 	PC_GLD_REQ, PC_GLD_SEC, PC_GST_REQ, PC_GST_SEC, PC_SLD_WF,
 	PC_SLD_CONF, PC_SST_WF, PC_SST_CONF, PC_LANE_INSNS, PC_GATOM_REQ,
 	PC_GATOM_SEC, PC_SLD_BYTES, PC_SST_BYTES, PC_DSLD_BYTES,
-	PC_DSST_BYTES, PC_CPY_LD_MIN, PC_CPY_ST_MIN, PC_COUNT
+	PC_DSST_BYTES, PC_DS_MOVED, PC_CPY_LD_SEC, PC_CPY_ST_SEC,
+	PC_CPY_LD_MIN, PC_CPY_ST_MIN, PC_COUNT
 };
-/* PC_CPY_*_MIN: the sectors the device-side copies and memsets of the
- * call would need at best (all their bytes / 32, per side), so that a
- * copy moving whole sectors costs the coalescing checks nothing and
- * copies moving scraps of sectors cost what they waste. */
+/* PC_DS_MOVED: bytes loaded from dynamic shared memory that another
+ * thread of the block stored.  PC_CPY_*_SEC: the sectors the call's
+ * device-side copies and memsets touched (as a copy engine moves them:
+ * whole sectors), PC_CPY_*_MIN the least they would need (all their
+ * bytes / 32, per side): a copy is judged against its own least and
+ * never dilutes the kernels' coalescing. */
 
 /* What one replayed call moved: the sum over every launch it made and
  * every device-side copy and memset (counted as a copy engine moves

@@ -45,9 +45,8 @@
 
 #define OUT_FD 3
 #define CHUNK_BYTES (32u << 20)
-/* a copy engine moves whole sectors, a request per 128 bytes */
+/* a copy engine moves whole sectors */
 #define SECTOR 32u
-#define REQUEST_BYTES 128u
 
 typedef void (*launcher_fn)(void *out, const void *in, int m, int n,
 			    cudaStream_t stream);
@@ -225,7 +224,7 @@ static void add_counters(uint64_t *c, const struct wgemu_counters *w)
 		w->lane_instructions, w->global_atomic_requests,
 		w->global_atomic_sectors, w->shared_load_bytes,
 		w->shared_store_bytes, w->dynamic_shared_load_bytes,
-		w->dynamic_shared_store_bytes,
+		w->dynamic_shared_store_bytes, w->dynamic_shared_moved_bytes,
 	};
 
 	for (int k = 0; k < PC_COUNT; k++)
@@ -245,20 +244,16 @@ static void sum_launches(struct proto_traffic *t)
 }
 
 /* A device-side copy or memset, as a copy engine moves it: whole
- * sectors, a request per 128 bytes of each side. */
+ * sectors of each side, counted apart from the kernels' traffic. */
 static void count_copy(uint64_t *c, uint64_t dst, uint64_t src, uint64_t n,
 		       int with_src)
 {
-	uint64_t req = (n + REQUEST_BYTES - 1) / REQUEST_BYTES;
-
 	if (!n)
 		return;
-	c[PC_GST_REQ] += req;
-	c[PC_GST_SEC] += (dst + n - 1) / SECTOR - dst / SECTOR + 1;
+	c[PC_CPY_ST_SEC] += (dst + n - 1) / SECTOR - dst / SECTOR + 1;
 	c[PC_CPY_ST_MIN] += n; /* bytes until copy_minimum */
 	if (with_src) {
-		c[PC_GLD_REQ] += req;
-		c[PC_GLD_SEC] += (src + n - 1) / SECTOR - src / SECTOR + 1;
+		c[PC_CPY_LD_SEC] += (src + n - 1) / SECTOR - src / SECTOR + 1;
 		c[PC_CPY_LD_MIN] += n;
 	}
 }

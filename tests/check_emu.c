@@ -909,6 +909,42 @@ START_TEST(test_counters_set_b)
 }
 END_TEST
 
+/* Staging: a reverse moves every element between threads through the
+ * dynamic window; a round trip through each thread's own word moves
+ * none, though the same bytes pass through. */
+START_TEST(test_staging_moves_between_threads)
+{
+	void *d, *in;
+	int n = 64;
+	void *rev[2] = { &d, &n }, *own[3] = { &d, &in, &n };
+	struct wgemu_counters c;
+
+	load("tests/emu/kernels.ptx");
+	d = dalloc(256);
+	in = dalloc(256);
+	launch("reverse", 1, 1, 64, 1, 256, rev);
+	c = last_counters();
+	ck_assert_uint_eq(c.dynamic_shared_load_bytes, 256);
+	ck_assert_uint_eq(c.dynamic_shared_moved_bytes, 256);
+	n = 63;
+	launch("reverse", 1, 1, 63, 1, 256, rev);
+	c = last_counters();
+	ck_assert_uint_eq(c.dynamic_shared_moved_bytes, 62 * 4);
+	n = 64;
+	launch("own_word", 1, 1, 64, 1, 256, own);
+	c = last_counters();
+	ck_assert_uint_eq(c.dynamic_shared_load_bytes, 256);
+	ck_assert_uint_eq(c.dynamic_shared_store_bytes, 256);
+	ck_assert_uint_eq(c.dynamic_shared_moved_bytes, 0);
+	/* a second block overwrites the words: nothing of the first
+	 * block's counts as moved in it */
+	launch("own_word", 2, 1, 64, 1, 256, own);
+	c = last_counters();
+	ck_assert_uint_eq(c.dynamic_shared_moved_bytes, 0);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+END_TEST
+
 START_TEST(test_counters_per_line)
 {
 	float *a, *b;
@@ -2118,6 +2154,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_uniform_registers);
 	tcase_add_test(tc, test_transpose_shapes);
 	tcase_add_test(tc, test_partial_warp_reverse);
+	tcase_add_test(tc, test_staging_moves_between_threads);
 	tcase_add_test(tc, test_intrinsics);
 	tcase_add_test(tc, test_block_votes);
 	tcase_add_test(tc, test_async_copy);

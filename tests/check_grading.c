@@ -770,6 +770,7 @@ static void measured_fixture(struct fixture *fx, const char *name)
 		mc->stu.c[PC_GLD_REQ] = mc->stu.c[PC_GST_REQ] = sec / 4;
 		mc->stu.c[PC_SLD_BYTES] = mc->stu.c[PC_SST_BYTES] = bytes;
 		mc->stu.c[PC_DSLD_BYTES] = mc->stu.c[PC_DSST_BYTES] = bytes;
+		mc->stu.c[PC_DS_MOVED] = bytes;
 		mc->ref = mc->stu;
 		mc->ref.who = 1;
 	}
@@ -847,6 +848,64 @@ START_TEST(replay_that_misses_the_output_earns_nothing)
 }
 END_TEST
 
+START_TEST(copies_never_dilute_the_kernels)
+{
+	struct fixture fx;
+
+	/* a strided store beside a big whole-sector copy of scratch: the
+	 * copy is judged on its own, the kernel still stores 8x */
+	measured_fixture(&fx, "coalesced_transpose");
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+		struct measured_call *mc = &fx.v.measured[k];
+
+		mc->stu.c[PC_GST_SEC] *= 8;
+		mc->stu.c[PC_CPY_LD_SEC] = mc->stu.c[PC_CPY_ST_SEC] =
+			100 * mc->stu.c[PC_GLD_SEC];
+		mc->stu.c[PC_CPY_LD_MIN] = mc->stu.c[PC_CPY_ST_MIN] =
+			100 * mc->stu.c[PC_GLD_SEC];
+	}
+	end(&fx, 1);
+	ck_assert_int_eq(check_named(&fx, "coalesced global "
+				     "stores")->passed, 0);
+	ck_assert_int_eq(check_named(&fx, "coalesced global "
+				     "loads")->passed, 1);
+	ck_assert_ptr_nonnull(strstr(check_named(&fx, "coalesced global "
+		"stores")->detail, "copies and memsets apart"));
+	release(&fx);
+
+	/* an honest memset of the output beside a coalesced kernel */
+	measured_fixture(&fx, "coalesced_transpose");
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+		struct measured_call *mc = &fx.v.measured[k];
+
+		mc->stu.c[PC_CPY_ST_SEC] = mc->stu.c[PC_GST_SEC];
+		mc->stu.c[PC_CPY_ST_MIN] = mc->stu.c[PC_GST_SEC];
+	}
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_OK);
+	release(&fx);
+
+	/* the transpose done by a copy of scraps, no kernel traffic */
+	measured_fixture(&fx, "coalesced_transpose");
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+		struct measured_call *mc = &fx.v.measured[k];
+
+		mc->stu.c[PC_CPY_LD_SEC] = mc->stu.c[PC_GLD_SEC];
+		mc->stu.c[PC_CPY_LD_MIN] = mc->stu.c[PC_GLD_SEC];
+		mc->stu.c[PC_CPY_ST_SEC] = 8 * mc->stu.c[PC_GST_SEC];
+		mc->stu.c[PC_CPY_ST_MIN] = mc->stu.c[PC_GST_SEC];
+		mc->stu.c[PC_GLD_SEC] = mc->stu.c[PC_GST_SEC] = 0;
+	}
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_TECH);
+	ck_assert_int_eq(check_named(&fx, "coalesced global "
+				     "loads")->passed, 0);
+	ck_assert_ptr_nonnull(strstr(check_named(&fx, "coalesced global "
+		"loads")->detail, "not done by kernels"));
+	release(&fx);
+}
+END_TEST
+
 START_TEST(replay_failure_is_ours)
 {
 	struct fixture fx;
@@ -884,6 +943,19 @@ START_TEST(staging_checks_need_the_data_to_pass_through)
 	ck_assert_int_eq(fx.res.status, STATUS_TECH);
 	ck_assert_int_eq(check_named(&fx, "dynamic shared memory "
 				     "used")->passed, 0);
+	release(&fx);
+
+	/* every element round-trips through its own dynamic word: the
+	 * bytes pass through, none moves between threads */
+	measured_fixture(&fx, "dynamic_reverse");
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++)
+		fx.v.measured[k].stu.c[PC_DS_MOVED] = 4;
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_TECH);
+	ck_assert_int_eq(check_named(&fx, "dynamic shared memory "
+				     "used")->passed, 0);
+	ck_assert_ptr_nonnull(strstr(check_named(&fx, "dynamic shared "
+		"memory used")->detail, "moves the data between threads"));
 	release(&fx);
 
 	/* a strided store: 8 sectors where 1 would do */
@@ -1007,6 +1079,7 @@ static Suite *grading_suite(void)
 	tcase_add_test(t, measured_call_with_host_work_earns_nothing);
 	tcase_add_test(t, replay_that_misses_the_output_earns_nothing);
 	tcase_add_test(t, replay_failure_is_ours);
+	tcase_add_test(t, copies_never_dilute_the_kernels);
 	tcase_add_test(t, staging_checks_need_the_data_to_pass_through);
 	tcase_add_test(j, json_has_the_documented_fields);
 	tcase_set_timeout(v, 10);

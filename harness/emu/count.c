@@ -159,3 +159,12 @@ void count_access(struct xctx *x, const struct emu_insn *in,
 				     (uint64_t)(wf - ideal), moved, dyn);
 	}
 }
+
+void count_staged(struct xctx *x, const struct emu_insn *in, uint32_t bytes)
+{
+	if (!bytes)
+		return;
+	x->res->total.dynamic_shared_moved_bytes += bytes;
+	if (in->line >= 0)
+		x->lines[in->line].c.dynamic_shared_moved_bytes += bytes;
+}

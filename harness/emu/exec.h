@@ -311,6 +311,9 @@ int alu_testp(int mode, double v);
 void count_access(struct xctx *x, const struct emu_insn *in,
 		  const uint64_t *addr, uint32_t gm, uint32_t sm,
 		  int bytes, int kind);
+/* bytes of dynamic shared memory a lane loaded that another thread of
+ * its block stored (race_stage): none is nothing */
+void count_staged(struct xctx *x, const struct emu_insn *in, uint32_t bytes);
 
 /* ---- memory.c ---- */
 int mem_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,

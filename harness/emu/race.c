@@ -35,7 +35,8 @@ int race_reserve(struct race_shadow *s, size_t bytes)
 		return 0;
 	if (grow_entries(&s->word, w, s->words) ||
 	    grow_entries(&s->byte, 4 * w, 4 * s->words) ||
-	    grow((void **)&s->split, w, s->words, 1, 1))
+	    grow((void **)&s->split, w, s->words, 1, 1) ||
+	    grow((void **)&s->stage, w, s->words, 8, 1))
 		return -1;
 	s->words = w;
 	return 0;
@@ -55,6 +56,7 @@ void race_release(struct race_shadow *s)
 	free_entries(&s->word);
 	free_entries(&s->byte);
 	free(s->split);
+	free(s->stage);
 	memset(s, 0, sizeof(*s));
 }
 

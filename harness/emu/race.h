@@ -28,6 +28,9 @@ struct race_entries {
 struct race_shadow {
 	struct race_entries word, byte;
 	uint8_t *split;           /* per word: its bytes have entries */
+	/* per word: the block epoch << 32 | thread + 1 of its last writer
+	 * (race_stage) */
+	uint64_t *stage;
 	size_t words;             /* capacity */
 };
 
@@ -128,6 +131,31 @@ static inline int race_access(struct race_shadow *s, uint32_t epoch,
 	same = is_store && val && !memcmp(mem + off, val, 4);
 	return race_entry(&s->word, w, off, epoch, block_epoch, warp, line,
 			  is_store, atomic, same, hit);
+}
+
+/*
+ * Staging: which thread of the block wrote each word last, so that a
+ * load can tell data another thread stored (it moved between threads)
+ * from data the loading thread stored itself.  block_epoch identifies
+ * the block (epochs only grow), tid is the thread's index in it.  A
+ * store (or atomic) marks the words it touches; a load returns the
+ * bytes it read of words another thread of the same block wrote.
+ */
+static inline uint32_t race_stage(struct race_shadow *s,
+				  uint32_t block_epoch, uint32_t tid,
+				  uint32_t off, int bytes, int is_store)
+{
+	uint64_t tag = (uint64_t)block_epoch << 32 | (tid + 1u);
+	uint32_t last = (off + (uint32_t)bytes - 1) / 4, moved = 0;
+
+	for (uint32_t w = off / 4; w <= last; w++) {
+		if (is_store)
+			s->stage[w] = tag;
+		else if (s->stage[w] >> 32 == block_epoch &&
+			 s->stage[w] != tag)
+			moved += bytes < 4 ? (uint32_t)bytes : 4u;
+	}
+	return moved;
 }
 
 #endif

@@ -41,6 +41,9 @@ struct wgemu_counters {
 	uint64_t shared_store_bytes;
 	uint64_t dynamic_shared_load_bytes;
 	uint64_t dynamic_shared_store_bytes;
+	/* Of the dynamic bytes loaded, those another thread of the block
+	 * stored: data that moved between threads through the window. */
+	uint64_t dynamic_shared_moved_bytes;
 };
 
 struct wgemu_launch {

@@ -266,3 +266,14 @@ __global__ void layered_cube(float *o, cudaTextureObject_t lay,
 		o[16 + f] = texCubemap<float>(cube, dir[f][0], dir[f][1],
 					      dir[f][2]);
 }
+
+// "staging" that moves nothing between threads: each element
+// round-trips through its own dynamic word, the reverse is in the index
+__global__ void own_word(int *d, const int *in, int n)
+{
+	extern __shared__ int s[];
+	int t = threadIdx.x;
+	s[t] = in[n - t - 1];
+	__syncthreads();
+	d[t] = s[t];
+}
