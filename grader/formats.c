@@ -190,10 +190,48 @@ static size_t backtick_run(const char *s)
 	return best;
 }
 
+/* Bytes of the control character or noncharacter formats_inert
+ * replaces at p (valid UTF-8), or 0. */
+static size_t inert_len(const unsigned char *p)
+{
+	if (*p < 0x20 || *p == 0x7f)
+		return 1;
+	if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F)
+		return 2;
+	if (p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF))
+		return 3;
+	return 0;
+}
+
+char *formats_inert(const char *s, const char *keep, const char *rep)
+{
+	char *clean = utf8_sanitize(s ? s : "");
+	size_t rl = strlen(rep);
+	char *out = xmalloc(strlen(clean) * (rl > 1 ? rl : 1) + 1), *o = out;
+	const unsigned char *p = (const unsigned char *)clean;
+
+	while (*p) {
+		size_t n = inert_len(p);
+
+		if (n == 1 && strchr(keep, *p))
+			n = 0;
+		if (!n) {
+			*o++ = (char)*p++;
+			continue;
+		}
+		memcpy(o, rep, rl);
+		o += rl;
+		p += n;
+	}
+	*o = '\0';
+	free(clean);
+	return out;
+}
+
 /* Text the submission may have produced, as a markdown code block. */
 static void md_code(FILE *f, const char *text, size_t cap)
 {
-	char *clean = utf8_sanitize(text);
+	char *clean = formats_inert(text, "\t\n\r", FORMATS_REPLACEMENT);
 	size_t n = backtick_run(clean) + 1, len = strlen(clean);
 
 	if (n < 3)
@@ -216,18 +254,24 @@ static void md_code(FILE *f, const char *text, size_t cap)
 	free(clean);
 }
 
-/* Plain text inside markdown: characters with a meaning escaped. */
-static void md_text(FILE *f, const char *s)
+void formats_md_text(FILE *f, const char *s)
 {
-	char *clean = utf8_sanitize(s ? s : "");
+	char *clean = formats_inert(s, "\t\n\r", FORMATS_REPLACEMENT);
 
 	for (const char *p = clean; *p; p++) {
+		if (strchr("\t\n\r", *p)) {
+			fputc(' ', f);
+			continue;
+		}
 		if (strchr("\\`*_[]<>#|&", *p))
 			fputc('\\', f);
 		fputc(*p, f);
 	}
 	free(clean);
 }
+
+/* Plain text inside markdown (formats.h), under a short name. */
+#define md_text formats_md_text
 
 /* ---- the parts of an exercise, as tests ---- */
 
@@ -751,10 +795,9 @@ out:
 
 void formats_markup_text(FILE *f, const char *s)
 {
-	char *clean = utf8_sanitize(s ? s : "");
+	char *clean = formats_inert(s, "\t\n\r", FORMATS_REPLACEMENT);
 
-	for (const unsigned char *p = (const unsigned char *)clean; *p;
-	     p++) {
+	for (const char *p = clean; *p; p++) {
 		switch (*p) {
 		case '&':
 			fputs("&amp;", f);
@@ -772,11 +815,7 @@ void formats_markup_text(FILE *f, const char *s)
 			fputs("&apos;", f);
 			break;
 		default:
-			if (*p < 0x20 && *p != '\t' && *p != '\n' &&
-			    *p != '\r')
-				fputs("\xEF\xBF\xBD", f);
-			else
-				fputc(*p, f);
+			fputc(*p, f);
 		}
 	}
 	free(clean);

@@ -65,14 +65,38 @@ char *formats_prairielearn(const struct grade_result *r,
 char *formats_junit(const struct grade_result *r,
 		    const struct score_config *cfg, int exit_status);
 
+/*
+ * Text a submission can influence (a name, a message, its output), made
+ * inert for a view read by people or by other programs: invalid UTF-8
+ * becomes U+FFFD (utf8_sanitize), then every control character (C0, DEL,
+ * the C1 controls U+0080-U+009F) and the noncharacters U+FFFE and
+ * U+FFFF, which XML 1.0 cannot carry, become rep.  The ASCII controls
+ * listed in keep stay ("\t\n" in a terminal, "" for none).  NULL reads
+ * as "".  The text view, the views below and the leaderboards print
+ * every string of a result through it, so no escape sequence or bell
+ * reaches a terminal, a spreadsheet or a browser.  Owned by the caller.
+ */
+char *formats_inert(const char *s, const char *keep, const char *rep);
+
+/* U+FFFD, what the views print for a byte or control they cannot show. */
+#define FORMATS_REPLACEMENT "\xEF\xBF\xBD"
+
+/* Text as XML 1.0 / HTML character data: inert (tab, newline and
+ * carriage return kept), the five special characters escaped.  NULL
+ * prints nothing. */
+void formats_markup_text(FILE *f, const char *s);
+
+/* Text as one line of markdown (a paragraph, a table cell, a heading):
+ * inert, tab, newline and carriage return as spaces, so it never ends
+ * a table row or starts a block, and the characters markdown gives a
+ * meaning to (\ ` * _ [ ] < > # | &) backslash-escaped, so it never
+ * becomes a link, an image, raw HTML or emphasis.  NULL prints
+ * nothing. */
+void formats_md_text(FILE *f, const char *s);
+
 /* Figures the leaderboards rank by.  Geometric mean of the measured
  * speedups (NAN when none was measured); best and mean bandwidth as a
  * fraction of the device's copy bandwidth (NAN when none). */
-/* Text as XML 1.0 / HTML character data: the five special characters
- * escaped, control characters markup cannot carry and invalid UTF-8
- * replaced by U+FFFD.  NULL prints nothing. */
-void formats_markup_text(FILE *f, const char *s);
-
 double results_geomean_speedup(const struct grade_result *r);
 double results_best_bandwidth(const struct grade_result *r);
 double results_mean_bandwidth(const struct grade_result *r);

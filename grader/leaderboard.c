@@ -246,7 +246,32 @@ static const char *unranked_reason(const struct lb_entry *e)
 	return "submission could not be graded";
 }
 
+/*
+ * Every string of a result (a name, which is a file name and may hold
+ * any byte but '/', a device, a backend) reaches a board through
+ * board_text: inert (formats.h), with tab, CR and LF as spaces, so it
+ * reads the same in every view and never spans two rows.  Each view
+ * then escapes its own syntax.
+ */
+static char *board_text(const char *s)
+{
+	char *t = formats_inert(s, "\t\r\n", FORMATS_REPLACEMENT);
+
+	for (char *p = t; *p; p++)
+		if (*p == '\t' || *p == '\r' || *p == '\n')
+			*p = ' ';
+	return t;
+}
+
 /* ---- HTML ---- */
+
+static void html_text(FILE *f, const char *s)
+{
+	char *t = board_text(s);
+
+	formats_markup_text(f, t);
+	free(t);
+}
 
 /* A sortable cell: data-v is the key the script sorts by. */
 static void td_num(FILE *f, double v, const char *fmt, double scale)
@@ -374,8 +399,10 @@ static void html_chart(FILE *f, const struct lb_board *b)
 		label_w + bar_w + 70, h);
 	if (!measured) {
 		fprintf(f, "<text x=\"4\" y=\"%.0f\">Bandwidth not measured "
-			"on this %s (performance is the emulator's prediction).</text>"
-			"\n", top + 14, board_kind(b));
+			"on this ", top + 14);
+		html_text(f, board_kind(b));
+		fputs(" (performance is the emulator's prediction).</text>\n",
+		      f);
 	}
 	for (size_t i = 0; i < b->n && measured; i++) {
 		const struct lb_entry *e = b->e[i];
@@ -385,11 +412,11 @@ static void html_chart(FILE *f, const struct lb_board *b)
 
 		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">",
 			label_w - 6, y + 15);
-		formats_markup_text(f, e->name);
+		html_text(f, e->name);
 		fprintf(f, "</text><rect class=\"bar\" x=\"%.0f\" y=\"%.1f\" "
 			"width=\"%.1f\" height=\"%.0f\" rx=\"2\"><title>",
 			label_w, y + 3, w, row_h - 6);
-		formats_markup_text(f, e->name);
+		html_text(f, e->name);
 		if (isfinite(e->mean_bw))
 			fprintf(f, ": %.0f%%</title></rect>", 100 * v);
 		else
@@ -423,10 +450,12 @@ static const char *status_class(enum status s)
 static void html_board(FILE *f, const struct lb_board *b, size_t idx)
 {
 	fprintf(f, "<section class=\"board\" id=\"board-%zu\">\n<h2>", idx);
-	formats_markup_text(f, b->device);
-	fprintf(f, " <small>(%s)</small></h2>\n<p class=\"note\">%zu "
+	html_text(f, b->device);
+	fputs(" <small>(", f);
+	html_text(f, board_kind(b));
+	fprintf(f, ")</small></h2>\n<p class=\"note\">%zu "
 		"%s, ranked by total score, then the geometric mean of "
-		"the measured speedups.%s</p>\n", board_kind(b), b->n,
+		"the measured speedups.%s</p>\n", b->n,
 		b->n == 1 ? "entry" : "entries",
 		!strcmp(b->backend, "emu") ? " Emulator speedups are the "
 		"performance model's predictions, not measurements." : "");
@@ -450,9 +479,9 @@ static void html_board(FILE *f, const struct lb_board *b, size_t idx)
 
 		fprintf(f, "<tr><td data-v=\"%d\">%d</td><td data-v=\"",
 			e->rank, e->rank);
-		formats_markup_text(f, e->name);
+		html_text(f, e->name);
 		fputs("\">", f);
-		formats_markup_text(f, e->name);
+		html_text(f, e->name);
 		fprintf(f, "</td><td data-v=\"%.2f\">%.2f</td>", e->r.score,
 			e->r.score);
 		td_num(f, e->geomean, "%.2fx", 1);
@@ -506,7 +535,7 @@ char *leaderboard_html(const struct leaderboard *lb)
 		      f);
 		for (size_t i = 0; i < lb->nunranked; i++) {
 			fputs("<li>", f);
-			formats_markup_text(f, lb->unranked[i]->name);
+			html_text(f, lb->unranked[i]->name);
 			fprintf(f, ": %s</li>\n",
 				unranked_reason(lb->unranked[i]));
 		}
@@ -522,15 +551,27 @@ char *leaderboard_html(const struct leaderboard *lb)
 
 /* ---- CSV (RFC 4180) ---- */
 
+/*
+ * Would a spreadsheet read the cell as a formula?  It does when the cell
+ * starts with = + - @, also after leading blanks, which spreadsheets trim,
+ * and when it starts with a tab or a carriage return (OWASP's list of
+ * CSV injection triggers).
+ */
+static int csv_formula(const char *s)
+{
+	const char *p = s + strspn(s, " \t\r\n");
+
+	return s[0] == '\t' || s[0] == '\r' || (*p && strchr("=+-@", *p));
+}
+
 static void csv_field(FILE *f, const char *s, int first)
 {
-	char *clean = utf8_sanitize(s ? s : "");
-	/* a leading = + - @ would be a formula in a spreadsheet */
-	int formula = strchr("=+-@", clean[0]) && clean[0];
+	char *clean = board_text(s);
+	int formula = s && csv_formula(s);
 
 	if (!first)
 		fputc(',', f);
-	if (formula || strpbrk(clean, ",\"\r\n")) {
+	if (formula || strpbrk(clean, ",\"")) {
 		fputc('"', f);
 		if (formula)
 			fputc('\'', f);
@@ -613,14 +654,10 @@ char *leaderboard_csv(const struct leaderboard *lb)
 
 static void md_cell(FILE *f, const char *s)
 {
-	char *clean = utf8_sanitize(s ? s : "");
+	char *t = board_text(s);
 
-	for (const char *p = clean; *p; p++) {
-		if (strchr("|\\`*_[]<>", *p))
-			fputc('\\', f);
-		fputc(*p == '\n' || *p == '\r' ? ' ' : *p, f);
-	}
-	free(clean);
+	formats_md_text(f, t);
+	free(t);
 }
 
 static void md_num(FILE *f, double v, double scale, const char *fmt)
@@ -649,8 +686,9 @@ char *leaderboard_md(const struct leaderboard *lb)
 
 		fputs("\n## ", f);
 		md_cell(f, b->device);
-		fprintf(f, " (%s)\n\n| # | name | total | speedup | best BW %%",
-			board_kind(b));
+		fputs(" (", f);
+		md_cell(f, board_kind(b));
+		fputs(")\n\n| # | name | total | speedup | best BW %", f);
 		for (size_t x = 0; x < exercise_count(); x++)
 			fprintf(f, " | %s", exercise_table[x]->name);
 		fputs(" |\n|---:|---|---:|---:|---:", f);

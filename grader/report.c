@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "formats.h"
 #include "util.h"
 
 int report_want_colour(FILE *f)
@@ -39,21 +40,24 @@ static const char *status_colour(enum status s)
 }
 
 /* Text a submission can influence (its output, file names, the
- * runner's error strings): control characters print as '?' (newlines
- * and tabs kept), so escape sequences never rewrite a report line. */
-static void put_clean(FILE *f, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		fputc((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f ?
-		      '?' : c, f);
-	}
-}
-
+ * runner's error strings, and any string of a result read back from an
+ * archive): control characters, C1 ones included, print as '?'
+ * (newlines and tabs kept), so escape sequences never rewrite a report
+ * line or the terminal's title. */
 static void puts_clean(FILE *f, const char *s)
 {
-	put_clean(f, s ? s : "", (size_t)-1);
+	char *clean = formats_inert(s, "\t\n", "?");
+
+	fputs(clean, f);
+	free(clean);
+}
+
+static void put_clean(FILE *f, const char *s, size_t len)
+{
+	char *part = xstrfmt("%.*s", (int)len, s);
+
+	puts_clean(f, part);
+	free(part);
 }
 
 static void indent_block(FILE *f, const char *text, size_t max_lines)
@@ -277,9 +281,14 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 		text_notes(f, r, dim, off);
 		return;
 	}
-	fprintf(f, "  %sbackend %s on %s, seed %llu%s\n", dim, r->backend,
-		r->device, (unsigned long long)r->seed, off);
-	fprintf(f, "  %sisolation: %s%s\n", dim, r->isolation, off);
+	fprintf(f, "  %sbackend ", dim);
+	puts_clean(f, r->backend);
+	fputs(" on ", f);
+	puts_clean(f, r->device);
+	fprintf(f, ", seed %llu%s\n", (unsigned long long)r->seed, off);
+	fprintf(f, "  %sisolation: ", dim);
+	puts_clean(f, r->isolation);
+	fprintf(f, "%s\n", off);
 	text_notes(f, r, dim, off);
 	if (r->backend && !strcmp(r->backend, "emu"))
 		fprintf(f, "  %sno GPU: correctness and technique are exact; "
@@ -320,10 +329,14 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				(long long)ff->n);
 			puts_clean(f, ff->reason);
 			fputc('\n', f);
-			if (ff->index >= 0)
-				fprintf(f, "        element %lld: expected %s,"
-					" got %s\n", ff->index, ff->expected,
-					ff->got);
+			if (ff->index >= 0) {
+				fprintf(f, "        element %lld: expected ",
+					ff->index);
+				puts_clean(f, ff->expected);
+				fputs(", got ", f);
+				puts_clean(f, ff->got);
+				fputc('\n', f);
+			}
 			text_failure(f, e->ex, ff, bold, off);
 			if (ff->win.present)
 				text_window(f, e->ex, &ff->win);
@@ -333,8 +346,10 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 			const char *mark = c->passed == 1 ? "pass" :
 					   c->passed == 0 ? "FAIL" :
 					   "not measured";
+			char *name = formats_inert(c->name, "", "?");
 
-			fprintf(f, "      technique: %-32s %s", c->name, mark);
+			fprintf(f, "      technique: %-32s %s", name, mark);
+			free(name);
 			if (!isnan(c->value))
 				fprintf(f, " (%.3g, limit %.3g)", c->value,
 					c->limit);
@@ -378,11 +393,12 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 						100 * e->bandwidth_fraction);
 				fprintf(f, "\n");
 			} else if (!strcmp(e->perf_model, "predicted")) {
-				fprintf(f, "      performance: predicted %s "
-					"time %.3f ms (reference %.3f ms): "
-					"%.2fx -- a prediction of the "
+				fputs("      performance: predicted ", f);
+				puts_clean(f, e->perf_gpu);
+				fprintf(f, " time %.3f ms (reference %.3f ms):"
+					" %.2fx -- a prediction of the "
 					"emulator's model, not a measurement"
-					"\n", e->perf_gpu, e->student_ms,
+					"\n", e->student_ms,
 					e->reference_ms, e->speedup);
 				if (e->perf_why[0]) {
 					fprintf(f, "        %s", dim);

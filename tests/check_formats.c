@@ -514,6 +514,150 @@ START_TEST(text_view_is_inert)
 }
 END_TEST
 
+/* The shared helper: C0, DEL and C1 controls and the XML-illegal
+ * noncharacters replaced, kept whitespace kept, other text intact. */
+START_TEST(inert_replaces_controls)
+{
+	static const struct {
+		const char *in, *keep, *out;
+	} cases[] = {
+		{ "plain", "", "plain" },
+		{ "\x1b[31mred\x1b[0m", "", "?[31mred?[0m" },
+		{ "\x1b]0;title\x07", "", "?]0;title?" },
+		{ "a\tb\nc\rd", "\t\n", "a\tb\nc?d" },
+		{ "a\tb\nc\rd", "", "a?b?c?d" },
+		{ "del\x7f", "", "del?" },
+		/* C1 as UTF-8 and as a lone byte (invalid UTF-8) */
+		{ "csi\xc2\x9b" "2J", "", "csi?2J" },
+		{ "csi\x9b" "2J", "", "csi\xef\xbf\xbd" "2J" },
+		{ "nonchar \xef\xbf\xbe \xef\xbf\xbf", "", "nonchar ? ?" },
+		/* the neighbours of those stay */
+		{ "\xc2\xa0 \xc2\x7f", "", "\xc2\xa0 \xef\xbf\xbd?" },
+		{ "Zo\xc3\xab \xe6\x9d\x8e \xef\xbf\xbd \xf0\x9f\x98\x80", "",
+		  "Zo\xc3\xab \xe6\x9d\x8e \xef\xbf\xbd \xf0\x9f\x98\x80" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = formats_inert(cases[i].in, cases[i].keep, "?");
+
+		ck_assert_msg(!strcmp(got, cases[i].out), "case %zu: '%s'",
+			      i, got);
+		free(got);
+	}
+	{
+		char *got = formats_inert(NULL, "", "?");
+
+		ck_assert_str_eq(got, "");
+		free(got);
+		got = formats_inert("\x01\x02", "", FORMATS_REPLACEMENT);
+		ck_assert_str_eq(got, FORMATS_REPLACEMENT
+				 FORMATS_REPLACEMENT);
+		free(got);
+	}
+}
+END_TEST
+
+/* Fail unless doc is valid UTF-8 whose only control characters are the
+ * ASCII ones in keep, without DEL, C1 controls, U+FFFE or U+FFFF. */
+static void assert_no_controls(const char *doc, const char *keep,
+			       const char *what)
+{
+	const unsigned char *p = (const unsigned char *)doc;
+
+	while (*p) {
+		size_t off = (size_t)(p - (const unsigned char *)doc);
+		unsigned cp = *p;
+		int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 :
+			  (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 :
+			  0;
+
+		ck_assert_msg(len, "%s: invalid UTF-8 at byte %zu", what, off);
+		if (len > 1)
+			cp &= 0x3F >> (len - 1);
+		for (int k = 1; k < len; k++) {
+			ck_assert_msg((p[k] & 0xC0) == 0x80, "%s: invalid "
+				      "UTF-8 at byte %zu", what, off);
+			cp = cp << 6 | (p[k] & 0x3F);
+		}
+		ck_assert_msg((cp >= 0x20 || strchr(keep, (int)cp)) &&
+			      !(cp >= 0x7F && cp < 0xA0) && cp != 0xFFFE &&
+			      cp != 0xFFFF, "%s: U+%04X at byte %zu", what,
+			      cp, off);
+		p += len;
+	}
+}
+
+/* What the grader wrote itself (a device, a check name, a cell value) is
+ * the archive's word once a result is read back: the text, JUnit and
+ * markdown views print it inert too.  Valid UTF-8, as every string of
+ * an archive is (jansson reads no other). */
+#define NASTY "\x1b]0;t\x07 \xc2\x9b" "2J \x7f \xef\xbf\xbe"
+
+START_TEST(views_print_archive_text_inert)
+{
+	struct grade_result r;
+	struct score_config cfg;
+	char *doc;
+	json_t *v, *t;
+	size_t i;
+
+	score_config_default(&cfg);
+	sample(S_MIXED, &r);
+	free(r.device);
+	r.device = xstrdup("H100 " NASTY);
+	free(r.isolation);
+	r.isolation = xstrdup("bubblewrap " NASTY);
+	result_add_note(&r, "note " NASTY);
+	for (i = 0; i < r.nex; i++) {
+		struct exercise_result *e = &r.ex[i];
+
+		result_set_message(e, "message %s", NASTY);
+		snprintf(e->first_failure.expected,
+			 sizeof(e->first_failure.expected), "1 %s", NASTY);
+		snprintf(e->first_failure.reason,
+			 sizeof(e->first_failure.reason), "why %s", NASTY);
+		for (size_t k = 0; k < e->nchecks; k++)
+			snprintf(e->checks[k].name, sizeof(e->checks[k].name),
+				 "check %s", NASTY);
+	}
+
+	doc = formats_render(FORMAT_TEXT, &r, &cfg, GRADE_OK, 0);
+	assert_no_controls(doc, "\t\n", "text");
+	ck_assert_ptr_nonnull(strstr(doc, "backend cuda on H100 ?]0;t? ?2J "
+				     "? ?, seed"));
+	ck_assert_ptr_nonnull(strstr(doc, "expected 1 ?]0;t?"));
+	ck_assert_ptr_nonnull(strstr(doc, "technique: check ?]0;t?"));
+	free(doc);
+
+	doc = formats_junit(&r, &cfg, GRADE_OK);
+	assert_no_controls(doc, "\t\n", "junit");
+	if (have_xmllint()) {
+		char path[] = "/tmp/wg-junit-XXXXXX", cmd[256];
+		int fd = mkstemp(path);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(write(fd, doc, strlen(doc)),
+				 (ssize_t)strlen(doc));
+		close(fd);
+		snprintf(cmd, sizeof(cmd), "xmllint --noout %s", path);
+		ck_assert_msg(system(cmd) == 0, "xmllint rejected %s", path);
+		unlink(path);
+	}
+	free(doc);
+
+	doc = formats_gradescope(&r, &cfg, GRADE_OK);
+	v = parse_json(doc);
+	assert_no_controls(json_string_value(json_object_get(v, "output")),
+			   "\n", "gradescope output");
+	json_array_foreach(json_object_get(v, "tests"), i, t)
+		assert_no_controls(json_string_value(json_object_get(t,
+				   "output")), "\t\n\r", "gradescope test");
+	json_decref(v);
+	free(doc);
+	result_release(&r);
+}
+END_TEST
+
 START_TEST(names_and_suffixes)
 {
 	for (int k = 0; k < FORMAT_COUNT; k++) {
@@ -664,6 +808,8 @@ static Suite *formats_suite(void)
 	tcase_add_test(tc, archive_rejects);
 	tcase_add_test(tc, archive_grader_exit);
 	tcase_add_test(tc, text_view_is_inert);
+	tcase_add_test(tc, inert_replaces_controls);
+	tcase_add_test(tc, views_print_archive_text_inert);
 	tcase_add_test(tc, names_and_suffixes);
 	suite_add_tcase(s, tc);
 

@@ -1,10 +1,11 @@
 /*
  * Leaderboards (grader/leaderboard.c): pseudonyms against a published
  * HMAC-SHA256 vector, boards kept apart per device, ranking, the CSV and
- * markdown renderings, the command, and the HTML page in real headless
- * Chromium (tests/browser/check-html): the tables sort when a header is
- * clicked, the SVG chart draws its bars, the page fits a phone's width,
- * and screenshots are kept in build/tests/browser/.
+ * markdown renderings, hostile names (escape sequences, formulas,
+ * markup) made inert in every view, the command, and the HTML page in
+ * real headless Chromium (tests/browser/check-html): the tables sort when
+ * a header is clicked, the SVG chart draws its bars, the page fits a
+ * phone's width, and screenshots are kept in build/tests/browser/.
  */
 #include <check.h>
 #include <jansson.h>
@@ -289,6 +290,210 @@ START_TEST(command)
 }
 END_TEST
 
+/* ---- hostile names ---- */
+
+/* Names a submitter picks (a result's name is its file name, which may
+ * hold any byte but '/'): terminal escapes (colour, window title, a
+ * bell, CSI as a lone C1 byte and as UTF-8), DEL, spreadsheet formulas
+ * behind blanks, a pipe and a newline, markdown and HTML markup, and a
+ * plain non-ASCII name, which must survive.  A name cannot hold the '/'
+ * of "=cmd|' /C calc'!A0"; a device can. */
+static const char *const hostile[] = {
+	"\x1b[31mred", "\x1b]0;title\x07", "ding\x07", "csi\x9b" "2J",
+	"utf8csi\xc2\x9b" "2J", "del\x7f", "\t=cmd|' C calc'!A0", " +1+1",
+	"-2", "@SUM(1)", "\r=1+1", "\n-1", "pipe|and\nnewline",
+	"[x](javascript:alert(1))", "<script>alert(1)", "Zo\xc3\xab \xc5\x81ukasz",
+};
+
+#define EVIL_DEVICE "GPU\x1b[2J\t| x\n## y"
+#define FORMULA_DEVICE "\t=cmd|' /C calc'!A0"
+#define EVIL_BACKEND "<b>\x1b]8;;x\x07"
+
+static void setup_hostile(void)
+{
+	struct grade_result r;
+
+	snprintf(dir, sizeof(dir), "/tmp/wg-lb-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		sample_result(&r, hostile[i], "cuda", H100, sample_all_ok,
+			      0.5 + 0.03 * (double)i);
+		put(hostile[i], &r, 0);
+	}
+	sample_result(&r, "on-evil-device", "cuda", EVIL_DEVICE,
+		      sample_all_ok, 0.7);
+	put("on-evil-device", &r, 0);
+	sample_result(&r, "on-formula-device", "cuda", FORMULA_DEVICE,
+		      sample_all_ok, 0.7);
+	put("on-formula-device", &r, 0);
+	sample_result(&r, "on-evil-backend", EVIL_BACKEND, H100,
+		      sample_all_ok, 0.7);
+	put("on-evil-backend", &r, 0);
+	sample_unusable(&r, "\x1b[5m=gone|\n");
+	put("\x1b[5m=gone|\n", &r, 1);
+}
+
+/* Valid UTF-8 without a control character (C0, DEL, C1) but newlines,
+ * and CR only as the CR LF that ends a CSV row. */
+static void assert_inert(const char *doc, const char *what, int crlf)
+{
+	const unsigned char *p = (const unsigned char *)doc;
+
+	while (*p) {
+		size_t off = (size_t)(p - (const unsigned char *)doc);
+		unsigned cp = *p;
+		int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 :
+			  (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 :
+			  0;
+
+		ck_assert_msg(len, "%s: invalid UTF-8 at byte %zu", what, off);
+		if (len > 1)
+			cp &= 0x3F >> (len - 1);
+		for (int k = 1; k < len; k++) {
+			ck_assert_msg((p[k] & 0xC0) == 0x80, "%s: invalid "
+				      "UTF-8 at byte %zu", what, off);
+			cp = cp << 6 | (p[k] & 0x3F);
+		}
+		if (!(cp == '\n' || (crlf && cp == '\r' && p[1] == '\n')))
+			ck_assert_msg(cp >= 0x20 && !(cp >= 0x7F && cp < 0xA0),
+				      "%s: control character U+%04X at byte "
+				      "%zu", what, cp, off);
+		p += len;
+	}
+}
+
+/* No CSV field is a formula to a spreadsheet, and every row has every
+ * column. */
+static void assert_no_formula(const char *csv, size_t rows)
+{
+	char field[512];
+	size_t n = 0, cols = 0, nrows = 0;
+	int quoted = 0;
+
+	for (const char *p = csv; *p; p++) {
+		const char *q;
+
+		ck_assert_uint_lt(n, sizeof(field) - 2);
+		if (quoted) {
+			if (*p == '"' && p[1] == '"')
+				field[n++] = *p++;
+			else if (*p == '"')
+				quoted = 0;
+			else
+				field[n++] = *p;
+			continue;
+		}
+		if (*p == '"') {
+			quoted = 1;
+			continue;
+		}
+		if (*p != ',' && *p != '\r') {
+			field[n++] = *p;
+			continue;
+		}
+		field[n] = '\0';
+		q = field + strspn(field, " \t\r\n");
+		ck_assert_msg(field[0] != '\t' && field[0] != '\r' &&
+			      (!*q || !strchr("=+-@", *q)),
+			      "a formula in the CSV: '%s'", field);
+		n = 0;
+		cols++;
+		if (*p == '\r') {
+			ck_assert_int_eq(p[1], '\n');
+			p++;
+			ck_assert_uint_eq(cols, 9 + 4 * exercise_count());
+			cols = 0;
+			nrows++;
+		}
+	}
+	ck_assert_uint_eq(nrows, rows);
+}
+
+/* Every row of every markdown table has all its cells: a name's pipe is
+ * escaped and its newline is a space. */
+static void assert_md_rows(const char *md)
+{
+	size_t rows = 0;
+
+	for (const char *l = md; *l; l = strchr(l, '\n') + 1) {
+		size_t pipes = 0;
+
+		if (*l == '|') {
+			rows++;
+			for (const char *p = l; *p && *p != '\n'; p++) {
+				if (*p == '\\' && p[1])
+					p++;
+				else if (*p == '|')
+					pipes++;
+			}
+			ck_assert_uint_eq(pipes, 6 + exercise_count());
+		}
+		if (!strchr(l, '\n'))
+			break;
+	}
+	ck_assert_uint_gt(rows, 0);
+}
+
+START_TEST(hostile_names_inert)
+{
+	struct leaderboard lb;
+	char *html, *csv, *md;
+	const char *zoe = "Zo\xc3\xab \xc5\x81ukasz";
+
+	ck_assert_int_eq(leaderboard_load(&lb, dir, NULL, 0), 0);
+	ck_assert_uint_eq(lb.nunranked, 1);
+	html = leaderboard_html(&lb);
+	csv = leaderboard_csv(&lb);
+	md = leaderboard_md(&lb);
+	assert_inert(html, "html", 0);
+	assert_inert(md, "markdown", 0);
+	assert_inert(csv, "csv", 1);
+	ck_assert_ptr_null(strchr(html, '\t'));
+	ck_assert_ptr_null(strchr(md, '\t'));
+	ck_assert_ptr_null(strchr(csv, '\t'));
+	/* a non-ASCII name is kept as it is */
+	ck_assert_ptr_nonnull(strstr(html, zoe));
+	ck_assert_ptr_nonnull(strstr(csv, zoe));
+	ck_assert_ptr_nonnull(strstr(md, zoe));
+	/* an escape sequence loses its ESC and keeps the rest */
+	ck_assert_ptr_nonnull(strstr(csv, FORMATS_REPLACEMENT "[31mred"));
+
+	/* the CSV: formulas quoted behind a single quote */
+	assert_no_formula(csv, 1 + lb.nentries);
+	ck_assert_ptr_nonnull(strstr(csv, ",\"' =cmd|' C calc'!A0\","));
+	ck_assert_ptr_nonnull(strstr(csv, "\r\ncuda,\"' =cmd|' /C calc'!A0\","));
+	ck_assert_ptr_nonnull(strstr(csv, ",\"' +1+1\","));
+	ck_assert_ptr_nonnull(strstr(csv, ",\"'-2\","));
+	ck_assert_ptr_nonnull(strstr(csv, ",\"'@SUM(1)\","));
+	ck_assert_ptr_nonnull(strstr(csv, ",\"' =1+1\","));
+	ck_assert_ptr_nonnull(strstr(csv, ",\"' -1\","));
+
+	/* the markdown: tables whole, no link, no raw HTML */
+	assert_md_rows(md);
+	ck_assert_ptr_nonnull(strstr(md, "| pipe\\|and newline |"));
+	ck_assert_ptr_nonnull(strstr(md, "\\[x\\](javascript:alert(1))"));
+	ck_assert_ptr_null(strstr(md, "[x]"));
+	ck_assert_ptr_null(strstr(md, "<script>"));
+	ck_assert_ptr_null(strstr(md, "<b>"));
+	ck_assert_ptr_nonnull(strstr(md, "\\<script\\>alert(1)"));
+	/* the device is one heading line, the backend no markup */
+	ck_assert_ptr_nonnull(strstr(md, "\n## GPU" FORMATS_REPLACEMENT
+				     "\\[2J \\| x \\#\\# y (GPU)\n"));
+	ck_assert_ptr_nonnull(strstr(md, "(\\<b\\>" FORMATS_REPLACEMENT
+				     "\\]8;;x" FORMATS_REPLACEMENT ")\n"));
+
+	/* the page: text, not markup */
+	ck_assert_ptr_null(strstr(html, "<script>alert"));
+	ck_assert_ptr_null(strstr(html, "<b>"));
+	ck_assert_ptr_nonnull(strstr(html, "&lt;script&gt;alert(1)"));
+	ck_assert_ptr_nonnull(strstr(html, "<small>(&lt;b&gt;"));
+	free(html);
+	free(csv);
+	free(md);
+	leaderboard_release(&lb);
+}
+END_TEST
+
 /* ---- the page in a real browser ---- */
 
 static void check_sorted(json_t *arr, int ascending)
@@ -416,6 +621,11 @@ static Suite *leaderboard_suite(void)
 	tcase_add_test(tc, csv_rows);
 	tcase_add_test(tc, html_self_contained);
 	tcase_add_test(tc, command);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("hostile names");
+	tcase_add_checked_fixture(tc, setup_hostile, teardown);
+	tcase_add_test(tc, hostile_names_inert);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("browser");
