@@ -475,8 +475,13 @@ static int replay_op(struct replay *r, const struct emu_trace_op *op)
 	case TR_LAUNCH:
 		return do_launch(r, op);
 	case TR_UNTRACED:
-		return note(r, NOTE_INCOMPLETE, "it calls %s, which a launch "
+		return note(r, NOTE_INCOMPLETE, "it uses %s, which a launch "
 			    "record cannot describe", op->name);
+	case TR_TEXTURE:
+		return wgemu_texture_at(op->a, (int)op->value, op->data,
+					(size_t)op->ndata) ?
+		       note(r, NOTE_MISMATCH, "a texture object the "
+			    "emulator cannot re-create") : 0;
 	default:
 		return note(r, NOTE_MISMATCH, "an unknown entry");
 	}

@@ -23,6 +23,13 @@
 #include "protocol.h"
 #include "emu/wgemu.h"
 
+/* The alignment of every buffer a launcher is given: cudaMalloc's
+ * on the GPUs graded (512 bytes, their textureAlignment, so that a
+ * texture over an input or output is accepted). */
+#define RUNNER_ALIGN 512u
+_Static_assert(PROTO_GUARD_ELEMS * 4 % RUNNER_ALIGN == 0,
+	       "a guard band keeps the output after it aligned");
+
 #define GUARD_ELEMS PROTO_GUARD_ELEMS
 #define POISON_BYTE PROTO_POISON_BYTE
 #define GUARD_BYTE PROTO_GUARD_BYTE

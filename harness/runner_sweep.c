@@ -65,9 +65,12 @@ static void plan_shapes(struct runner *r, struct corr_plan *pl)
 		}
 		pl->in_off[i] = pl->in_total;
 		pl->out_off[i] = pl->out_total;
-		/* keep every input 256-byte aligned, as cudaMalloc's are */
-		pl->in_total += (elems * es + 255) & ~(size_t)255;
-		pl->out_total += (region + 255) & ~(size_t)255;
+		/* every input and output as aligned as a cudaMalloc's:
+		 * textures need RUNNER_ALIGN (the guard is a multiple) */
+		pl->in_total += (elems * es + RUNNER_ALIGN - 1) &
+				~(size_t)(RUNNER_ALIGN - 1);
+		pl->out_total += (region + RUNNER_ALIGN - 1) &
+				 ~(size_t)(RUNNER_ALIGN - 1);
 		if (region > pl->max_region)
 			pl->max_region = region;
 		if (elems * es > pl->max_input)

@@ -31,7 +31,7 @@ static const struct attr attrs[] = {
 	A(MaxPitch, 2147483647),
 	A(MaxRegistersPerBlock, 65536),
 	A(ClockRate, 1980000),                 /* kHz, boost */
-	A(TextureAlignment, 512),
+	A(TextureAlignment, EMU_ALLOC_ALIGN),
 	A(GpuOverlap, 1),
 	A(MultiProcessorCount, EMU_SM_COUNT),
 	A(KernelExecTimeout, 0),
@@ -47,7 +47,7 @@ static const struct attr attrs[] = {
 	A(MaxTexture2DLayeredWidth, 32768),
 	A(MaxTexture2DLayeredHeight, 32768),
 	A(MaxTexture2DLayeredLayers, 2048),
-	A(SurfaceAlignment, 512),
+	A(SurfaceAlignment, EMU_ALLOC_ALIGN),
 	A(ConcurrentKernels, 1),
 	A(EccEnabled, 1),
 	A(PciBusId, 0),                         /* the emulator's */
@@ -67,7 +67,7 @@ static const struct attr attrs[] = {
 	A(MaxTexture3DHeightAlt, 8192),
 	A(MaxTexture3DDepthAlt, 32768),
 	A(PciDomainId, 0),                      /* the emulator's */
-	A(TexturePitchAlignment, 32),
+	A(TexturePitchAlignment, EMU_TEXTURE_PITCH_ALIGN),
 	A(MaxTextureCubemapWidth, 32768),
 	A(MaxTextureCubemapLayeredWidth, 32768),
 	A(MaxTextureCubemapLayeredLayers, 2046),

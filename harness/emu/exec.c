@@ -187,16 +187,19 @@ static void do_half(struct xctx *x, struct warp *w, const struct emu_insn *in,
 				  (uint32_t)B[l], (uint32_t)C[l]));
 }
 
-/* tex: each lane samples its texture object (texture.c) */
+/* tex: each lane samples its texture object (texture.c); texels of
+ * device memory are counted as the global loads they are */
 static int do_tex(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		  uint32_t m, uint64_t *R, const struct emu_func *f)
 {
-	uint64_t tmp[4][EMU_WARP_SIZE];
+	uint64_t tmp[4][EMU_WARP_SIZE], addr[EMU_WARP_SIZE];
 	const uint64_t *C[4] = { NULL, NULL, NULL, NULL };
 	const uint64_t *H = R + (size_t)in->areg * EMU_WARP_SIZE;
 	uint64_t *D[4];
 	int cf = emu_type_kind[in->type2] == 'f';
 	int rf = emu_type_kind[in->type] == 'f';
+	int bytes = 0;
+	uint32_t gm = 0;
 
 	for (int i = 0; i < in->nsrc; i++)
 		C[i] = exec_src(x, w, R, f, &in->s[i], tmp[i]);
@@ -205,17 +208,25 @@ static int do_tex(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	LANES({
 		uint64_t c[4] = { 0, 0, 0, 0 };
 		uint32_t out[4];
+		int tb = 0;
 
 		for (int i = 0; i < in->nsrc; i++)
 			c[i] = C[i][l];
-		if (emu_tex_sample(H[l], in->sub, cf, c, rf, out))
+		if (emu_tex_sample(H[l], in->sub, cf, c, rf, out, &addr[l],
+				   &tb))
 			return emu_fault(x, WGEMU_FAULT_OUT_OF_BOUNDS, in,
 					 w->id, l, "tex on %llu, which is no "
 					 "texture object",
 					 (unsigned long long)H[l]);
+		if (addr[l] && (!bytes || tb == bytes)) {
+			gm |= 1u << l;
+			bytes = tb;
+		}
 		for (int i = 0; i < 4; i++)
 			D[i][l] = out[i];
 	});
+	if (gm)
+		count_access(x, in, addr, gm, 0, bytes, ACC_LOAD);
 	return 0;
 }
 

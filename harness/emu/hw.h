@@ -41,6 +41,12 @@
 #define EMU_SMEM_PER_SM      233472u
 #define EMU_SMEM_RESERVED    1024u       /* the system's, per block */
 
+/* ---- device memory ---- */
+/* cudaMalloc's alignment on an H100, which is its textureAlignment: a
+ * linear or pitched texture must start at a multiple of it */
+#define EMU_ALLOC_ALIGN      512u
+#define EMU_TEXTURE_PITCH_ALIGN 32u
+
 /* ---- accesses ---- */
 #define EMU_MAX_ACCESS_BYTES 16          /* the widest vector access */
 #define EMU_DYN_SMEM_ALIGN   16          /* where dynamic shared begins */

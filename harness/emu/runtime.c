@@ -24,6 +24,7 @@
 #include "emu/emu.h"
 #include "emu/graph.h"
 #include "emu/rt.h"
+#include "emu/texture.h"
 #include "emu/runtime_perf.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
@@ -320,8 +321,10 @@ struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
 	a->dev = g_next_dev;
 	a->is_const = is_const;
 	/* a gap after each allocation so overruns hit no allocation;
-	 * addresses are never reused, so use after free is caught too */
-	g_next_dev += (size + 255) / 256 * 256 + 65536;
+	 * addresses are never reused, so use after free is caught too;
+	 * aligned as a GPU's cudaMalloc, to the texture alignment */
+	g_next_dev += (size + EMU_ALLOC_ALIGN - 1) / EMU_ALLOC_ALIGN *
+		      EMU_ALLOC_ALIGN + 65536;
 	sorted_insert(a);
 	g_used += size;
 	return a;
@@ -2461,6 +2464,7 @@ void wgemu_record_begin(const void *in, size_t in_bytes, const void *out,
 				     g_allocs[i]->size);
 	for (i = 0; i < g_nmods; i++)
 		trace_module_vars(i);
+	emu_tex_trace_live();
 }
 
 void wgemu_watch_output(const void *out, size_t out_bytes,
@@ -2560,6 +2564,10 @@ static int launch_raw(const void *kernel, const unsigned grid[3],
 	f = &g_mods[k->mod].m->funcs[k->fi];
 	if (n != f->kparam_bytes)
 		return fail(cudaErrorInvalidValue);
+	/* the launch was accepted where it was recorded (a GPU, or this
+	 * runtime checking the kernel's cudaFuncSetAttribute): allow what
+	 * the device allows */
+	k->max_dyn = SMEM_OPTIN;
 	/* the runtime takes one pointer per parameter: point into the
 	 * buffer at each parameter's offset */
 	args = calloc((size_t)f->nparams + 1, sizeof(*args));

@@ -13,6 +13,8 @@
 #include "emu/emu.h"
 #include "emu/half.h"
 #include "emu/texture.h"
+#include "emu/trace.h"
+#include "emu/wgemu.h"
 
 struct tobj {
 	int used, is_surf;
@@ -246,39 +248,130 @@ cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset,
 }
 
 /* ---- objects ---- */
+
+/* A resource a texture may read, as a GPU checks it: a linear or
+ * pitched one starts at a multiple of the texture alignment (a pitched
+ * one's rows at the pitch alignment). */
+static int resource_ok(const struct cudaResourceDesc *res, int is_surf)
+{
+	uintptr_t p;
+
+	switch (res->resType) {
+	case cudaResourceTypeArray:
+		return res->res.array.array != NULL;
+	case cudaResourceTypeLinear:
+		p = (uintptr_t)res->res.linear.devPtr;
+		return !is_surf && p % EMU_ALLOC_ALIGN == 0;
+	case cudaResourceTypePitch2D:
+		p = (uintptr_t)res->res.pitch2D.devPtr;
+		return !is_surf && p % EMU_ALLOC_ALIGN == 0 &&
+		       res->res.pitch2D.pitchInBytes %
+		       EMU_TEXTURE_PITCH_ALIGN == 0;
+	default:
+		return 0;
+	}
+}
+
+/* Slot i (handle i + 1), grown when needed; NULL out of memory. */
+static struct tobj *slot(size_t i)
+{
+	if (i >= g_nobjs) {
+		size_t n = (i + 16) / 16 * 16;
+		struct tobj *v = realloc(g_objs, n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + g_nobjs, 0, (n - g_nobjs) * sizeof(*v));
+		g_objs = v;
+		g_nobjs = n;
+	}
+	return &g_objs[i];
+}
+
+/* Object i into an open launch record: a replay re-creates it under
+ * the same handle.  One over a CUDA array cannot be: the array's
+ * contents are not in the record. */
+static void trace_obj(size_t i)
+{
+	const struct tobj *o = &g_objs[i];
+	struct emu_trace_op op;
+	unsigned char data[EMU_TRACE_TEXTURE_BYTES];
+
+	if (!emu_trace_on())
+		return;
+	memset(&op, 0, sizeof(op));
+	if (o->res.resType == cudaResourceTypeArray) {
+		op.kind = TR_UNTRACED;
+		op.name = "a texture or surface object over a CUDA array";
+		emu_trace_put(&op);
+		return;
+	}
+	memcpy(data, &o->res, sizeof(o->res));
+	memcpy(data + sizeof(o->res), &o->tex, sizeof(o->tex));
+	op.kind = TR_TEXTURE;
+	op.a = i + 1;
+	op.value = (uint32_t)o->is_surf;
+	op.data = data;
+	op.ndata = sizeof(data);
+	emu_trace_put(&op);
+}
+
+void emu_tex_trace_live(void)
+{
+	for (size_t i = 0; i < g_nobjs; i++)
+		if (g_objs[i].used)
+			trace_obj(i);
+}
+
+static void set_obj(struct tobj *o, int is_surf,
+		    const struct cudaResourceDesc *res,
+		    const struct cudaTextureDesc *tex)
+{
+	o->used = 1;
+	o->is_surf = is_surf;
+	o->res = *res;
+	if (tex)
+		o->tex = *tex;
+	else
+		memset(&o->tex, 0, sizeof(o->tex));
+}
+
 static cudaError_t new_obj(unsigned long long *h, int is_surf,
 			   const struct cudaResourceDesc *res,
 			   const struct cudaTextureDesc *tex)
 {
 	size_t i;
+	struct tobj *o;
 
-	if (!h || !res || (res->resType != cudaResourceTypeArray &&
-			   res->resType != cudaResourceTypeLinear &&
-			   res->resType != cudaResourceTypePitch2D) ||
-	    (res->resType == cudaResourceTypeArray && !res->res.array.array))
-		return emu_rt_fail(cudaErrorInvalidValue);
-	if (is_surf && res->resType != cudaResourceTypeArray)
+	if (!h || !res || !resource_ok(res, is_surf))
 		return emu_rt_fail(cudaErrorInvalidValue);
 	for (i = 0; i < g_nobjs && g_objs[i].used; i++)
 		;
-	if (i == g_nobjs) {
-		struct tobj *v = realloc(g_objs, (g_nobjs + 16) * sizeof(*v));
-
-		if (!v)
-			return emu_rt_fail(cudaErrorMemoryAllocation);
-		memset(v + g_nobjs, 0, 16 * sizeof(*v));
-		g_objs = v;
-		g_nobjs += 16;
-	}
-	g_objs[i].used = 1;
-	g_objs[i].is_surf = is_surf;
-	g_objs[i].res = *res;
-	if (tex)
-		g_objs[i].tex = *tex;
-	else
-		memset(&g_objs[i].tex, 0, sizeof(g_objs[i].tex));
+	o = slot(i);
+	if (!o)
+		return emu_rt_fail(cudaErrorMemoryAllocation);
+	set_obj(o, is_surf, res, tex);
 	*h = i + 1;
+	trace_obj(i);
 	return cudaSuccess;
+}
+
+int wgemu_texture_at(uint64_t handle, int is_surf, const void *data,
+		     size_t n)
+{
+	struct cudaResourceDesc res;
+	struct cudaTextureDesc tex;
+	struct tobj *o;
+
+	if (!handle || handle > 1u << 20 || n != EMU_TRACE_TEXTURE_BYTES)
+		return -1;
+	memcpy(&res, data, sizeof(res));
+	memcpy(&tex, (const unsigned char *)data + sizeof(res), sizeof(tex));
+	if (res.resType == cudaResourceTypeArray ||
+	    !resource_ok(&res, is_surf) || !(o = slot(handle - 1)))
+		return -1;
+	set_obj(o, is_surf, &res, is_surf ? NULL : &tex);
+	return 0;
 }
 
 static struct tobj *obj(uint64_t h, int is_surf)
@@ -339,6 +432,7 @@ cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject)
 /* the texels of a resource: base, format, size, row and slice bytes */
 struct texels {
 	const uint8_t *base;
+	uint64_t dev;               /* base's device address; 0: an array */
 	struct cudaChannelFormatDesc desc;
 	size_t esize, w, h, d, pitch, slice;
 };
@@ -371,9 +465,9 @@ static int texels_of(const struct tobj *o, struct texels *t)
 				 r->res.pitch2D.devPtr), 1);
 		if (!a)
 			return -1;
-		t->base = a->host + ((uint64_t)(uintptr_t)(lin ?
-			  r->res.linear.devPtr : r->res.pitch2D.devPtr) -
-			  a->dev);
+		t->dev = (uint64_t)(uintptr_t)(lin ? r->res.linear.devPtr :
+					       r->res.pitch2D.devPtr);
+		t->base = a->host + (t->dev - a->dev);
 		t->w = lin ? r->res.linear.sizeInBytes / t->esize :
 			     r->res.pitch2D.width;
 		t->h = lin ? 1 : r->res.pitch2D.height;
@@ -456,7 +550,8 @@ static int mode_of(const struct tobj *o, int k)
 }
 
 static void fetch(const struct tobj *o, const struct texels *t,
-		  const long *i, int geom, float f[4], uint32_t u[4])
+		  const long *i, int geom, float f[4], uint32_t u[4],
+		  uint64_t *addr)
 {
 	long x = address(i[0], (long)t->w, mode_of(o, 0));
 	long y = geom > 1 ? address(i[1], (long)t->h, mode_of(o, 1)) : 0;
@@ -471,10 +566,14 @@ static void fetch(const struct tobj *o, const struct texels *t,
 		return;
 	}
 	read_texel(t, x, y, z, norm, f, u);
+	if (t->dev && !*addr)
+		*addr = t->dev + (uint64_t)((size_t)z * t->slice +
+			(size_t)y * t->pitch + (size_t)x * t->esize);
 }
 
 static void sample(const struct tobj *o, const struct texels *tx, int geom,
-		   int cfloat, const uint64_t *c, int rfloat, uint32_t out[4])
+		   int cfloat, const uint64_t *c, int rfloat, uint32_t out[4],
+		   uint64_t *addr)
 {
 	struct texels t = *tx;
 	size_t dim[3];
@@ -507,7 +606,7 @@ static void sample(const struct tobj *o, const struct texels *tx, int geom,
 		}
 	}
 	if (!linear) {
-		fetch(o, &t, base, geom, f, u);
+		fetch(o, &t, base, geom, f, u, addr);
 		for (int k = 0; k < 4; k++)
 			out[k] = rfloat ? ((union { float f; uint32_t u; })
 					   { f[k] }).u : u[k];
@@ -523,7 +622,7 @@ static void sample(const struct tobj *o, const struct texels *tx, int geom,
 			i[k] = base[k] + hi;
 			wgt *= hi ? frac[k] : 1 - frac[k];
 		}
-		fetch(o, &t, i, geom, f, u);
+		fetch(o, &t, i, geom, f, u, addr);
 		for (int k = 0; k < 4; k++)
 			acc[k] += wgt * f[k];
 	}
@@ -589,21 +688,24 @@ static int cube_face(const struct tobj *o, const struct texels *t,
 }
 
 int emu_tex_sample(uint64_t tex, int geom, int cfloat, const uint64_t *c,
-		   int rfloat, uint32_t out[4])
+		   int rfloat, uint32_t out[4], uint64_t *addr,
+		   int *texel_bytes)
 {
 	const struct tobj *o = obj(tex, 0);
 	struct texels t;
 	uint64_t st[2];
 	int face;
 
+	*addr = 0;
 	if (!o || texels_of(o, &t))
 		return -1;
+	*texel_bytes = (int)t.esize;
 	switch (geom) {
 	case TG_A1D:
 	case TG_A2D:
 		one_slice(&t, (long)(int32_t)c[0]);
 		sample(o, &t, geom == TG_A1D ? 1 : 2, cfloat, c + 1, rfloat,
-		       out);
+		       out, addr);
 		return 0;
 	case TG_CUBE:
 	case TG_ACUBE:
@@ -612,10 +714,10 @@ int emu_tex_sample(uint64_t tex, int geom, int cfloat, const uint64_t *c,
 		face = cube_face(o, &t, c + (geom == TG_ACUBE), st);
 		one_slice(&t, face + (geom == TG_ACUBE ?
 				      6 * (long)(int32_t)c[0] : 0));
-		sample(o, &t, 2, 1, st, rfloat, out);
+		sample(o, &t, 2, 1, st, rfloat, out, addr);
 		return 0;
 	default:
-		sample(o, &t, geom, cfloat, c, rfloat, out);
+		sample(o, &t, geom, cfloat, c, rfloat, out, addr);
 		return 0;
 	}
 }

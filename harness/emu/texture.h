@@ -43,14 +43,23 @@ int emu_tex_geom(const char *s);
 int emu_tex_ncoords(int geom);
 
 /* Sample texture object tex at coordinates c (float bits when cfloat,
- * else integers; a layer index is an integer) into out[4] (float bits for a float result, else
- * integers).  0, or -1 when tex is no texture object. */
+ * else integers; a layer index is an integer) into out[4] (float bits
+ * for a float result, else integers).  *addr receives the device
+ * address of the (first) texel read when the object is over device
+ * memory (0 over an array or for a border texel), *texel_bytes its
+ * size: the load a GPU makes through the texture path.  0, or -1 when
+ * tex is no texture object. */
 int emu_tex_sample(uint64_t tex, int geom, int cfloat, const uint64_t *c,
-		   int rfloat, uint32_t out[4]);
+		   int rfloat, uint32_t out[4], uint64_t *addr,
+		   int *texel_bytes);
 
 /* Address of bytes of surface surf at byte x and rows y, z (suld and
  * sust .b): host pointer, or NULL (no such surface, or outside it). */
 uint8_t *emu_surf_addr(uint64_t surf, int geom, int64_t x, int64_t y,
 		       int64_t z, int bytes);
+
+/* Every live texture and surface object into the open launch record
+ * (trace.h), when one opens. */
+void emu_tex_trace_live(void);
 
 #endif

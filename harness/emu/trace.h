@@ -22,9 +22,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <cuda_runtime_api.h>
 
 #define EMU_TRACE_MAGIC 0x52544757u /* "WGTR" */
-#define EMU_TRACE_VERSION 1u
+#define EMU_TRACE_VERSION 2u
 /* A record stops growing here and says it was cut short. */
 #define EMU_TRACE_MAX_BYTES ((size_t)48 << 20)
 /* Module variables bigger than this are recorded without contents. */
@@ -42,8 +43,17 @@ enum emu_trace_kind {
 	TR_LAUNCH,     /* name, grid, block, n = dynamic shared, data,
 			* a = 1 for a cooperative launch */
 	TR_UNTRACED,   /* name: a call the record cannot represent */
+	TR_TEXTURE,    /* a = handle, value = 1 for a surface, data =
+			* struct cudaResourceDesc then cudaTextureDesc
+			* (EMU_TRACE_TEXTURE_BYTES): a linear or pitched
+			* object, created or alive when the record opened */
 	TR_KIND_MAX
 };
+
+/* A TR_TEXTURE entry's data: the runtime's own structures, as the
+ * CUDA headers both sides are built with lay them out. */
+#define EMU_TRACE_TEXTURE_BYTES (sizeof(struct cudaResourceDesc) + \
+				 sizeof(struct cudaTextureDesc))
 
 /* Directions of TR_COPY, as cudaMemcpyKind numbers them. */
 enum { TR_H2D = 1, TR_D2H = 2, TR_D2D = 3 };

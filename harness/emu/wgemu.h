@@ -194,6 +194,12 @@ int wgemu_launch_raw(const void *kernel, const unsigned grid[3],
 int wgemu_launch_raw_cooperative(const void *kernel, const unsigned grid[3],
 				 const unsigned block[3], size_t dyn_smem,
 				 const void *params, size_t n);
+/* wgemu_texture_at re-creates a recorded texture (or, is_surf, surface)
+ * object under its handle from a TR_TEXTURE entry's data (emu/trace.h):
+ * 0, or -1 when the data is not one or names no aligned linear or
+ * pitched resource. */
+int wgemu_texture_at(uint64_t handle, int is_surf, const void *data,
+		     size_t n);
 /* Can the emulator run this PTX?  0 yes; 1 no, why names the first
  * instruction it cannot run; -1 it does not parse (why: "line N: ..."). */
 int wgemu_check_ptx(const char *ptx, size_t len, char *why, size_t wlen);

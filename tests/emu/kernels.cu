@@ -277,3 +277,9 @@ __global__ void own_word(int *d, const int *in, int n)
 	__syncthreads();
 	d[t] = s[t];
 }
+
+// a texture over linear device memory, fetched by index
+__global__ void texfetch(float *o, cudaTextureObject_t t)
+{
+	o[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x);
+}
