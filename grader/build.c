@@ -15,6 +15,7 @@
 #include "paths.h"
 #include "sandbox.h"
 #include "util.h"
+#include "wraps.h"
 
 #ifndef WG_EMU_NVCC_FLAGS
 #define WG_EMU_NVCC_FLAGS ""
@@ -653,11 +654,35 @@ static int strip_copy(const char *debug, const char *out, char **log)
 	return build_run(argv, "/", 60, log) ? -1 : 0;
 }
 
+/* the symbols a runner's link wraps (harness/wraps.h) */
+static const char *const wraps[] = { WRAPS_LAUNCHES };
+static const char *const wraps_gpu[] = { WRAPS_LAUNCHES_GPU };
+#define NWRAPS (sizeof(wraps) / sizeof(wraps[0]) + \
+		sizeof(wraps_gpu) / sizeof(wraps_gpu[0]))
+
+/* Append the -Wl,--wrap= flags of the target's wrapped symbols to argv
+ * at *k, keeping each allocated flag in flags[]. */
+static void wrap_flags(const struct build_target *t, const char **argv,
+		       size_t *k, char **flags)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(wraps) / sizeof(wraps[0]); i++)
+		flags[n++] = xstrfmt("-Wl,--wrap=%s", wraps[i]);
+	if (t->backend == BUILD_CUDA)
+		for (size_t i = 0; i < sizeof(wraps_gpu) / sizeof(wraps_gpu[0]);
+		     i++)
+			flags[n++] = xstrfmt("-Wl,--wrap=%s", wraps_gpu[i]);
+	for (size_t i = 0; i < n; i++)
+		argv[(*k)++] = flags[i];
+}
+
 int build_link(const struct build_target *t, const struct score_config *cfg,
 	       const struct exercise *const *exs, const char *const *objs,
 	       size_t n, const char *workdir, const char *out, char **log)
 {
-	const char *argv[96];
+	const char *argv[96 + NWRAPS];
+	char *wrap[NWRAPS] = { NULL };
 	char *entry_c = NULL, *entry_o = NULL, *libs = NULL;
 	char *cached[NCACHED], *runner_o = NULL, *ext_o = NULL, *lib = NULL;
 	char *cudalib = NULL, *debug = NULL;
@@ -693,12 +718,8 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 	for (size_t i = 0; i < n; i++)
 		argv[k++] = objs[i];
 	argv[k++] = lib;
-	argv[k++] = "-Wl,--wrap=__cudaLaunchKernel";
-	argv[k++] = "-Wl,--wrap=__cudaLaunchKernel_ptsz";
-	argv[k++] = "-Wl,--wrap=cudaLaunchKernel";
+	wrap_flags(t, argv, &k, wrap);
 	if (t->backend == BUILD_CUDA) {
-		argv[k++] = "-Wl,--wrap=cudaLaunchKernelExC";
-		argv[k++] = "-Wl,--wrap=cudaLaunchCooperativeKernel";
 		cudalib = xstrfmt("-L%s/lib64", wg_cuda_home());
 		argv[k++] = cudalib;
 		argv[k++] = "-lcudart_static";
@@ -706,7 +727,7 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 		libs = xstrdup(WG_EMU_LINK_LIBS);
 		char *save = NULL;
 
-		for (char *tok = strtok_r(libs, " ", &save); tok && k < 88;
+		for (char *tok = strtok_r(libs, " ", &save); tok && k < 88 + NWRAPS;
 		     tok = strtok_r(NULL, " ", &save))
 			argv[k++] = tok;
 	}
@@ -738,6 +759,8 @@ out:
 	free(lib);
 	free(libs);
 	free(cudalib);
+	for (size_t i = 0; i < NWRAPS; i++)
+		free(wrap[i]);
 	(void)cfg;
 	return rc;
 }

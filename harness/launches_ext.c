@@ -32,3 +32,33 @@ cudaError_t __wrap_cudaLaunchCooperativeKernel(const void *f, dim3 g,
 	return launches_result(__real_cudaLaunchCooperativeKernel(f, g, b,
 								      args, smem, s));
 }
+
+/* The kernel nodes of graph g (and of its child graphs), launched on s:
+ * a GPU runs them without passing through the launch wrappers. */
+void launches_graph_kernels(cudaGraph_t g, cudaStream_t s)
+{
+	cudaGraphNode_t nodes[256];
+	size_t n = 256;
+
+	if (!g || cudaGraphGetNodes(g, nodes, &n) != cudaSuccess) {
+		cudaGetLastError();
+		return;
+	}
+	for (size_t i = 0; i < n && i < 256; i++) {
+		enum cudaGraphNodeType t;
+		struct cudaKernelNodeParams p;
+		cudaGraph_t child;
+
+		if (cudaGraphNodeGetType(nodes[i], &t) != cudaSuccess)
+			continue;
+		if (t == cudaGraphNodeTypeKernel &&
+		    cudaGraphKernelNodeGetParams(nodes[i], &p) == cudaSuccess)
+			launches_note(p.gridDim, p.blockDim,
+				      p.sharedMemBytes, s);
+		else if (t == cudaGraphNodeTypeGraph &&
+			 cudaGraphChildGraphNodeGetGraph(nodes[i], &child) ==
+			 cudaSuccess)
+			launches_graph_kernels(child, s);
+	}
+	cudaGetLastError();
+}
