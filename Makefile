@@ -78,16 +78,21 @@ EXERCISE_SRC := $(wildcard exercises/*.c exercises/*/*.c)
 # exercise oracles.
 COMMON_SRC := harness/protocol.c harness/bigbuf.c $(EXERCISE_SRC)
 GRADER_SRC := $(filter-out grader/main.c,$(wildcard grader/*.c))
-# The runner's main and the wrappers of NVIDIA-only launch calls are
-# linked by name; the rest of harness/ goes into libwgrunner.a.
-RUNNER_MAIN := harness/runner.c harness/launches_ext.c
+# The runner's main is linked by name, and a GPU's runner's own objects
+# (the wrappers of NVIDIA-only launch calls, the recorder of launch
+# records, gpurec.h) as one object, runner_gpu.o; the rest of harness/
+# goes into libwgrunner.a.
+RUNNER_MAIN := harness/runner.c
+RUNNER_GPU_SRC := harness/launches_ext.c harness/gpurec.c \
+	harness/gpurec_wraps.c harness/gpurec_graph.c
 # The replay's main is linked by name too (with the emulator and the
 # reference objects, never with student code).
 REPLAY_MAIN := harness/replay.c
 RUNNER_SRC := $(filter-out harness/protocol.c harness/bigbuf.c \
-	harness/probe.c $(RUNNER_MAIN) \
+	harness/probe.c $(RUNNER_MAIN) $(RUNNER_GPU_SRC) \
 	$(REPLAY_MAIN),$(wildcard harness/*.c))
-EMU_SRC := $(wildcard harness/emu/*.c)
+# The emulator reads fatbinaries as the runner does (harness/fatbin.c).
+EMU_SRC := $(wildcard harness/emu/*.c) harness/fatbin.c
 TEST_SRC := $(wildcard tests/check_*.c)
 
 obj = $(patsubst %.c,build/%.o,$(1))
@@ -98,7 +103,8 @@ EMU_OBJ := $(call obj,$(EMU_SRC))
 TEST_BIN := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 
 all: bin/warpgrade build/libwgrunner.a build/libwgemu.a build/wg-probe \
-	$(call obj,$(RUNNER_MAIN)) $(call obj,$(REPLAY_MAIN))
+	$(call obj,$(RUNNER_MAIN)) build/harness/runner_gpu.o \
+	$(call obj,$(REPLAY_MAIN))
 
 -include harness/emu/emu.mk
 -include mk/integrations.mk
@@ -119,6 +125,12 @@ build/libwgcore.a: $(COMMON_OBJ) $(GRADER_OBJ)
 build/libwgrunner.a: $(RUNNER_OBJ) $(COMMON_OBJ)
 	$(if $(Q),@echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# (the launch record's writer is the emulator's, emu/trace.h)
+build/harness/runner_gpu.o: $(call obj,$(RUNNER_GPU_SRC)) \
+		build/harness/emu/trace.o
+	$(if $(Q),@echo "  LD -r   $@")
+	$(Q)ld -r -o $@ $^
 
 build/libwgemu.a: $(EMU_OBJ)
 	$(if $(Q),@echo "  AR      $@")

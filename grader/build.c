@@ -656,7 +656,7 @@ static int strip_copy(const char *debug, const char *out, char **log)
 
 /* the symbols a runner's link wraps (harness/wraps.h) */
 static const char *const wraps[] = { WRAPS_LAUNCHES };
-static const char *const wraps_gpu[] = { WRAPS_LAUNCHES_GPU };
+static const char *const wraps_gpu[] = { WRAPS_GPU };
 #define NWRAPS (sizeof(wraps) / sizeof(wraps[0]) + \
 		sizeof(wraps_gpu) / sizeof(wraps_gpu[0]))
 
@@ -684,7 +684,7 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 	const char *argv[96 + NWRAPS];
 	char *wrap[NWRAPS] = { NULL };
 	char *entry_c = NULL, *entry_o = NULL, *libs = NULL;
-	char *cached[NCACHED], *runner_o = NULL, *ext_o = NULL, *lib = NULL;
+	char *cached[NCACHED], *runner_o = NULL, *gpu_o = NULL, *lib = NULL;
 	char *cudalib = NULL, *debug = NULL;
 	size_t k = 0;
 	int rc = -1;
@@ -696,7 +696,7 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 		goto out;
 
 	runner_o = xstrfmt("%s/build/harness/runner.o", wg_root());
-	ext_o = xstrfmt("%s/build/harness/launches_ext.o", wg_root());
+	gpu_o = xstrfmt("%s/build/harness/runner_gpu.o", wg_root());
 	lib = xstrfmt("%s/build/libwgrunner.a", wg_root());
 	debug = xstrfmt("%s%s", out, BUILD_DEBUG_SUFFIX);
 	argv[k++] = "g++";
@@ -705,7 +705,7 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 	argv[k++] = runner_o;
 	argv[k++] = entry_o;
 	if (t->backend == BUILD_CUDA)
-		argv[k++] = ext_o;
+		argv[k++] = gpu_o;
 	for (size_t i = 0; i < NCACHED; i++) {
 		const char *base = strrchr(cached_sources[i], '/') + 1;
 
@@ -755,7 +755,7 @@ out:
 	free(entry_c);
 	free(entry_o);
 	free(runner_o);
-	free(ext_o);
+	free(gpu_o);
 	free(lib);
 	free(libs);
 	free(cudalib);

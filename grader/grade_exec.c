@@ -286,8 +286,9 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	}
 }
 
-/* On a GPU host the emulator's runner records the measured calls; then
- * the trusted replays of the records (measure.c), which the technique
+/* The trusted replays (measure.c) of the records the runner made of
+ * the measured calls and of the performance call -- on a GPU, records
+ * of the GPU's own launches (harness/gpurec.h) -- which the technique
  * checks and the emulator's performance figure come from. */
 static void run_measured(const struct grade_opts *o, struct task *k,
 			 const struct grade_targets *g)
@@ -296,15 +297,6 @@ static void run_measured(const struct grade_opts *o, struct task *k,
 	struct timings *tm = &k->res->timings;
 	struct verify *v = k->v;
 
-	if (gpu) {
-		grade_progress(o, "%s: recording the measured calls",
-			       k->ex->name);
-		run_runner(o, v, k, 1, 0,
-			   PROTO_PHASE_CORRECTNESS, PROTO_JOB_SKIP_GPU_ONLY |
-			   PROTO_JOB_MEASURED_ONLY, NULL);
-		k->lap = timings_lap(tm, "runner emu (record measured calls)",
-				     k->lap);
-	}
 	if (!g->replay) {
 		snprintf(v->unmeasured_why, sizeof(v->unmeasured_why), "the "
 			 "replay program is not built");

@@ -92,6 +92,13 @@ static int on_frame(struct replay_ctx *c, enum proto_type t,
 		return proto_dec_lines(p, n, mc->lines) ||
 		       mc->lines->index != mc->index ?
 		       bad(c, "a malformed line table") : 0;
+	case PROTO_KERNELS:
+		if (mc->kernels)
+			return bad(c, "a second kernel list");
+		mc->kernels = xmalloc(sizeof(*mc->kernels));
+		return proto_dec_kernels(p, n, mc->kernels) ||
+		       mc->kernels->index != mc->index ?
+		       bad(c, "a malformed kernel list") : 0;
 	case PROTO_NOTE:
 		return proto_dec_note(p, n, &mc->note) || mc->note.index !=
 		       mc->index ? bad(c, "a malformed note") : 0;

@@ -274,6 +274,39 @@ static void dynamic_shared(struct verify *v, const struct sums *t)
 	}
 }
 
+/* Is kernel hash h among those some measured call launched? */
+static int measured_launched(const struct verify *v, uint64_t h)
+{
+	for (size_t m = 0; m < EXERCISE_MEASURED; m++) {
+		const struct proto_kernels *k = v->measured[m].kernels;
+
+		for (uint32_t j = 0; k && j < k->count; j++)
+			if (k->k[j].hash == h)
+				return 1;
+	}
+	return 0;
+}
+
+/* What is credited is what is timed: every kernel the performance call
+ * launched (its replayed record: the emulator's performance call, a
+ * GPU's recorded timed repetition) must be one a measured call
+ * launched.  0, or 1 with why naming the first that is not. */
+static int timed_kernels_measured(const struct verify *v, char *why,
+				  size_t len)
+{
+	const struct proto_kernels *p = v->perf_call.kernels;
+
+	for (uint32_t i = 0; p && i < p->count; i++)
+		if (!measured_launched(v, p->k[i].hash)) {
+			snprintf(why, len, "the timed call launches '%s', "
+				 "which no measured call launched: the kernel "
+				 "timed must be the kernel whose technique is "
+				 "measured", p->k[i].name);
+			return 1;
+		}
+	return 0;
+}
+
 /* Every check of the exercise, failed (0) or not measured (-1) with
  * the same reason. */
 static void all_checks(struct verify *v, int passed, const char *fmt,
@@ -377,6 +410,11 @@ void technique_evaluate(struct verify *v)
 		all_checks(v, 0, "not credited: %s", why);
 		if (strstr(why, "host and device"))
 			result_add_flag(r, "work on the host");
+		return;
+	}
+	if (timed_kernels_measured(v, why, sizeof(why))) {
+		all_checks(v, 0, "not credited: %s", why);
+		traffic_speedup(v, &t);
 		return;
 	}
 	if (v->ex->techniques & EXERCISE_TECH_COALESCED) {

@@ -61,8 +61,11 @@ void verify_release(struct verify *v)
 	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
 		free(v->measured[k].record);
 		free(v->measured[k].lines);
+		free(v->measured[k].kernels);
 	}
 	free(v->perf_call.record);
+	free(v->perf_call.lines);
+	free(v->perf_call.kernels);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -83,11 +86,20 @@ void verify_process_begin(struct verify *v, uint32_t phases,
 	v->have_perf_frame = 0;
 	v->last_shape = -1;
 	memset(v->sent, 0, v->nshapes);
-	/* a record is one process's word: a later process sends its own */
+	/* a record is one process's word: a later process that runs the
+	 * same phase sends its own (the measured calls' come with the
+	 * correctness phase, and so does the emulator's performance call;
+	 * a GPU's timed call comes with the performance phase) */
 	for (size_t k = 0; k <= EXERCISE_MEASURED; k++) {
 		struct measured_call *mc = k < EXERCISE_MEASURED ?
 					   &v->measured[k] : &v->perf_call;
+		int mine = k < EXERCISE_MEASURED ||
+			   (job_flags & PROTO_JOB_PERF_RECORD) ?
+			   (phases & PROTO_PHASE_CORRECTNESS) :
+			   (phases & PROTO_PHASE_PERF);
 
+		if (!mine)
+			continue;
 		free(mc->record);
 		mc->record = NULL;
 		mc->record_len = mc->record_filled = 0;
@@ -411,12 +423,17 @@ static int on_record(struct verify *v, const unsigned char *p, size_t n)
 	if (proto_dec_record(p, n, &m))
 		return proto_fail(v, "malformed record frame");
 	k = m.index - exercise_nshapes(v->ex);
+	/* the performance call's: the emulator's after the sweep, a GPU's
+	 * of one timed repetition */
 	if (m.index == exercise_nshapes_all(v->ex) &&
-	    (v->job_flags & PROTO_JOB_PERF_RECORD)) {
+	    ((v->job_flags & PROTO_JOB_PERF_RECORD) ?
+	     v->current_phase == PROTO_PHASE_CORRECTNESS :
+	     v->current_phase == PROTO_PHASE_PERF)) {
 		mc = &v->perf_call;
 		mc->index = m.index;
 		mc->shape = v->ex->perf_shape;
-	} else if (m.index < exercise_nshapes(v->ex) ||
+	} else if (v->current_phase != PROTO_PHASE_CORRECTNESS ||
+		   m.index < exercise_nshapes(v->ex) ||
 		   k >= EXERCISE_MEASURED || !asked(v, m.index)) {
 		return proto_fail(v, "a record of shape %u, which is not a "
 				  "measured call", m.index);
@@ -473,8 +490,10 @@ static int on_key_request(struct verify *v, const unsigned char *p,
 static int allowed(uint32_t phase, enum proto_type t)
 {
 	switch (t) {
-	case PROTO_SHAPE: case PROTO_RECORD:
+	case PROTO_SHAPE:
 		return phase == PROTO_PHASE_CORRECTNESS;
+	case PROTO_RECORD:
+		return 1; /* on_record says which */
 	case PROTO_PERF: case PROTO_KEY_REQUEST:
 		return phase == PROTO_PHASE_PERF;
 	case PROTO_LAUNCHES: case PROTO_ERROR:

@@ -44,6 +44,7 @@ struct measured_call {
 	int have_ref, have_stu;
 	struct proto_traffic ref, stu;
 	struct proto_lines *lines;  /* NULL when none came */
+	struct proto_kernels *kernels; /* the kernels it launched, or NULL */
 	struct proto_note note;     /* kind != 0: could not be replayed */
 	enum status output;         /* of the replayed output */
 	char output_why[256];

@@ -19,6 +19,12 @@
 #include <string.h>
 
 #include "crashlog.h"
+#include "gpurec.h"
+
+/* the GPU's recorder, linked into a GPU's runner only (gpurec.h) */
+#pragma weak gpurec_launch
+#pragma weak gpurec_launch_handle
+#pragma weak gpurec_graph
 
 /* steps of one call, in order, for the stream-order rule */
 #define MAX_STEPS 4096
@@ -140,8 +146,7 @@ void launches_end(struct proto_launches *out)
 	*out = current;
 }
 
-/* A launch into stream s is a graph node while s is being captured. */
-static int capturing(cudaStream_t s)
+int launches_capturing(cudaStream_t s)
 {
 	enum cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
 
@@ -160,7 +165,7 @@ void launches_note(dim3 grid, dim3 block, size_t smem, cudaStream_t s)
 		return;
 	if (graph_depth)
 		s = graph_stream;
-	else if (capturing(s))
+	else if (launches_capturing(s))
 		return;
 	current.total++;
 	if (current.count >= PROTO_MAX_LAUNCHES)
@@ -241,35 +246,55 @@ cudaError_t __wrap_cudaGraphInstantiateWithFlags(cudaGraphExec_t *,
 						 cudaGraph_t,
 						 unsigned long long);
 
+/* A launch the GPU's recorder must write: it ran, and not into a
+ * graph being captured (a graph's kernels are written when it is
+ * launched). */
+static int to_record(cudaError_t err, cudaStream_t s)
+{
+	return err == cudaSuccess && !graph_depth && !launches_capturing(s);
+}
+
 cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b,
 				      void **args, size_t smem,
 				      cudaStream_t s)
 {
+	cudaError_t err;
+
 	launches_note(g, b, smem, s);
-	return launches_result(__real___cudaLaunchKernel(k, g, b, args,
-							   smem, s));
+	err = __real___cudaLaunchKernel(k, g, b, args, smem, s);
+	if (gpurec_launch_handle && to_record(err, s))
+		gpurec_launch_handle(k, g, b, args, smem);
+	return launches_result(err);
 }
 
 cudaError_t __wrap___cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b,
 					   void **args, size_t smem,
 					   cudaStream_t s)
 {
+	cudaError_t err;
+
 	launches_note(g, b, smem, s);
-	return launches_result(__real___cudaLaunchKernel_ptsz(k, g, b,
-								 args, smem, s));
+	err = __real___cudaLaunchKernel_ptsz(k, g, b, args, smem, s);
+	if (gpurec_launch_handle && to_record(err, s))
+		gpurec_launch_handle(k, g, b, args, smem);
+	return launches_result(err);
 }
 
 cudaError_t __wrap_cudaLaunchKernel(const void *f, dim3 g, dim3 b,
 				    void **args, size_t smem, cudaStream_t s)
 {
+	cudaError_t err;
+
 	launches_note(g, b, smem, s);
-	return launches_result(__real_cudaLaunchKernel(f, g, b, args, smem,
-							 s));
+	err = __real_cudaLaunchKernel(f, g, b, args, smem, s);
+	if (gpurec_launch && to_record(err, s))
+		gpurec_launch(f, g, b, args, smem, 0);
+	return launches_result(err);
 }
 
 cudaError_t __wrap_cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
-	if (recording && !graph_depth && !capturing(s))
+	if (recording && !graph_depth && !launches_capturing(s))
 		add_step(STEP_RECORD, s, e, 0);
 	return __real_cudaEventRecord(e, s);
 }
@@ -277,7 +302,7 @@ cudaError_t __wrap_cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 cudaError_t __wrap_cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s,
 					    unsigned int flags)
 {
-	if (recording && !graph_depth && !capturing(s))
+	if (recording && !graph_depth && !launches_capturing(s))
 		add_step(STEP_RECORD, s, e, 0);
 	return __real_cudaEventRecordWithFlags(e, s, flags);
 }
@@ -285,7 +310,7 @@ cudaError_t __wrap_cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s,
 cudaError_t __wrap_cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e,
 				       unsigned int flags)
 {
-	if (recording && !graph_depth && !capturing(s))
+	if (recording && !graph_depth && !launches_capturing(s))
 		add_step(STEP_WAIT, s, e, 0);
 	return __real_cudaStreamWaitEvent(s, e, flags);
 }
@@ -296,9 +321,11 @@ cudaError_t __wrap_cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e,
 cudaError_t __wrap_cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s)
 {
 	uint32_t before = current.total;
-	int live = recording && !capturing(s);
+	int live = recording && !launches_capturing(s);
 	cudaError_t err;
 
+	if (live && gpurec_graph)
+		gpurec_graph(launches_graph_of(x));
 	if (live) {
 		graph_depth++;
 		graph_stream = s;

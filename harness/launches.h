@@ -27,6 +27,10 @@ void launches_end(struct proto_launches *out);
 void launches_note(dim3 grid, dim3 block, size_t smem, cudaStream_t s);
 cudaError_t launches_result(cudaError_t err);
 
+/* 1 while stream s is being captured: what is put on it becomes a node
+ * of a graph, not work. */
+int launches_capturing(cudaStream_t s);
+
 /* The graph an executable graph was instantiated from (NULL when not
  * seen). */
 cudaGraph_t launches_graph_of(cudaGraphExec_t e);

@@ -1,8 +1,11 @@
 /*
  * Wrappers for the launch entry points that only NVIDIA's runtime
- * provides (see launches.c): linked into the GPU runner only.
+ * provides (see launches.c), which the recorder also writes (gpurec.h):
+ * linked into a GPU's runner only.
  */
 #include "launches.h"
+
+#include "gpurec.h"
 
 cudaError_t __real_cudaLaunchKernelExC(const cudaLaunchConfig_t *,
 				       const void *, void **);
@@ -15,22 +18,42 @@ cudaError_t __wrap_cudaLaunchCooperativeKernel(const void *, dim3, dim3,
 					       void **, size_t,
 					       cudaStream_t);
 
+/* Is a launch with config c cooperative? */
+static int cooperative(const cudaLaunchConfig_t *c)
+{
+	for (unsigned i = 0; i < c->numAttrs; i++)
+		if (c->attrs[i].id == cudaLaunchAttributeCooperative &&
+		    c->attrs[i].val.cooperative)
+			return 1;
+	return 0;
+}
+
 cudaError_t __wrap_cudaLaunchKernelExC(const cudaLaunchConfig_t *c,
 				       const void *f, void **args)
 {
+	cudaError_t err;
+
 	if (c)
 		launches_note(c->gridDim, c->blockDim, c->dynamicSmemBytes,
 			      c->stream);
-	return launches_result(__real_cudaLaunchKernelExC(c, f, args));
+	err = __real_cudaLaunchKernelExC(c, f, args);
+	if (c && err == cudaSuccess && !launches_capturing(c->stream))
+		gpurec_launch(f, c->gridDim, c->blockDim, args,
+			      c->dynamicSmemBytes, cooperative(c));
+	return launches_result(err);
 }
 
 cudaError_t __wrap_cudaLaunchCooperativeKernel(const void *f, dim3 g,
 					       dim3 b, void **args,
 					       size_t smem, cudaStream_t s)
 {
+	cudaError_t err;
+
 	launches_note(g, b, smem, s);
-	return launches_result(__real_cudaLaunchCooperativeKernel(f, g, b,
-								      args, smem, s));
+	err = __real_cudaLaunchCooperativeKernel(f, g, b, args, smem, s);
+	if (err == cudaSuccess && !launches_capturing(s))
+		gpurec_launch(f, g, b, args, smem, 1);
+	return launches_result(err);
 }
 
 /* The kernel nodes of graph g (and of its child graphs), launched on s:

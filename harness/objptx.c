@@ -1,11 +1,7 @@
 /*
  * PTX out of a relocatable ELF64 object (see objptx.h): the section
  * header table, the section name table, the .nv_fatbin section, then
- * the fatbinaries in it (header: magic, version, header size, size of
- * the entries) and their entries (kind 1 is PTX; header size at +4,
- * payload size at +8, compressed size at +16, architecture at +28,
- * flags at +40; the emulator's runtime reads the same layout from
- * memory).
+ * the fatbinaries in it (fatbin.h).
  */
 #include "objptx.h"
 
@@ -18,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FATBIN_MAGIC 0xba55ed50u
-#define ENTRY_PTX 1
+#include "fatbin.h"
+
 #define MAX_OBJECT ((size_t)1 << 30)
 
 static uint64_t le(const unsigned char *p, int n)
@@ -82,54 +78,27 @@ static int find_fatbin(const unsigned char *o, size_t size, uint64_t *off,
 int objptx_parse(const unsigned char *obj, size_t size, char **ptx,
 		 size_t *len, char *err, size_t errlen)
 {
-	uint64_t off, n, best = 0, best_n = 0;
-	uint32_t best_arch = 0;
-	int compressed = 0;
+	uint64_t off, n;
+	const char *p;
+	size_t pn;
+	int rc;
 
 	*ptx = NULL;
 	if (find_fatbin(obj, size, &off, &n, err, errlen))
 		return -1;
-	/* one fatbinary per translation unit, one after the other */
-	while (n >= 16 && le(obj + off, 4) == FATBIN_MAGIC) {
-		uint64_t hsize = le(obj + off + 6, 2), body = le(obj + off + 8,
-								  8);
-		uint64_t e, end;
-
-		if (hsize < 16 || !inside(hsize, body, (size_t)n))
-			return fail(err, errlen, "bad fatbinary header");
-		e = off + hsize;
-		end = e + body;
-		while (end - e >= 64) {
-			uint64_t eh = le(obj + e + 4, 4), es = le(obj + e + 8, 8);
-			uint32_t arch = (uint32_t)le(obj + e + 28, 4);
-
-			if (eh < 64 || !inside(eh, es, (size_t)(end - e)))
-				return fail(err, errlen, "bad fatbinary entry");
-			if (le(obj + e, 2) == ENTRY_PTX) {
-				if (le(obj + e + 16, 4) ||
-				    (le(obj + e + 40, 8) & 0xa000))
-					compressed = 1;
-				else if (!best_n || arch > best_arch) {
-					best = e + eh;
-					best_n = es;
-					best_arch = arch;
-				}
-			}
-			e += eh + es;
-		}
-		n -= hsize + body;
-		off += hsize + body;
-	}
-	if (!best_n)
-		return fail(err, errlen, compressed ? "the PTX in the object "
-			    "is compressed" : "no PTX in the object");
-	*ptx = malloc(best_n + 1);
+	rc = fatbin_ptx(obj + off, (size_t)n, &p, &pn);
+	if (rc == FATBIN_BAD)
+		return fail(err, errlen, "bad fatbinary");
+	if (rc)
+		return fail(err, errlen, rc == FATBIN_COMPRESSED ? "the PTX "
+			    "in the object is compressed" : "no PTX in the "
+			    "object");
+	*ptx = malloc(pn + 1);
 	if (!*ptx)
 		return fail(err, errlen, "out of memory");
-	memcpy(*ptx, obj + best, best_n);
-	(*ptx)[best_n] = '\0';
-	/* the payload is padded with NULs to an alignment */
-	*len = strlen(*ptx);
+	memcpy(*ptx, p, pn);
+	(*ptx)[pn] = '\0';
+	*len = pn;
 	return 0;
 }
 

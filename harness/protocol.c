@@ -355,6 +355,7 @@ const char *proto_type_name(enum proto_type t)
 		[PROTO_KEY_REQUEST] = "key request", [PROTO_KEY] = "key",
 		[PROTO_LINES] = "lines", [PROTO_NOTE] = "note",
 		[PROTO_REPLAY] = "replay", [PROTO_PREDICTION] = "prediction",
+		[PROTO_KERNELS] = "kernels",
 	};
 
 	if ((unsigned)t < PROTO_TYPE_MAX && names[t])
@@ -771,6 +772,49 @@ int proto_dec_note(const void *p, size_t n, struct proto_note *m)
 	proto_get_str(&r, m->message, sizeof(m->message));
 	return proto_reader_done(&r) && m->kind >= NOTE_NO_RECORD &&
 	       m->kind < NOTE_KIND_MAX ? 0 : -1;
+}
+
+uint64_t proto_kernel_hash(const char *mangled)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; mangled && *mangled; mangled++)
+		h = (h ^ (uint8_t)*mangled) * 1099511628211ull;
+	return h;
+}
+
+void proto_enc_kernels(struct proto_buf *b, const struct proto_kernels *m)
+{
+	uint32_t n = m->count < PROTO_MAX_KERNELS ? m->count :
+		     PROTO_MAX_KERNELS;
+
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->index);
+	proto_put_u32(&m_, n);
+	proto_put_u32(&m_, m->more);
+	for (uint32_t i = 0; i < n; i++) {
+		proto_put_u64(&m_, m->k[i].hash);
+		proto_put_str(&m_, m->k[i].name);
+	}
+	ENCODE_END(PROTO_KERNELS);
+}
+
+int proto_dec_kernels(const void *p, size_t n, struct proto_kernels *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->index = proto_get_u32(&r);
+	m->count = proto_get_u32(&r);
+	m->more = proto_get_u32(&r);
+	if (m->count > PROTO_MAX_KERNELS)
+		return -1;
+	for (uint32_t i = 0; i < m->count; i++) {
+		m->k[i].hash = proto_get_u64(&r);
+		proto_get_str(&r, m->k[i].name, sizeof(m->k[i].name));
+	}
+	return proto_reader_done(&r) ? 0 : -1;
 }
 
 void proto_enc_replay(struct proto_buf *b, const struct proto_replay *m)

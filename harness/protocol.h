@@ -60,6 +60,7 @@ enum proto_type {
 	PROTO_NOTE,      /* replay: why a call could not be replayed */
 	PROTO_REPLAY,    /* grader -> replay: what to replay */
 	PROTO_PREDICTION,/* replay: the performance call's predicted time */
+	PROTO_KERNELS,   /* replay: the kernels one replayed call launched */
 	PROTO_TYPE_MAX
 };
 
@@ -330,6 +331,25 @@ struct proto_prediction {
 	uint32_t grid_blocks;
 };
 
+/* The distinct kernels one replayed call launched, in first-launch
+ * order: a hash of each one's mangled name (what compares) and the
+ * name as it reads (what a report shows). */
+#define PROTO_MAX_KERNELS 32u
+struct proto_kernel {
+	uint64_t hash;
+	char name[128];
+};
+
+struct proto_kernels {
+	uint32_t index;
+	uint32_t count;        /* <= PROTO_MAX_KERNELS */
+	uint32_t more;         /* distinct kernels beyond count */
+	struct proto_kernel k[PROTO_MAX_KERNELS];
+};
+
+/* FNV-1a, 64 bits, of a kernel's mangled name: proto_kernel.hash. */
+uint64_t proto_kernel_hash(const char *mangled);
+
 struct proto_done {
 	uint32_t phase;
 	uint32_t completed; /* shapes or repetitions done */
@@ -369,6 +389,8 @@ void proto_enc_prediction(struct proto_buf *b,
 			  const struct proto_prediction *m);
 int proto_dec_prediction(const void *p, size_t n,
 			 struct proto_prediction *m);
+void proto_enc_kernels(struct proto_buf *b, const struct proto_kernels *m);
+int proto_dec_kernels(const void *p, size_t n, struct proto_kernels *m);
 void proto_enc_done(struct proto_buf *b, const struct proto_done *m);
 int proto_dec_done(const void *p, size_t n, struct proto_done *m);
 

@@ -61,6 +61,7 @@ struct replay {
 	uint32_t hash;
 	struct proto_traffic t;
 	struct proto_note note;
+	struct proto_kernels kernels; /* launched by the replayed call */
 };
 
 static int send(struct proto_buf *b)
@@ -424,6 +425,36 @@ static int do_copy(struct replay *r, const struct emu_trace_op *op)
 	return note(r, NOTE_MISMATCH, "a copy of unknown direction");
 }
 
+/* A kernel the replayed call launched, kept once. */
+static void note_kernel(struct replay *r, const char *mangled)
+{
+	struct proto_kernels *k = &r->kernels;
+	uint64_t h = proto_kernel_hash(mangled);
+
+	for (uint32_t i = 0; i < k->count; i++)
+		if (k->k[i].hash == h)
+			return;
+	if (k->count == PROTO_MAX_KERNELS) {
+		k->more++;
+		return;
+	}
+	k->k[k->count].hash = h;
+	wgemu_demangle(mangled, k->k[k->count].name,
+		       sizeof(k->k[k->count].name));
+	k->count++;
+}
+
+static void send_kernels(struct replay *r)
+{
+	struct proto_buf b;
+
+	r->kernels.index = r->job.index;
+	proto_buf_init(&b);
+	proto_enc_kernels(&b, &r->kernels);
+	if (send(&b))
+		die("cannot write");
+}
+
 static int do_launch(struct replay *r, const struct emu_trace_op *op)
 {
 	const void *k = op->value == r->hash ?
@@ -442,6 +473,7 @@ static int do_launch(struct replay *r, const struct emu_trace_op *op)
 			    cudaGetErrorString(cudaGetLastError()));
 	if (wgemu_last_fault(fault, sizeof(fault)) != WGEMU_FAULT_NONE)
 		return note(r, NOTE_FAULT, "%s", fault);
+	note_kernel(r, op->name);
 	return 0;
 }
 
@@ -530,6 +562,7 @@ static void replay_student(struct replay *r)
 	sum_launches(&r->t);
 	send_traffic(&r->t);
 	send_lines(r);
+	send_kernels(r);
 	send_region(r, wgemu_host_ptr(h.out, (size_t)h.out_bytes),
 		    (size_t)h.out_bytes, exercise_hash(wgemu_host_ptr(h.in,
 		    elems * es), elems * es));
@@ -637,6 +670,7 @@ static void predict(struct replay *r)
 		p.student_ms = wgemu_perf_total_ms();
 		describe(&p);
 		proto_enc_prediction(&b, &p);
+		send_kernels(r);
 	}
 	wgemu_perf_end();
 	if (send(&b))

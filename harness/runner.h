@@ -22,6 +22,7 @@
 #include "exercise.h"
 #include "protocol.h"
 #include "emu/wgemu.h"
+#include "gpurec.h"
 
 /* The alignment of every buffer a launcher is given: cudaMalloc's
  * on the GPUs graded (512 bytes, their textureAlignment, so that a
@@ -40,6 +41,9 @@ _Static_assert(PROTO_GUARD_ELEMS * 4 % RUNNER_ALIGN == 0,
 #pragma weak wgemu_record_end
 #pragma weak wgemu_dry
 #pragma weak wgemu_watch_output
+/* Present only in a GPU's runner (gpurec.h). */
+#pragma weak gpurec_begin
+#pragma weak gpurec_end
 
 typedef void (*launcher_fn)(void *out, const void *in, int m, int n,
 			    cudaStream_t stream);
@@ -61,7 +65,21 @@ void runner_send_phase(unsigned phase, unsigned count);
 void runner_send_done(unsigned phase, unsigned completed);
 int runner_send_shape(size_t index, const unsigned char *region,
 		      size_t total, uint64_t input_hash);
+/* Launch records of the calls the grader replays: the emulator's, or
+ * on a GPU the recorder's (gpurec.h).  runner_can_record says whether
+ * this runner has either; runner_record_begin opens one around a call
+ * (its input and guarded output region), runner_send_record closes it
+ * and sends it as the record of shape index (0, or -1 when the grader
+ * cannot be written to); a GPU's runner also records one timed
+ * repetition, sent as the performance call's. */
+int runner_can_record(void);
+void runner_record_begin(const void *in, size_t in_bytes, const void *out,
+			 size_t out_bytes);
 int runner_send_record(size_t index);
+/* The same in two steps: close the record (0 with *rec, malloc'd, and
+ * *len; -1 when none was open), send it later (rec is freed). */
+int runner_record_end(unsigned char **rec, size_t *len);
+int runner_send_record_data(size_t index, unsigned char *rec, size_t len);
 int runner_call_launcher(struct runner *r, launcher_fn f, void *out,
 			 const void *in, struct exercise_shape s,
 			 unsigned phase, size_t index, int report);

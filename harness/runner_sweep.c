@@ -176,7 +176,7 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 	size_t elems = exercise_shape_elems(s), es = ex->elem_size;
 	size_t region = (elems + 2 * GUARD_ELEMS) * es;
 	int measured = (flags & EXERCISE_SHAPE_MEASURED) &&
-		       wgemu_record_begin;
+		       runner_can_record();
 	unsigned char *h_region = hostbuf_get(h_regions, region);
 	unsigned char *h_check = hostbuf_get(h_inputs, elems * es);
 	cudaError_t err;
@@ -199,7 +199,7 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 		wgemu_watch_output(d_region + GUARD_ELEMS * es, elems * es,
 				   GUARD_ELEMS * es, es);
 	if (measured)
-		wgemu_record_begin(d_in, elems * es, d_region, region);
+		runner_record_begin(d_in, elems * es, d_region, region);
 	runner_call_launcher(r, r->student, d_region + GUARD_ELEMS * es, d_in,
 			     s, PROTO_PHASE_CORRECTNESS, i, 1);
 	if (measured && runner_send_record(i))
@@ -365,12 +365,15 @@ static int batchable(const struct runner *r, const struct corr_plan *pl,
 		     size_t c, const struct batch *bt)
 {
 	size_t i = pl->order[c];
+	unsigned flags;
 	struct exercise_shape s = exercise_shape_of(r->ex, r->job.seed, i,
-						    NULL);
+						    &flags);
 	size_t in = exercise_shape_elems(s) * r->ex->elem_size;
 
+	/* a measured call runs alone, inside its launch record */
 	return bt->host && !r->emu && !pl->skip[i] &&
 	       !(r->job.flags & PROTO_JOB_BARE_OUTPUT) &&
+	       !(flags & EXERCISE_SHAPE_MEASURED) &&
 	       in + 2 * GUARD_ELEMS * r->ex->elem_size <= BATCH_REGION_MAX;
 }
 

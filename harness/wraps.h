@@ -17,8 +17,22 @@
 	"cudaStreamWaitEvent", "cudaGraphLaunch", "cudaGraphInstantiate", \
 	"cudaGraphInstantiateWithFlags"
 
-/* launches_ext.c: launch calls only NVIDIA's runtime has */
-#define WRAPS_LAUNCHES_GPU \
-	"cudaLaunchKernelExC", "cudaLaunchCooperativeKernel"
+/* a GPU's runner only: launches_ext.c, launch calls only NVIDIA's
+ * runtime has; gpurec_wraps.c, what the recorder of launch records
+ * must see */
+#define WRAPS_GPU \
+	"cudaLaunchKernelExC", "cudaLaunchCooperativeKernel", \
+	"__cudaRegisterFatBinary", "__cudaRegisterFunction", \
+	"__cudaRegisterVar", "__cudaGetKernel", \
+	"cudaMalloc", "cudaMallocAsync", "cudaMallocPitch", \
+	"cudaMallocManaged", "cudaFree", "cudaFreeAsync", \
+	"cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpy2D", \
+	"cudaMemcpy2DAsync", "cudaMemcpyToSymbol", \
+	"cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbol", \
+	"cudaMemcpyFromSymbolAsync", "cudaMemset", "cudaMemsetAsync", \
+	"cudaMemset2D", "cudaMemset2DAsync", "cudaCreateTextureObject", \
+	"cudaDestroyTextureObject", "cudaCreateSurfaceObject", \
+	"cudaDestroySurfaceObject", "cudaMemcpy3D", "cudaMemcpy3DAsync", \
+	"cudaLaunchHostFunc"
 
 #endif

@@ -38,7 +38,7 @@ INSTALL_DATA := $(wildcard exercises/*.h exercises/*/*.h \
 	exercises/*/README.md harness/*.h harness/emu/*.h \
 	harness/runner_kernels.cu)
 INSTALL_BUILD := build/libwgrunner.a build/libwgemu.a \
-	build/harness/runner.o build/harness/launches_ext.o \
+	build/harness/runner.o build/harness/runner_gpu.o \
 	build/harness/replay.o
 INSTALL_REFERENCE := $(wildcard reference/*.cu reference/*.cuh)
 GRADER_OWNER := $(if $(GRADER_USER),-o $(GRADER_USER))

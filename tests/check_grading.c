@@ -906,6 +906,51 @@ START_TEST(copies_never_dilute_the_kernels)
 }
 END_TEST
 
+/* What is credited is what is timed: the performance call's kernels
+ * must be among the measured calls'. */
+START_TEST(timed_kernel_must_be_measured)
+{
+	struct fixture fx;
+	struct proto_kernels *mk[EXERCISE_MEASURED], *pk;
+
+	measured_fixture(&fx, "coalesced_transpose");
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+		mk[k] = calloc(1, sizeof(*mk[k]));
+		mk[k]->count = 1;
+		mk[k]->k[0].hash = 11;
+		strcpy(mk[k]->k[0].name, "transpose_tiled");
+		fx.v.measured[k].kernels = mk[k];
+	}
+	pk = calloc(1, sizeof(*pk));
+	pk->count = 1;
+	pk->k[0].hash = 11;
+	fx.v.perf_call.kernels = pk;
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_OK);
+	release(&fx);
+
+	measured_fixture(&fx, "coalesced_transpose");
+	for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+		mk[k] = calloc(1, sizeof(*mk[k]));
+		mk[k]->count = 1;
+		mk[k]->k[0].hash = 11;
+		fx.v.measured[k].kernels = mk[k];
+	}
+	pk = calloc(1, sizeof(*pk));
+	pk->count = 2;
+	pk->k[0].hash = 11;
+	pk->k[1].hash = 12;
+	strcpy(pk->k[1].name, "transpose_naive");
+	fx.v.perf_call.kernels = pk;
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_TECH);
+	ck_assert_ptr_nonnull(strstr(check_named(&fx, "coalesced global "
+		"loads")->detail, "launches 'transpose_naive', which no "
+		"measured call launched"));
+	release(&fx);
+}
+END_TEST
+
 START_TEST(replay_failure_is_ours)
 {
 	struct fixture fx;
@@ -1080,6 +1125,7 @@ static Suite *grading_suite(void)
 	tcase_add_test(t, replay_that_misses_the_output_earns_nothing);
 	tcase_add_test(t, replay_failure_is_ours);
 	tcase_add_test(t, copies_never_dilute_the_kernels);
+	tcase_add_test(t, timed_kernel_must_be_measured);
 	tcase_add_test(t, staging_checks_need_the_data_to_pass_through);
 	tcase_add_test(j, json_has_the_documented_fields);
 	tcase_set_timeout(v, 10);

@@ -154,6 +154,52 @@ START_TEST(perf_and_traffic_round_trip)
 }
 END_TEST
 
+/* The kernels of a replayed call: hashes of mangled names, readable
+ * names; a count past the cap is refused. */
+START_TEST(kernels_round_trip)
+{
+	struct proto_buf b;
+	struct proto_decoder d;
+	enum proto_type t;
+	const unsigned char *p;
+	size_t n;
+	struct proto_kernels *k = calloc(1, sizeof(*k));
+	struct proto_kernels *e = calloc(1, sizeof(*e));
+
+	ck_assert(k && e);
+	ck_assert(proto_kernel_hash("_Z4tileILi0EEvPfPKfi") !=
+		  proto_kernel_hash("_Z4tileILi1EEvPfPKfi"));
+	k->index = 4106;
+	k->count = 2;
+	k->more = 3;
+	k->k[0].hash = proto_kernel_hash("_Z15transpose_naivePfPKfii");
+	strcpy(k->k[0].name, "transpose_naive");
+	k->k[1].hash = 7;
+	strcpy(k->k[1].name, "tile<0>");
+	proto_buf_init(&b);
+	proto_enc_kernels(&b, k);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(t, PROTO_KERNELS);
+	ck_assert_int_eq(proto_dec_kernels(p, n, e), 0);
+	ck_assert_uint_eq(e->index, 4106);
+	ck_assert_uint_eq(e->count, 2);
+	ck_assert_uint_eq(e->more, 3);
+	ck_assert(e->k[0].hash == k->k[0].hash);
+	ck_assert_str_eq(e->k[1].name, "tile<0>");
+	ck_assert_int_eq(proto_dec_kernels(p, n - 1, e), -1);
+	/* a count beyond the cap, whatever follows */
+	{
+		unsigned char bad[12] = { 0, 0, 0, 0, 33, 0, 0, 0 };
+
+		ck_assert_int_eq(proto_dec_kernels(bad, sizeof(bad), e), -1);
+	}
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+	free(k);
+	free(e);
+}
+END_TEST
+
 START_TEST(record_key_note_replay_round_trip)
 {
 	struct proto_buf b;
@@ -436,6 +482,7 @@ static Suite *protocol_suite(void)
 	tcase_add_test(rt, shape_round_trip_and_bounds);
 	tcase_add_test(rt, perf_and_traffic_round_trip);
 	tcase_add_test(rt, record_key_note_replay_round_trip);
+	tcase_add_test(rt, kernels_round_trip);
 	tcase_add_test(rt, error_and_launches_round_trip);
 	tcase_add_test(st, stream_split_anywhere);
 	tcase_add_test(st, truncated_frame_pending);

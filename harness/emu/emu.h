@@ -226,6 +226,9 @@ int emu_reconv_compute(struct emu_func *f);
 #define EMU_LOCAL_WIN  0x0000200000000000ull  /* generic local window */
 #define EMU_WIN_SIZE   0x0000000100000000ull
 #define EMU_GLOBAL_BASE 0x0000700000000000ull
+/* a replay's own allocations: above every user address of a process
+ * (x86-64, 47 bits), where a recorded program's device memory lies */
+#define EMU_REPLAY_BASE 0x0000800000000000ull
 /* the address of function i (a function pointer, a vtable entry) */
 #define EMU_FUNC_BASE  0x0000300000000000ull
 #define EMU_FUNC_ADDR(i) (EMU_FUNC_BASE + (uint64_t)(i) * 16)

@@ -25,6 +25,7 @@
 #include "emu/graph.h"
 #include "emu/rt.h"
 #include "emu/texture.h"
+#include "fatbin.h"
 #include "emu/runtime_perf.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
@@ -58,8 +59,6 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
 				    dim3 blockDim, void **args,
 				    size_t sharedMem, cudaStream_t stream);
 
-#define FATBIN_WRAP_MAGIC 0x466243b1u
-#define FATBIN_MAGIC 0xba55ed50u
 #define SMEM_DEFAULT EMU_SMEM_DEFAULT
 #define SMEM_OPTIN EMU_SMEM_OPTIN
 
@@ -330,17 +329,28 @@ struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
 	return a;
 }
 
-/* The replay's own allocations start far above any address a recorded
- * program reached, so re-creating a record's allocations never meets
- * them. */
-#define EMU_GLOBAL_END (EMU_GLOBAL_BASE + (1ull << 46))
+/* Where a recorded allocation may be re-created: anywhere a program's
+ * device memory can be (a GPU's cudaMalloc gives 0x7f.. addresses, its
+ * cudaMallocAsync 0x3..: a process's user addresses, below 2^47), but
+ * in the emulator's generic shared and local windows.  The replay's own
+ * allocations start above every such address (EMU_REPLAY_BASE), so
+ * re-creating a record's allocations never meets them. */
+#define EMU_RECORD_LOW 0x10000ull
+#define EMU_RECORD_END EMU_REPLAY_BASE
+
+static int in_window(uint64_t addr, uint64_t size, uint64_t win)
+{
+	return addr < win + EMU_WIN_SIZE && addr + size > win;
+}
 
 struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size, int zeroed)
 {
 	struct emu_alloc *a;
 	int i;
 
-	if (addr < EMU_GLOBAL_BASE || size > EMU_GLOBAL_END - addr ||
+	if (addr < EMU_RECORD_LOW || size > EMU_RECORD_END - addr ||
+	    in_window(addr, size ? size : 1, EMU_SHARED_WIN) ||
+	    in_window(addr, size ? size : 1, EMU_LOCAL_WIN) ||
 	    size > TOTAL_MEM - g_used || emu_mem_find(addr, 1) ||
 	    (size && emu_mem_find(addr + size - 1, 1)))
 		return NULL;
@@ -470,110 +480,34 @@ void emu_heap_free(uint64_t dev)
 }
 
 /* ---- fatbinary ---- */
-struct fatbin_wrapper {
-	uint32_t magic;
-	uint32_t version;
-	const void *data;
-	const void *filename_or_fatbins;
-};
-
-static uint16_t rd16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-/* Copy the newest PTX entry of a fatbinary into *ptx. */
-static int fatbin_ptx(const void *fatbin, char **ptx, char *err,
+/* Copy the newest PTX entry of a registered fatbinary into *ptx. */
+static int module_ptx(const void *fatbin, char **ptx, char *err,
 		      size_t errlen)
 {
-	const struct fatbin_wrapper *w = fatbin;
-	const uint8_t *h, *e, *end;
-	const uint8_t *best = NULL;
-	uint64_t best_size = 0;
-	uint32_t best_arch = 0;
-	int compressed = 0;
+	const char *p;
+	size_t n;
+	int rc = fatbin_wrapper_ptx(fatbin, &p, &n);
 
-	if (!w || w->magic != FATBIN_WRAP_MAGIC || !w->data) {
-		snprintf(err, errlen, "no fatbinary (bad wrapper magic)");
-		return -1;
-	}
-	h = w->data;
-	if (rd32(h) != FATBIN_MAGIC) {
-		snprintf(err, errlen, "bad fatbinary magic 0x%08x", rd32(h));
-		return -1;
-	}
-	e = h + rd16(h + 6);
-	end = e + rd64(h + 8);
-	while (e + 64 <= end) {
-		uint16_t kind = rd16(e);
-		uint32_t hsize = rd32(e + 4);
-		uint64_t size = rd64(e + 8);
-		uint32_t csize = rd32(e + 16);
-		uint32_t arch = rd32(e + 28);
-		uint64_t flags = rd64(e + 40);
-
-		if (hsize < 64 || size > (uint64_t)(end - e))
-			break;
-		if (kind == 1) {
-			if (csize || (flags & 0xa000)) {
-				compressed = 1;
-			} else if (!best || arch > best_arch) {
-				best = e + hsize;
-				best_size = size;
-				best_arch = arch;
-			}
-		}
-		e += hsize + size;
-	}
-	if (!best) {
-		snprintf(err, errlen, compressed ?
+	if (rc) {
+		snprintf(err, errlen, "%s", rc == FATBIN_COMPRESSED ?
 			 "the PTX in the fatbinary is compressed: compile "
 			 "with the flags in EMU_NVCC_FLAGS (-no-compress)" :
-			 "no PTX in the fatbinary: compile with the flags "
-			 "in EMU_NVCC_FLAGS (code=compute_90)");
+			 rc == FATBIN_NO_PTX ? "no PTX in the fatbinary: "
+			 "compile with the flags in EMU_NVCC_FLAGS "
+			 "(code=compute_90)" : "not a fatbinary nvcc wrote");
 		return -1;
 	}
-	*ptx = malloc(best_size + 1);
+	*ptx = malloc(n + 1);
 	if (!*ptx) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	memcpy(*ptx, best, best_size);
-	(*ptx)[best_size] = 0;
+	memcpy(*ptx, p, n);
+	(*ptx)[n] = 0;
 	return 0;
 }
 
 static void trace_module_vars(int mi);
-
-/* FNV-1a of a module's PTX: the same text has the same name in every
- * process, which is how a replay finds the module of a record. */
-static uint32_t ptx_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
-}
 
 static int load_module(int mi)
 {
@@ -583,10 +517,12 @@ static int load_module(int mi)
 	if (md->loaded)
 		return md->m ? 0 : -1;
 	md->loaded = 1;
-	if (!md->ptx && fatbin_ptx(md->fatbin, &md->ptx, md->err,
+	if (!md->ptx && module_ptx(md->fatbin, &md->ptx, md->err,
 				   sizeof(md->err)))
 		return -1;
-	md->hash = ptx_hash(md->ptx);
+	/* the same text has the same name in every process: how a replay
+	 * finds the module of a record */
+	md->hash = fatbin_ptx_hash(md->ptx, strlen(md->ptx));
 	md->m = emu_ptx_parse(md->ptx, strlen(md->ptx), md->err,
 			      sizeof(md->err));
 	if (!md->m)
@@ -2489,8 +2425,8 @@ int wgemu_record_end(unsigned char **buf, size_t *len)
 
 void wgemu_replay_mode(void)
 {
-	if (g_next_dev < EMU_GLOBAL_BASE + (1ull << 45))
-		g_next_dev = EMU_GLOBAL_BASE + (1ull << 45);
+	if (g_next_dev < EMU_REPLAY_BASE)
+		g_next_dev = EMU_REPLAY_BASE;
 }
 
 int wgemu_alloc_at(uint64_t addr, uint64_t size, int zeroed)
@@ -2616,6 +2552,11 @@ int wgemu_check_ptx(const char *ptx, size_t len, char *why, size_t wlen)
 	rc = emu_module_check(m, why, wlen);
 	emu_module_free(m);
 	return rc;
+}
+
+void wgemu_demangle(const char *mangled, char *out, size_t n)
+{
+	emu_demangle(mangled, out, n);
 }
 
 void *wgemu_host_ptr(uint64_t addr, size_t n)

@@ -205,6 +205,8 @@ int wgemu_texture_at(uint64_t handle, int is_surf, const void *data,
 int wgemu_check_ptx(const char *ptx, size_t len, char *why, size_t wlen);
 /* Host pointer of device bytes [addr, addr+n), or NULL. */
 void *wgemu_host_ptr(uint64_t addr, size_t n);
+/* A kernel's mangled name as it reads: no return type or parameters. */
+void wgemu_demangle(const char *mangled, char *out, size_t n);
 
 #ifdef __cplusplus
 }
