@@ -480,6 +480,18 @@ START_TEST(one_compile_serves_the_gpu_and_the_emulator)
 	runner = xstrfmt("%s/runner", tmp);
 	ck_assert_msg(build_link(&emu, &cfg, &ex, (const char **)&obj, 1, tmp,
 				 runner, &log) == 0, "%s", log ? log : "");
+	free(log);
+	log = NULL;
+	/* and the GPU's runner from the same object: every wrapped call of
+	 * the launch interposition and the recorder has its real function
+	 * in NVIDIA's static runtime */
+	ck_assert_int_eq(wg_path(sm90.cache, sizeof(sm90.cache),
+				 "build/cache/sm_90"), 0);
+	ck_assert_msg(build_prepare(&sm90, &cfg, err, sizeof(err)) == 0, "%s",
+		      err);
+	ck_assert_msg(build_link(&sm90, &cfg, &ex, (const char **)&obj, 1,
+				 tmp, runner, &log) == 0, "%s",
+		      log ? log : "");
 	free(bytes);
 	free(log);
 	free(runner);
