@@ -28,7 +28,7 @@ for e in d["exercises"]:
     print("%-20s %-4s %6.2f  %s" % (e["name"], e["status"], e["score"],
                                      checks))
 PY
-WARPGRADE_TEST_BACKEND=cuda WARPGRADE_EXPLOITS="$cases" \
+WARPGRADE_TEST_BACKEND=cuda WARPGRADE_EXPLOITS="$(echo $cases)" \
 	build/tests/check_exploits >"$out/exploits-cuda.log" 2>&1
 echo "exploit cases on the GPU: $(tail -1 "$out/exploits-cuda.log")"
 grep -E '^(tests/|SKIP)|: ok' "$out/exploits-cuda.log" | cut -c1-400
