@@ -526,8 +526,23 @@ static int check_emulable(const struct compile_job *j, const struct stage *s,
 	out = res.out ? res.out : "";
 	*log = xstrfmt("%.*s", (int)strcspn(out, "\n"), out);
 	if (res.exited && !res.timed_out && res.exit_code == 0 &&
-	    !strcmp(*log, "ok"))
+	    !strncmp(*log, "lacks\t", 6)) {
+		/* "lacks\tMANGLED\tNAME\tWHAT\tWHERE": the first */
+		char f[5][320] = { "", "", "", "", "" };
+
+		if (sscanf(*log, "%319[^\t]\t%319[^\t]\t%319[^\t]\t"
+			   "%319[^\t]\t%319[^\t]", f[0], f[1], f[2], f[3],
+			   f[4]) >= 4) {
+			free(*log);
+			*log = xstrfmt("the emulator does not implement %s "
+				       "in '%s'%s%s", f[3], f[1],
+				       *f[4] ? " at " : "", f[4]);
+			rc = 2;
+		}
+	} else if (res.exited && !res.timed_out && res.exit_code == 0 &&
+		   !strcmp(*log, "ok")) {
 		rc = 0;
+	}
 	else if (res.exited && !res.timed_out && **log &&
 		 (res.exit_code == 10 || res.exit_code == 11))
 		rc = 2; /* what it lacks, in its one line */

@@ -2598,16 +2598,35 @@ int wgemu_launch_raw_cooperative(const void *kernel, const unsigned grid[3],
 	return launch_raw(kernel, grid, block, dyn_smem, params, n, 1);
 }
 
-int wgemu_check_ptx(const char *ptx, size_t len, char *why, size_t wlen)
+int wgemu_check_ptx(const char *ptx, size_t len,
+		    void (*each)(const struct wgemu_lack *, void *),
+		    void *ctx, char *why, size_t wlen)
 {
 	struct emu_module *m = emu_ptx_parse(ptx, len, why, wlen);
-	int rc;
+	struct emu_lack *v = NULL;
+	char name[256];
+	int n;
 
 	if (!m)
 		return -1;
-	rc = emu_module_check(m, why, wlen);
+	n = emu_module_lacks(m, &v);
+	if (n < 0)
+		snprintf(why, wlen, "out of memory");
+	for (int i = 0; i < n; i++) {
+		struct wgemu_lack l;
+
+		l.kernel = m->funcs[v[i].kernel].name;
+		/* as emu_fault names it */
+		emu_demangle(l.kernel, name, sizeof(name));
+		snprintf(l.name, sizeof(l.name), "%.*s",
+			 WGEMU_FAULT_NAME_MAX, name);
+		l.what = v[i].what;
+		l.where = v[i].where;
+		each(&l, ctx);
+	}
+	free(v);
 	emu_module_free(m);
-	return rc;
+	return n < 0 ? -1 : 0;
 }
 
 void *wgemu_host_ptr(uint64_t addr, size_t n)
