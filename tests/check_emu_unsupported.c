@@ -4,7 +4,9 @@
  * never reaches it runs, one that reaches it faults UNSUPPORTED naming
  * the instruction, the kernel and the source line, and the grader's
  * check (wgemu_check_ptx) lists, kernel by kernel, exactly what a fault
- * can name, in the same words.
+ * can name, in the same words.  Also module variables: a __device__
+ * array larger than the host's memory loads lazily, one larger than the
+ * device's 80 GiB fails the launch with cudaErrorMemoryAllocation.
  *
  * The kernels are PTX written by hand: multimem.ld_reduce (NVLink
  * multicast memory, which the emulator has no notion of) stands for an
@@ -358,6 +360,100 @@ START_TEST(test_fault_says_what_check_lists)
 }
 END_TEST
 
+/* ---- module variables ---- */
+
+/* 20 GiB of __device__ array nothing touches: it loads (on no more host
+ * memory than a GPU has device memory for it) and the kernel runs. */
+START_TEST(test_huge_device_array_loads)
+{
+	static const char text[] = HDR
+		".global .align 4 .b8 big[21474836480];\n"
+		".visible .entry k(.param .u64 p)\n{\n"
+		"\t.reg .b64 %rd<3>;\n\t.reg .b32 %r<2>;\n"
+		"\tld.param.u64 %rd1, [p];\n\tmov.u64 %rd2, big;\n"
+		"\tld.global.u32 %r1, [%rd2+4096];\n\tadd.u32 %r1, %r1, 5;\n"
+		"\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+	struct lacks v;
+	uint32_t *d;
+	void *args[1];
+
+	check(text, &v);
+	ck_assert_int_eq(v.n, 0);
+	load(text);
+	d = dalloc();
+	args[0] = &d;
+	ck_assert_int_eq(launch("k", args), cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_uint_eq(read_back(d), 5);
+}
+END_TEST
+
+/* The runtime's registration hooks, which nvcc's host code calls. */
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFunction(void **handle, const char *hostFun,
+			    char *deviceFun, const char *deviceName,
+			    int thread_limit, uint3 *tid, uint3 *bid,
+			    dim3 *bDim, dim3 *gDim, int *wSize);
+
+/* Register text as nvcc's host code registers a module: a fatbinary
+ * with one uncompressed PTX entry, loaded at its first launch; its
+ * kernel `name` gets the host stub `stub`. */
+static void register_ptx(const char *text, char *name, const void *stub)
+{
+	static uint8_t bin[4096];
+	static struct {
+		uint32_t magic, version;
+		const void *data, *rest;
+	} wrap = { 0x466243b1u, 1, bin, NULL };
+	uint64_t n = strlen(text) + 1, total = 64 + n;
+	uint32_t magic = 0xba55ed50u, hsize = 64, arch = 90;
+	uint16_t version = 1, head = 16, kind = 1;
+	void **h;
+
+	ck_assert_uint_le(16 + total, sizeof(bin));
+	memset(bin, 0, sizeof(bin));
+	memcpy(bin, &magic, 4);
+	memcpy(bin + 4, &version, 2);
+	memcpy(bin + 6, &head, 2);
+	memcpy(bin + 8, &total, 8);
+	memcpy(bin + 16, &kind, 2);
+	memcpy(bin + 16 + 4, &hsize, 4);
+	memcpy(bin + 16 + 8, &n, 8);
+	memcpy(bin + 16 + 28, &arch, 4);
+	memcpy(bin + 16 + 64, text, n);
+	h = __cudaRegisterFatBinary(&wrap);
+	ck_assert_ptr_nonnull(h);
+	__cudaRegisterFunction(h, stub, name, name, -1, NULL, NULL, NULL,
+			       NULL, NULL);
+}
+
+/* More than the device's 80 GiB fails the module's load as a GPU's
+ * does: the launch returns cudaErrorMemoryAllocation (and loading the
+ * PTX at once says why). */
+START_TEST(test_device_array_beyond_device)
+{
+	static const char text[] = HDR
+		".global .align 4 .b8 big[107374182400];\n"
+		".visible .entry k()\n{\n\tret;\n}\n";
+	static const char stub = 0;
+	static char name[] = "k";
+	struct lacks v;
+	char err[256];
+	dim3 one = { 1, 1, 1 };
+
+	check(text, &v);
+	ck_assert_int_eq(v.n, 0);
+	register_ptx(text, name, &stub);
+	ck_assert_int_eq(cudaLaunchKernel(&stub, one, one, NULL, 0, NULL),
+			 cudaErrorMemoryAllocation);
+	ck_assert_int_lt(wgemu_load_ptx(text, strlen(text), err,
+					sizeof(err)), 0);
+	ck_assert_str_eq(err, "out of device memory for the variable 'big' "
+			 "(107374182400 bytes, more than the device has "
+			 "free)");
+}
+END_TEST
+
 static Suite *unsupported_suite(void)
 {
 	Suite *s = suite_create("emu_unsupported");
@@ -379,6 +475,11 @@ static Suite *unsupported_suite(void)
 			    sizeof(forms) / sizeof(forms[0]));
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("variables");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_huge_device_array_loads);
+	tcase_add_test(tc, test_device_array_beyond_device);
+	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -241,6 +241,7 @@ struct emu_alloc {
 	int owned;    /* is_host: 0 registered by the program, 1 pinned,
 		       * 2 managed (the runtime frees those) */
 	int is_heap;  /* device-side malloc */
+	int mapped;   /* host is a mapping of its own (munmap it) */
 };
 /* The allocation holding [addr, addr+len), or NULL. */
 struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len);
