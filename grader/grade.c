@@ -562,6 +562,7 @@ out:
 		free(tasks[i].log);
 		free(tasks[i].cc_isolation);
 		free(tasks[i].run_isolation);
+		lacks_release(&tasks[i].lacks);
 	}
 	free(tasks);
 	if (g.workdir && !getenv("WARPGRADE_KEEP"))

@@ -433,7 +433,8 @@ static int do_launch(struct replay *r, const struct emu_trace_op *op)
 {
 	const void *k = op->value == r->hash ?
 			wgemu_module_kernel(r->mod, op->name) : NULL;
-	char fault[400];
+	char fault[512];
+	enum wgemu_fault_kind kind;
 
 	if (!k)
 		return note(r, NOTE_FOREIGN_KERNEL, "it launches '%s', which "
@@ -445,7 +446,10 @@ static int do_launch(struct replay *r, const struct emu_trace_op *op)
 		return note(r, NOTE_MISMATCH, "a launch of '%s' the emulator "
 			    "refuses (%s)", op->name,
 			    cudaGetErrorString(cudaGetLastError()));
-	if (wgemu_last_fault(fault, sizeof(fault)) != WGEMU_FAULT_NONE)
+	kind = wgemu_last_fault(fault, sizeof(fault));
+	if (kind == WGEMU_FAULT_UNSUPPORTED)
+		return note(r, NOTE_UNSUPPORTED, "%s", fault);
+	if (kind != WGEMU_FAULT_NONE)
 		return note(r, NOTE_FAULT, "%s", fault);
 	return 0;
 }

@@ -51,7 +51,7 @@ static int student_compile(const struct exercise *ex, const char *src,
 {
 	char *dir = xstrfmt("%s/src", tmp);
 	const struct compile_job job = { &sm90, &cfg, ex, dir, src, obj, tmp,
-					 NULL, NULL, NULL };
+					 NULL, NULL, NULL, NULL };
 	int rc = compile_student(&job, log, NULL, 0);
 
 	free(dir);
@@ -394,7 +394,7 @@ static int cached_compile(const char *text, const char *obj)
 	char *out = xstrfmt("%s/%s", tmp, obj), *log = NULL;
 	struct timings tm;
 	struct compile_job job = { &sm90, &cfg, ex, dir, path, out, tmp,
-				   NULL, &tm, NULL };
+				   NULL, &tm, NULL, NULL };
 	int cached = 0;
 
 	memset(&tm, 0, sizeof(tm));
@@ -467,7 +467,7 @@ START_TEST(one_compile_serves_the_gpu_and_the_emulator)
 	{
 		const struct compile_job job = { &sm90, &cfg, ex, dir, path,
 						 obj, tmp, replay, NULL,
-						 &emu };
+						 &emu, NULL };
 
 		/* 0: compiled, and the PTX check found what it can run */
 		ck_assert_int_eq(compile_student(&job, &log, NULL, 0), 0);
@@ -486,6 +486,57 @@ START_TEST(one_compile_serves_the_gpu_and_the_emulator)
 	free(obj);
 	free(path);
 	free(stub);
+	free(dir);
+}
+END_TEST
+
+/* The emulator target: an object with a kernel whose instruction the
+ * emulator lacks compiles, the PTX check lists that kernel and the
+ * instruction: the object is graded on the emulator all the same. */
+START_TEST(ptx_check_lists_what_the_emulator_lacks)
+{
+	const struct exercise *ex = exercise_find("aos_to_soa");
+	const char *text = "#include \"aos_to_soa.h\"\n"
+		"__global__ void never(float *o, float *mc)\n{\n"
+		"\tfloat r;\n"
+		"\tasm volatile(\"multimem.ld_reduce.relaxed.sys.global."
+		"add.f32 %0, [%1];\" : \"=f\"(r) : \"l\"(mc));\n"
+		"\to[0] = r;\n}\n"
+		"void aos_to_soa(float *soa, const float *aos, int count, "
+		"int fields, cudaStream_t stream)\n{\n}\n";
+	struct build_target emu;
+	struct lacks l = { NULL, 0 };
+	char err[512] = "", replay[4096];
+	char *dir = xstrfmt("%s/src", tmp);
+	char *path = write_source("aos_to_soa.cu", text);
+	char *obj = xstrfmt("%s/lacks.o", tmp), *log = NULL;
+
+	memset(&emu, 0, sizeof(emu));
+	emu.backend = BUILD_EMU;
+	strcpy(emu.arch, "emu");
+	ck_assert_int_eq(wg_path(emu.cache, sizeof(emu.cache),
+				 "build/cache/emu"), 0);
+	ck_assert_msg(build_prepare(&emu, &cfg, err, sizeof(err)) == 0, "%s",
+		      err);
+	ck_assert(build_replay_path(&emu, replay, sizeof(replay)));
+	{
+		const struct compile_job job = { &emu, &cfg, ex, dir, path,
+						 obj, tmp, replay, NULL,
+						 NULL, &l };
+
+		ck_assert_msg(compile_student(&job, &log, NULL, 0) == 0, "%s",
+			      log);
+	}
+	ck_assert_uint_eq(l.n, 1);
+	ck_assert_str_eq(l.v[0].kernel, "_Z5neverPfS_");
+	ck_assert_str_eq(l.v[0].name, "never");
+	ck_assert_str_eq(l.v[0].what, "the instruction 'multimem.ld_reduce."
+			 "relaxed.sys.global.add.f32'");
+	ck_assert_str_eq(l.v[0].where, "aos_to_soa.cu:5");
+	lacks_release(&l);
+	free(log);
+	free(obj);
+	free(path);
 	free(dir);
 }
 END_TEST
@@ -563,6 +614,7 @@ int main(void)
 	tcase_add_loop_test(c, unbounded_compile_is_a_compile_error, 0, 2);
 	tcase_add_test(c, identical_compile_comes_from_the_object_cache);
 	tcase_add_test(c, one_compile_serves_the_gpu_and_the_emulator);
+	tcase_add_test(c, ptx_check_lists_what_the_emulator_lacks);
 	tcase_add_test(c, compiler_messages_are_trimmed_to_the_students_files);
 	tcase_add_loop_test(c, template_headers_are_the_exercises, 0, 4);
 	tcase_add_test(y, link_failure_names_the_functions);
