@@ -22,6 +22,7 @@
 #include "compile.h"
 #include "paths.h"
 #include "exercise.h"
+#include "linkfail.h"
 #include "timings.h"
 #include "util.h"
 
@@ -490,6 +491,20 @@ START_TEST(one_compile_serves_the_gpu_and_the_emulator)
 }
 END_TEST
 
+/* The emulator's target, its reference objects built. */
+static void emu_target(struct build_target *emu)
+{
+	char err[512] = "";
+
+	memset(emu, 0, sizeof(*emu));
+	emu->backend = BUILD_EMU;
+	strcpy(emu->arch, "emu");
+	ck_assert_int_eq(wg_path(emu->cache, sizeof(emu->cache),
+				 "build/cache/emu"), 0);
+	ck_assert_msg(build_prepare(emu, &cfg, err, sizeof(err)) == 0, "%s",
+		      err);
+}
+
 /* The emulator target: an object with a kernel whose instruction the
  * emulator lacks compiles, the PTX check lists that kernel and the
  * instruction: the object is graded on the emulator all the same. */
@@ -506,18 +521,12 @@ START_TEST(ptx_check_lists_what_the_emulator_lacks)
 		"int fields, cudaStream_t stream)\n{\n}\n";
 	struct build_target emu;
 	struct lacks l = { NULL, 0 };
-	char err[512] = "", replay[4096];
+	char replay[4096];
 	char *dir = xstrfmt("%s/src", tmp);
 	char *path = write_source("aos_to_soa.cu", text);
 	char *obj = xstrfmt("%s/lacks.o", tmp), *log = NULL;
 
-	memset(&emu, 0, sizeof(emu));
-	emu.backend = BUILD_EMU;
-	strcpy(emu.arch, "emu");
-	ck_assert_int_eq(wg_path(emu.cache, sizeof(emu.cache),
-				 "build/cache/emu"), 0);
-	ck_assert_msg(build_prepare(&emu, &cfg, err, sizeof(err)) == 0, "%s",
-		      err);
+	emu_target(&emu);
 	ck_assert(build_replay_path(&emu, replay, sizeof(replay)));
 	{
 		const struct compile_job job = { &emu, &cfg, ex, dir, path,
@@ -538,6 +547,111 @@ START_TEST(ptx_check_lists_what_the_emulator_lacks)
 	free(obj);
 	free(path);
 	free(dir);
+}
+END_TEST
+
+/* 3 GiB of static data in the student's object breaks the runner's
+ * link: the student's (a stub in its place links), told in words that
+ * name none of the grader's files; a link that breaks whatever the
+ * student's object (a corrupt reference object here) is the grader's. */
+START_TEST(link_broken_by_the_students_object_is_theirs)
+{
+	const struct exercise *ex = exercise_find("aos_to_soa");
+	const char *text = "#include \"aos_to_soa.h\"\n"
+		"char big_buf[3ull << 30];\n"
+		"void aos_to_soa(float *soa, const float *aos, int count, "
+		"int fields, cudaStream_t stream)\n{\n"
+		"\tbig_buf[count] = 1;\n}\n";
+	struct build_target emu, broken;
+	char *dir = xstrfmt("%s/src", tmp);
+	char *path = write_source("aos_to_soa.cu", text);
+	char *obj = xstrfmt("%s/big.o", tmp), *log = NULL, *runner, *msg;
+	char why[512], *junk;
+
+	emu_target(&emu);
+	{
+		const struct compile_job job = { &emu, &cfg, ex, dir, path,
+						 obj, tmp, NULL, NULL, NULL,
+						 NULL };
+
+		ck_assert_msg(compile_student(&job, &log, NULL, 0) == 0, "%s",
+			      log);
+	}
+	free(log);
+	log = NULL;
+	runner = xstrfmt("%s/runner", tmp);
+	ck_assert_int_eq(build_link(&emu, &cfg, &ex, (const char **)&obj, 1,
+				    tmp, runner, &log), -1);
+	ck_assert_int_eq(linkfail_is_students(&emu, &cfg, ex, log, tmp), 1);
+	msg = linkfail_trim(log, obj, "aos_to_soa.cu", why, sizeof(why));
+	ck_assert_msg(strstr(msg, "relocation truncated to fit") &&
+		      strstr(msg, "static data past 2 GiB") &&
+		      !strchr(msg, '/'), "%s", msg);
+	ck_assert_msg(!strncmp(why, "the link of your code failed: "
+			       "relocation truncated to fit", 57) &&
+		      !strchr(why, '/'), "%s", why);
+	/* the stub's files are gone */
+	junk = xstrfmt("%s/stub-aos_to_soa.o", tmp);
+	ck_assert_int_ne(access(junk, F_OK), 0);
+	free(junk);
+	/* the same link, broken for everyone */
+	broken = emu;
+	snprintf(broken.cache, sizeof(broken.cache), "%s/cache", tmp);
+	mkdir_p(broken.cache, 0700);
+	junk = xstrfmt("%s/runner_kernels.o", broken.cache);
+	ck_assert_int_eq(write_file_atomic(junk, "junk", 4), 0);
+	ck_assert_int_eq(linkfail_is_students(&broken, &cfg, ex, log, tmp),
+			 0);
+	free(junk);
+	free(msg);
+	free(log);
+	free(runner);
+	free(obj);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* The linker's words as the student sees them: their locations read as
+ * their file, the grader's are gone, and so is every path. */
+START_TEST(link_messages_are_trimmed_to_the_students_files)
+{
+	const char *log =
+		"build/libwgemu.a(sched.o): in function `emu_run':\n"
+		"/srv/wg/harness/emu/sched.c:456:(.text+0x99b): relocation "
+		"truncated to fit: R_X86_64_PC32 against `.bss'\n"
+		"/usr/bin/ld: /tmp/wg-x1/coalesced_transpose.emu.o: in "
+		"function `f(float*, int)':\n"
+		"tmpxft_3eff_00000000-6_coalesced_transpose.cudafe1.cpp:"
+		"(.text+0x14f): relocation truncated to fit: R_X86_64_PC32 "
+		"against `.bss'\n"
+		"/tmp/wg-build/sub/coalesced_transpose.cu:12:(.text+0x1): "
+		"warning: something odd\n"
+		"/usr/bin/ld: final link failed: memory exhausted in "
+		"/tmp/wg-x1/big.o\n"
+		"/srv/wg/harness/emu/sched.c:456:(.text+0x99c): relocation "
+		"truncated to fit: R_X86_64_PC32 against `.bss'\n"
+		"collect2: error: ld returned 1 exit status\n";
+	char why[512];
+	char *msg = linkfail_trim(log, "/tmp/wg-x1/coalesced_transpose.emu.o",
+				  "coalesced_transpose.cu", why, sizeof(why));
+
+	ck_assert_str_eq(msg,
+		"relocation truncated to fit: R_X86_64_PC32 against `.bss'\n"
+		"coalesced_transpose.cu: relocation truncated to fit: "
+		"R_X86_64_PC32 against `.bss'\n"
+		"coalesced_transpose.cu: warning: something odd\n"
+		"final link failed: memory exhausted in big.o\n"
+		"(static data past 2 GiB -- a large global or static array, "
+		"on the host or __device__ -- cannot be linked: allocate it at "
+		"run time, with malloc or cudaMalloc)\n");
+	ck_assert_str_eq(why, "the link of your code failed: relocation "
+			 "truncated to fit: R_X86_64_PC32 against `.bss' "
+			 "(static data past 2 GiB -- a large global or static "
+			 "array, on the host or __device__ -- cannot be "
+			 "linked: allocate it at run time, with malloc or "
+			 "cudaMalloc)");
+	free(msg);
 }
 END_TEST
 
@@ -615,9 +729,11 @@ int main(void)
 	tcase_add_test(c, identical_compile_comes_from_the_object_cache);
 	tcase_add_test(c, one_compile_serves_the_gpu_and_the_emulator);
 	tcase_add_test(c, ptx_check_lists_what_the_emulator_lacks);
+	tcase_add_test(c, link_broken_by_the_students_object_is_theirs);
 	tcase_add_test(c, compiler_messages_are_trimmed_to_the_students_files);
 	tcase_add_loop_test(c, template_headers_are_the_exercises, 0, 4);
 	tcase_add_test(y, link_failure_names_the_functions);
+	tcase_add_test(y, link_messages_are_trimmed_to_the_students_files);
 	tcase_add_test(y, symbol_check);
 	tcase_set_timeout(c, 600);
 	tcase_set_timeout(y, 600);
