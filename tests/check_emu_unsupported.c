@@ -7,6 +7,7 @@
  * can name, in the same words.  Also module variables: a __device__
  * array larger than the host's memory loads lazily, one larger than the
  * device's 80 GiB fails the launch with cudaErrorMemoryAllocation.
+ * And 'warpgrade emu' says which instruction stopped a program.
  *
  * The kernels are PTX written by hand: multimem.ld_reduce (NVLink
  * multicast memory, which the emulator has no notion of) stands for an
@@ -17,10 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cuda_runtime_api.h>
 
 #include "emu/emu.h"
 #include "emu/wgemu.h"
+#include "cmd_emu.h"
 
 #define HDR ".version 9.0\n.target sm_90\n.address_size 64\n" \
 	".file 1 \"u.cu\"\n"
@@ -454,6 +457,70 @@ START_TEST(test_device_array_beyond_device)
 }
 END_TEST
 
+/* ---- 'warpgrade emu' (needs nvcc) ---- */
+
+/* A program whose kernel reaches what the emulator lacks on its second
+ * launch only: the first runs, the second fails, and the command says
+ * which instruction, kernel and line stopped it. */
+START_TEST(test_cmd_emu_names_it)
+{
+	static const char prog[] =
+		"#include <cstdio>\n"
+		"__global__ void peek(float *out, int go)\n{\n"
+		"\tfloat r = 1;\n"
+		"\tif (go)\n"
+		"\t\tasm volatile(\"" MULTIMEM " %0, [%1];\"\n"
+		"\t\t\t     : \"=f\"(r) : \"l\"(out));\n"
+		"\tout[threadIdx.x] = r;\n}\n"
+		"int main()\n{\n\tfloat *d;\n\tcudaMalloc(&d, 128);\n"
+		"\tpeek<<<1, 32>>>(d, 0);\n"
+		"\tprintf(\"first: %s\\n\", cudaGetErrorString("
+		"cudaDeviceSynchronize()));\n"
+		"\tpeek<<<1, 32>>>(d, 1);\n"
+		"\tprintf(\"second: %s\\n\", cudaGetErrorString("
+		"cudaDeviceSynchronize()));\n\treturn 0;\n}\n";
+	char cwd[4096], dir[] = "/tmp/wg-emu-unsup-XXXXXX", src[64], log[64];
+	char *argv[] = { "emu", src, NULL }, text[8192];
+	FILE *f;
+	size_t n;
+	int saved;
+
+	if (access("/usr/local/cuda/bin/nvcc", X_OK) && !getenv("CUDA_HOME"))
+		return;   /* no toolkit: nothing to build with */
+	ck_assert(getcwd(cwd, sizeof(cwd)) != NULL);
+	setenv("WARPGRADE_ROOT", cwd, 1);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/prog.cu", dir);
+	snprintf(log, sizeof(log), "%s/out", dir);
+	f = fopen(src, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(prog, f);
+	fclose(f);
+	/* what it prints, and the program's own lines */
+	fflush(stdout);
+	saved = dup(1);
+	ck_assert_ptr_nonnull(freopen(log, "w", stdout));
+	ck_assert_int_eq(cmd_emu(2, argv), 0);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	f = fopen(log, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	ck_assert_msg(strstr(text, "first: no error") &&
+		      strstr(text, "second: operation not supported") &&
+		      strstr(text, "kernel fault: kernel 'peek' at prog.cu:7, "
+			     "thread (0,0,0) of block (0,0,0): the emulator "
+			     "cannot run the instruction '" MULTIMEM "'"),
+		      "%s", text);
+	unlink(src);
+	unlink(log);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *unsupported_suite(void)
 {
 	Suite *s = suite_create("emu_unsupported");
@@ -479,6 +546,11 @@ static Suite *unsupported_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_huge_device_array_loads);
 	tcase_add_test(tc, test_device_array_beyond_device);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("cmd_emu");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_cmd_emu_names_it);
 	suite_add_tcase(s, tc);
 	return s;
 }
