@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lacks.h"
 #include "objcache.h"
 #include "paths.h"
 #include "sandbox.h"
@@ -20,6 +21,9 @@
 
 #define COPY_DEPTH 16
 #define OBJECT_CAP ((off_t)512 << 20)
+/* the PTX check's output: at most 1024 lines of lacks (wgemu.h), each
+ * under 700 bytes */
+#define CHECK_OUT_CAP ((size_t)1 << 20)
 #define LOG_CAP ((size_t)64 << 10)
 
 /* ---- staging ---- */
@@ -478,9 +482,10 @@ static int compile_cached(const struct compile_job *j, const struct stage *s,
 	return rc;
 }
 
-/* The grader's own look at the compiled PTX: can the emulator run it?
- * The parser reads student bytes, so it runs as a guest too.  0 yes;
- * 2 no (*log says what it lacks); -1 the check failed (*log). */
+/* The grader's own look at the compiled PTX: what can the emulator not
+ * run, kernel by kernel?  The parser reads student bytes, so it runs as
+ * a guest too.  0: the emulator loads it (into j->lacks what its kernels
+ * lack); 2: it cannot (*log says why); -1 the check failed (*log). */
 static int check_emulable(const struct compile_job *j, const struct stage *s,
 			  char **log)
 {
@@ -495,6 +500,7 @@ static int check_emulable(const struct compile_job *j, const struct stage *s,
 	};
 	struct sandbox_spec spec;
 	struct sandbox_result res;
+	struct lacks l;
 	const char *out;
 	int rc = -1;
 
@@ -518,6 +524,7 @@ static int check_emulable(const struct compile_job *j, const struct stage *s,
 	spec.limits.nproc = 16; /* zombies of earlier runs count too */
 	spec.limits.fsize_bytes = 1 << 20;
 	spec.limits.nofile = 64;
+	spec.limits.out_cap = CHECK_OUT_CAP;
 	if (sandbox_run_guest(&spec, &res, grant)) {
 		*log = xstrfmt("cannot check the PTX: %s", res.error);
 		sandbox_result_release(&res);
@@ -526,11 +533,18 @@ static int check_emulable(const struct compile_job *j, const struct stage *s,
 	out = res.out ? res.out : "";
 	*log = xstrfmt("%.*s", (int)strcspn(out, "\n"), out);
 	if (res.exited && !res.timed_out && res.exit_code == 0 &&
-	    !strcmp(*log, "ok"))
+	    !lacks_parse(&l, out)) {
+		if (j->lacks)
+			*j->lacks = l;
+		else
+			lacks_release(&l);
+		free(*log);
+		*log = xstrdup("");
 		rc = 0;
-	else if (res.exited && !res.timed_out && **log &&
-		 (res.exit_code == 10 || res.exit_code == 11))
-		rc = 2; /* what it lacks, in its one line */
+	} else if (res.exited && !res.timed_out && **log &&
+		   (res.exit_code == 10 || res.exit_code == 11)) {
+		rc = 2; /* why it cannot load it, in its one line */
+	}
 	if (rc < 0) {
 		char how[160];
 		const char *err = res.err ? res.err : "";

@@ -34,6 +34,7 @@
 
 #include "build.h"
 #include "exercise.h"
+#include "lacks.h"
 #include "score.h"
 #include "timings.h"
 
@@ -54,16 +55,21 @@ struct compile_job {
 	/* The emulator target the same object serves as well (a GPU grade
 	 * counting traffic): one nvcc run for both; NULL: target only. */
 	const struct build_target *also;
+	/* Where the PTX check's list of what the emulator cannot run goes,
+	 * kernel by kernel (lacks.h; empty before, the caller's to
+	 * release); NULL: nowhere. */
+	struct lacks *lacks;
 };
 
 /*
- * Compile job->src to job->obj.  0: compiled; 1: the student's compile
- * error (*log holds the trimmed messages, or says which limit stopped
- * the compiler); 2: compiled, but the emulator cannot run its PTX (with
- * job->replay; *log says what it lacks); -1: grader failure (*log says
- * why).  *log is owned by
- * the caller.  *isolation (may be NULL) receives what protection the
- * compiler ran under, for the report.
+ * Compile job->src to job->obj.  0: compiled (with job->replay: and the
+ * emulator loads its PTX; what its kernels lack is in *job->lacks);
+ * 1: the student's compile error (*log holds the trimmed messages, or
+ * says which limit stopped the compiler); 2: compiled, but the emulator
+ * cannot load its PTX at all (with job->replay: none in the object, or
+ * none it parses; *log says why); -1: grader failure (*log says why).
+ * *log is owned by the caller.  *isolation (may be NULL) receives what
+ * protection the compiler ran under, for the report.
  */
 int compile_student(const struct compile_job *job, char **log,
 		    char *isolation, size_t isolation_len);

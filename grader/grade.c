@@ -318,7 +318,12 @@ static void settle_unbuilt(const struct grade_opts *o, struct task *k)
 		e->status = STATUS_CE;
 		e->compile_log = k->log;
 		k->log = NULL;
-		result_set_message(e, "%s.cu does not compile", k->ex->name);
+		/* a link that the student's object broke says so */
+		if (*k->why)
+			result_set_message(e, "%s", k->why);
+		else
+			result_set_message(e, "%s.cu does not compile",
+					   k->ex->name);
 		break;
 	case T_REJECTED:
 		e->status = STATUS_REJECTED;
@@ -562,6 +567,7 @@ out:
 		free(tasks[i].log);
 		free(tasks[i].cc_isolation);
 		free(tasks[i].run_isolation);
+		lacks_release(&tasks[i].lacks);
 	}
 	free(tasks);
 	if (g.workdir && !getenv("WARPGRADE_KEEP"))

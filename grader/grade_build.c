@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compile.h"
+#include "linkfail.h"
 #include "timings.h"
 #include "util.h"
 
@@ -60,6 +61,27 @@ static void build_counters(const struct grade_opts *o, struct task *k,
 	free(ll);
 }
 
+/* The runner of task k did not link (ll, the linker's words): the
+ * student's compile error when their object broke it, naming only their
+ * files, else the grader's (linkfail.h). */
+static void link_failed(const struct grade_opts *o, struct task *k,
+			const struct grade_targets *g, const char *ll)
+{
+	const struct build_target *tgt = g->primary;
+	char src[128];
+
+	if (linkfail_is_students(tgt, o->cfg, k->ex, ll, g->workdir) == 1) {
+		snprintf(src, sizeof(src), "%s.cu", k->ex->name);
+		k->state = T_CE;
+		free(k->log);
+		k->log = linkfail_trim(ll, k->obj[0], src, k->why,
+				       sizeof(k->why));
+		return;
+	}
+	k->state = T_XX;
+	build_link_why(ll, tgt->backend == BUILD_EMU, k->why, sizeof(k->why));
+}
+
 /* Build one task: compile, check, link (see grade_build.h). */
 static void build_task(const struct grade_opts *o, struct task *k,
 		       const struct grade_targets *g)
@@ -70,7 +92,7 @@ static void build_task(const struct grade_opts *o, struct task *k,
 	const struct compile_job job = {
 		tgt, o->cfg, k->ex, k->root, k->src, k->obj[0],
 		grade_tmp_dir(o), emu || g->counters ? g->replay : NULL,
-		&k->res->timings, g->counters
+		&k->res->timings, g->counters, &k->lacks
 	};
 	int rc = compile_student(&job, &log, iso, sizeof(iso));
 	int emulable = rc != 2;
@@ -92,20 +114,18 @@ static void build_task(const struct grade_opts *o, struct task *k,
 		snprintf(k->why, sizeof(k->why), rc > 0 ? "%s" :
 			 "could not compile or check: %.400s", why);
 	} else if (emu && !emulable) {
-		/* the grader's own look at the PTX decided what the
-		 * emulator cannot run, before anything runs */
+		/* the grader's own look at the PTX found none the emulator
+		 * can load, before anything runs */
 		k->state = T_XX;
 		snprintf(k->why, sizeof(k->why), "%.400s (grade it on a GPU, "
 			 "or do without)", log ? log : "");
 	} else {
 		char *ll = NULL;
 
-		if (timed_link(o, k, tgt, 0, g->workdir, &ll)) {
-			k->state = T_XX;
-			build_link_why(ll, emu, k->why, sizeof(k->why));
-		} else if (g->counters) {
+		if (timed_link(o, k, tgt, 0, g->workdir, &ll))
+			link_failed(o, k, g, ll);
+		else if (g->counters)
 			build_counters(o, k, g, emulable, log);
-		}
 		free(ll);
 	}
 	free(log);

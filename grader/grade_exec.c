@@ -262,6 +262,9 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	k->measure = 1;
 	grade_progress(o, "%s: running on %s", k->ex->name, tgt->arch);
 	verify_init(v, k->ex, o->cfg, seed, !gpu, e);
+	/* what the emulator runs of this object (its runner on the
+	 * emulator, the replays) may stop at what it lacks */
+	v->lacks = &k->lacks;
 	for (size_t i = 0; i < nruns && !failed; i++) {
 		/* the timed phase follows a sweep that ran to its end, as
 		 * it does within one runner */

@@ -15,6 +15,7 @@
 
 #include "build.h"
 #include "grade.h"
+#include "lacks.h"
 #include "result.h"
 
 struct gpulock;
@@ -34,6 +35,8 @@ struct task {
 	enum task_state state;
 	int emu_ok;               /* the counters object built and passed */
 	char emu_why[512];        /* why not, when it did not */
+	struct lacks lacks;       /* what the emulator cannot run in its
+				   * kernels, as the PTX check found */
 	char *log;
 	char why[512];
 	char *cc_isolation;       /* what the compiler ran under */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lacks.h"
 #include "lines.h"
 
 /* The measured calls' traffic, summed, and what the data needs. */
@@ -26,13 +27,35 @@ static const char *note_kind(uint32_t kind)
 		return "the launch record does not fit the code";
 	case NOTE_FAULT:
 		return "a replayed launch faulted";
+	case NOTE_UNSUPPORTED:
+		return "a replayed launch reached what the emulator cannot "
+		       "run";
 	default:
 		return "the launch record does not fit the call";
 	}
 }
 
+/* 1 and why when the replay of mc stopped at an instruction the
+ * grader's own PTX check listed in the kernel it ran: the emulator's
+ * limit, not the submission's (lacks.h). */
+static int emulator_lacks(const struct verify *v,
+			  const struct measured_call *mc, char *why,
+			  size_t len)
+{
+	const struct lack *lk;
+
+	if (mc->note.kind != NOTE_UNSUPPORTED)
+		return 0;
+	lk = lacks_match(v->lacks, mc->note.message);
+	if (!lk)
+		return 0;
+	lacks_describe(lk, why, len);
+	return 1;
+}
+
 /* Why measured call mc earns no credit ("" when it does); -1 when the
- * replay itself failed (the grader's fault). */
+ * replay itself failed, -2 when it stopped at what the emulator lacks
+ * (both the grader's fault). */
 static int why_not(const struct verify *v, const struct measured_call *mc,
 		   char *why, size_t len)
 {
@@ -47,6 +70,8 @@ static int why_not(const struct verify *v, const struct measured_call *mc,
 	else if (!mc->record_complete)
 		snprintf(why, len, "no launch record of the measured call at "
 			 "%lldx%lld", (long long)s.m, (long long)s.n);
+	else if (emulator_lacks(v, mc, why, len))
+		return -2;
 	else if (mc->note.kind)
 		snprintf(why, len, "%s: %s", note_kind(mc->note.kind),
 			 mc->note.message);
@@ -142,7 +167,7 @@ static void add(uint64_t *to, const uint64_t *c)
 }
 
 /* Sum the measured calls into *t; 0, or 1 with why when one of them
- * earns nothing, -1 when a replay failed. */
+ * earns nothing, -1 or -2 (why_not) when a replay failed. */
 static int sum_calls(const struct verify *v, struct sums *t, char *why,
 		     size_t len)
 {
@@ -388,7 +413,7 @@ static void traffic_speedup(struct verify *v, const struct sums *t)
 void technique_evaluate(struct verify *v)
 {
 	struct exercise_result *r = v->res;
-	char why[sizeof(r->checks[0].detail)];
+	char why[640]; /* a check's detail holds its first 400 */
 	struct sums t;
 	int rc;
 
@@ -398,12 +423,18 @@ void technique_evaluate(struct verify *v)
 	}
 	lines_profile(v);
 	rc = sum_calls(v, &t, why, sizeof(why));
+	/* the performance call's replay too, where it predicts the time */
+	if (rc >= 0 && emulator_lacks(v, &v->perf_call, why, sizeof(why)))
+		rc = -2;
 	if (rc < 0) {
 		/* the replay is ours: its failure is no verdict */
 		all_checks(v, -1, "not measured: %s", why);
 		r->status = STATUS_XX;
-		result_set_message(r, "the replay of a measured call failed: "
-				   "%s", why);
+		if (rc == -2)
+			result_set_message(r, "%s", why);
+		else
+			result_set_message(r, "the replay of a measured call "
+					   "failed: %s", why);
 		return;
 	}
 	if (rc > 0) {

@@ -15,6 +15,7 @@
 #include "bigbuf.h"
 #include "diff.h"
 #include "emu/wgemu.h"
+#include "lacks.h"
 #include "technique.h"
 #include "util.h"
 
@@ -320,13 +321,22 @@ static int on_shape(struct verify *v, const unsigned char *p, size_t n)
 }
 
 /* The verdict an error frame stands for.  "The emulator cannot run
- * this" is never the runner's to say: whether the emulator implements
- * what the PTX does is the grader's own finding before anything runs
- * (build.c), so an UNSUPPORTED fault from a runner is a runtime error
- * like any other. */
-static enum status error_status(const struct proto_error *e)
+ * this" is never the runner's alone to say: an UNSUPPORTED fault is the
+ * emulator's limit (XX, *lk the entry) only when a runner on the
+ * emulator names a kernel and an instruction that the grader's own PTX
+ * check listed before anything ran (lacks.h); any other is a runtime
+ * error like any other. */
+static enum status error_status(const struct verify *v,
+				const struct proto_error *e,
+				const struct lack **lk)
 {
+	*lk = NULL;
 	switch (e->fault_kind) {
+	case WGEMU_FAULT_UNSUPPORTED:
+		/* the emulator's processes skip the GPU-only shapes */
+		if (v->job_flags & PROTO_JOB_SKIP_GPU_ONLY)
+			*lk = lacks_match(v->lacks, e->message);
+		return *lk ? STATUS_XX : STATUS_RE;
 	case WGEMU_FAULT_OUT_OF_BOUNDS:
 		return STATUS_OOB;
 	case WGEMU_FAULT_RACE:
@@ -347,6 +357,7 @@ static int on_error(struct verify *v, const unsigned char *p, size_t n)
 	struct proto_error e;
 	enum status st;
 	struct failure *f;
+	const struct lack *lk;
 
 	if (proto_dec_error(p, n, &e))
 		return proto_fail(v, "malformed error frame");
@@ -360,7 +371,13 @@ static int on_error(struct verify *v, const unsigned char *p, size_t n)
 			 e.message);
 		return 0;
 	}
-	st = error_status(&e);
+	st = error_status(v, &e, &lk);
+	if (lk && v->worst != STATUS_XX) {
+		char why[640];
+
+		lacks_describe(lk, why, sizeof(why));
+		result_set_message(v->res, "%s", why);
+	}
 	v->errors++;
 	if (e.phase == PROTO_PHASE_CORRECTNESS) {
 		if (e.index >= v->nshapes || !asked(v, e.index))

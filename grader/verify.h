@@ -12,8 +12,10 @@
  * hello first and once; the phases asked for, in order, each opened by
  * PHASE and closed by DONE; in each phase only its frames (one LAUNCHES
  * and one RECORD per call, one PERF); nothing after the last DONE.  A
- * runner never decides that the grader failed: nothing it sends makes an
- * exercise XX.
+ * runner never decides that the grader failed: nothing it sends alone
+ * makes an exercise XX.  A fault of the emulator's "cannot run" kind is
+ * XX only when it names a kernel and an instruction that the grader's
+ * own PTX check listed (v->lacks); any other is the runner's word.
  *
  * Call order: verify_init, then per runner process verify_process_begin,
  * verify_frame for every frame, verify_process_end with how it ended;
@@ -27,6 +29,7 @@
 #include <stdint.h>
 
 #include "exercise.h"
+#include "lacks.h"
 #include "protocol.h"
 #include "result.h"
 #include "score.h"
@@ -105,6 +108,10 @@ struct verify {
 	 * host, its runner did not build): the checks are then "not
 	 * measured" for this reason, never failed */
 	char unmeasured_why[400];
+	/* what the emulator cannot run in the student's kernels, as the
+	 * grader's PTX check found (lacks.h), set by the caller; NULL:
+	 * none is the emulator's limit */
+	const struct lacks *lacks;
 	char protocol_error[256];
 	/* frames a runner wrote after its last phase was done (a
 	 * destructor's, say): ignored, and flagged */

@@ -298,6 +298,8 @@ enum proto_note_kind {
 	NOTE_FOREIGN_KERNEL, /* it launches a kernel not in the student's
 			      * code */
 	NOTE_FAULT,          /* a replayed launch faulted */
+	NOTE_UNSUPPORTED,    /* a replayed launch reached what the emulator
+			      * cannot run (WGEMU_FAULT_UNSUPPORTED) */
 	NOTE_KIND_MAX
 };
 

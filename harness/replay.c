@@ -459,7 +459,8 @@ static int do_launch(struct replay *r, const struct emu_trace_op *op)
 {
 	const void *k = op->value == r->hash ?
 			wgemu_module_kernel(r->mod, op->name) : NULL;
-	char fault[400];
+	char fault[512];
+	enum wgemu_fault_kind kind;
 
 	if (!k)
 		return note(r, NOTE_FOREIGN_KERNEL, "it launches '%s', which "
@@ -471,7 +472,10 @@ static int do_launch(struct replay *r, const struct emu_trace_op *op)
 		return note(r, NOTE_MISMATCH, "a launch of '%s' the emulator "
 			    "refuses (%s)", op->name,
 			    cudaGetErrorString(cudaGetLastError()));
-	if (wgemu_last_fault(fault, sizeof(fault)) != WGEMU_FAULT_NONE)
+	kind = wgemu_last_fault(fault, sizeof(fault));
+	if (kind == WGEMU_FAULT_UNSUPPORTED)
+		return note(r, NOTE_UNSUPPORTED, "%s", fault);
+	if (kind != WGEMU_FAULT_NONE)
 		return note(r, NOTE_FAULT, "%s", fault);
 	note_kernel(r, op->name);
 	return 0;
@@ -694,11 +698,34 @@ static int load_student(struct replay *r)
 	return 0;
 }
 
-/* --check OBJECT: 0 the emulator can run it ("ok"), CHECK_CANNOT it
- * cannot (the line says why), CHECK_NO_PTX the object has no PTX to
- * read.  Codes no sandbox tool uses for its own failures (bwrap: 1). */
+/* --check OBJECT: 0 the emulator can load it: a line
+ * "lacks\tMANGLED\tNAME\tWHAT\tWHERE" for each kernel and instruction
+ * it cannot run (wgemu_check_ptx), then "ok".
+ * CHECK_CANNOT it cannot load it (the line says why), CHECK_NO_PTX the
+ * object has no PTX to read.  Codes no sandbox tool uses for its own
+ * failures (bwrap: 1). */
 #define CHECK_CANNOT 10
 #define CHECK_NO_PTX 11
+
+/* a field of a lacks line: no tab or line end can split it */
+static void put_field(const char *s, size_t max)
+{
+	putchar('\t');
+	for (size_t i = 0; s[i] && i < max; i++)
+		putchar((unsigned char)s[i] < ' ' || s[i] == 0x7f ? '?' :
+			s[i]);
+}
+
+static void put_lack(const struct wgemu_lack *l, void *ctx)
+{
+	(void)ctx;
+	fputs("lacks", stdout);
+	put_field(l->kernel, 200);
+	put_field(l->name, sizeof(l->name));
+	put_field(l->what, 256);
+	put_field(l->where, 96);
+	putchar('\n');
+}
 
 static int check(const char *obj)
 {
@@ -710,15 +737,14 @@ static int check(const char *obj)
 		printf("no PTX: %s\n", err);
 		return CHECK_NO_PTX;
 	}
-	rc = wgemu_check_ptx(ptx, len, err, sizeof(err));
+	rc = wgemu_check_ptx(ptx, len, put_lack, NULL, err, sizeof(err));
 	free(ptx);
-	if (rc < 0)
+	if (rc < 0) {
 		printf("the emulator cannot parse the PTX: %s\n", err);
-	else if (rc)
-		printf("the emulator does not implement %s\n", err);
-	else
-		printf("ok\n");
-	return rc ? CHECK_CANNOT : 0;
+		return CHECK_CANNOT;
+	}
+	printf("ok\n");
+	return 0;
 }
 
 int main(int argc, char **argv)

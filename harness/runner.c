@@ -71,7 +71,7 @@ int runner_send_cuda_error(struct runner *r, unsigned phase, size_t index,
 {
 	struct proto_error e;
 	struct proto_buf b;
-	char fault[400] = "";
+	char fault[512] = "";
 
 	if (r->errors_sent++ >= MAX_ERROR_FRAMES)
 		return 0;

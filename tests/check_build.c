@@ -22,6 +22,7 @@
 #include "compile.h"
 #include "paths.h"
 #include "exercise.h"
+#include "linkfail.h"
 #include "timings.h"
 #include "util.h"
 
@@ -51,7 +52,7 @@ static int student_compile(const struct exercise *ex, const char *src,
 {
 	char *dir = xstrfmt("%s/src", tmp);
 	const struct compile_job job = { &sm90, &cfg, ex, dir, src, obj, tmp,
-					 NULL, NULL, NULL };
+					 NULL, NULL, NULL, NULL };
 	int rc = compile_student(&job, log, NULL, 0);
 
 	free(dir);
@@ -394,7 +395,7 @@ static int cached_compile(const char *text, const char *obj)
 	char *out = xstrfmt("%s/%s", tmp, obj), *log = NULL;
 	struct timings tm;
 	struct compile_job job = { &sm90, &cfg, ex, dir, path, out, tmp,
-				   NULL, &tm, NULL };
+				   NULL, &tm, NULL, NULL };
 	int cached = 0;
 
 	memset(&tm, 0, sizeof(tm));
@@ -467,7 +468,7 @@ START_TEST(one_compile_serves_the_gpu_and_the_emulator)
 	{
 		const struct compile_job job = { &sm90, &cfg, ex, dir, path,
 						 obj, tmp, replay, NULL,
-						 &emu };
+						 &emu, NULL };
 
 		/* 0: compiled, and the PTX check found what it can run */
 		ck_assert_int_eq(compile_student(&job, &log, NULL, 0), 0);
@@ -499,6 +500,170 @@ START_TEST(one_compile_serves_the_gpu_and_the_emulator)
 	free(path);
 	free(stub);
 	free(dir);
+}
+END_TEST
+
+/* The emulator's target, its reference objects built. */
+static void emu_target(struct build_target *emu)
+{
+	char err[512] = "";
+
+	memset(emu, 0, sizeof(*emu));
+	emu->backend = BUILD_EMU;
+	strcpy(emu->arch, "emu");
+	ck_assert_int_eq(wg_path(emu->cache, sizeof(emu->cache),
+				 "build/cache/emu"), 0);
+	ck_assert_msg(build_prepare(emu, &cfg, err, sizeof(err)) == 0, "%s",
+		      err);
+}
+
+/* The emulator target: an object with a kernel whose instruction the
+ * emulator lacks compiles, the PTX check lists that kernel and the
+ * instruction: the object is graded on the emulator all the same. */
+START_TEST(ptx_check_lists_what_the_emulator_lacks)
+{
+	const struct exercise *ex = exercise_find("aos_to_soa");
+	const char *text = "#include \"aos_to_soa.h\"\n"
+		"__global__ void never(float *o, float *mc)\n{\n"
+		"\tfloat r;\n"
+		"\tasm volatile(\"multimem.ld_reduce.relaxed.sys.global."
+		"add.f32 %0, [%1];\" : \"=f\"(r) : \"l\"(mc));\n"
+		"\to[0] = r;\n}\n"
+		"void aos_to_soa(float *soa, const float *aos, int count, "
+		"int fields, cudaStream_t stream)\n{\n}\n";
+	struct build_target emu;
+	struct lacks l = { NULL, 0 };
+	char replay[4096];
+	char *dir = xstrfmt("%s/src", tmp);
+	char *path = write_source("aos_to_soa.cu", text);
+	char *obj = xstrfmt("%s/lacks.o", tmp), *log = NULL;
+
+	emu_target(&emu);
+	ck_assert(build_replay_path(&emu, replay, sizeof(replay)));
+	{
+		const struct compile_job job = { &emu, &cfg, ex, dir, path,
+						 obj, tmp, replay, NULL,
+						 NULL, &l };
+
+		ck_assert_msg(compile_student(&job, &log, NULL, 0) == 0, "%s",
+			      log);
+	}
+	ck_assert_uint_eq(l.n, 1);
+	ck_assert_str_eq(l.v[0].kernel, "_Z5neverPfS_");
+	ck_assert_str_eq(l.v[0].name, "never");
+	ck_assert_str_eq(l.v[0].what, "the instruction 'multimem.ld_reduce."
+			 "relaxed.sys.global.add.f32'");
+	ck_assert_str_eq(l.v[0].where, "aos_to_soa.cu:5");
+	lacks_release(&l);
+	free(log);
+	free(obj);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* 3 GiB of static data in the student's object breaks the runner's
+ * link: the student's (a stub in its place links), told in words that
+ * name none of the grader's files; a link that breaks whatever the
+ * student's object (a corrupt reference object here) is the grader's. */
+START_TEST(link_broken_by_the_students_object_is_theirs)
+{
+	const struct exercise *ex = exercise_find("aos_to_soa");
+	const char *text = "#include \"aos_to_soa.h\"\n"
+		"char big_buf[3ull << 30];\n"
+		"void aos_to_soa(float *soa, const float *aos, int count, "
+		"int fields, cudaStream_t stream)\n{\n"
+		"\tbig_buf[count] = 1;\n}\n";
+	struct build_target emu, broken;
+	char *dir = xstrfmt("%s/src", tmp);
+	char *path = write_source("aos_to_soa.cu", text);
+	char *obj = xstrfmt("%s/big.o", tmp), *log = NULL, *runner, *msg;
+	char why[512], *junk;
+
+	emu_target(&emu);
+	{
+		const struct compile_job job = { &emu, &cfg, ex, dir, path,
+						 obj, tmp, NULL, NULL, NULL,
+						 NULL };
+
+		ck_assert_msg(compile_student(&job, &log, NULL, 0) == 0, "%s",
+			      log);
+	}
+	free(log);
+	log = NULL;
+	runner = xstrfmt("%s/runner", tmp);
+	ck_assert_int_eq(build_link(&emu, &cfg, &ex, (const char **)&obj, 1,
+				    tmp, runner, &log), -1);
+	ck_assert_int_eq(linkfail_is_students(&emu, &cfg, ex, log, tmp), 1);
+	msg = linkfail_trim(log, obj, "aos_to_soa.cu", why, sizeof(why));
+	ck_assert_msg(strstr(msg, "relocation truncated to fit") &&
+		      strstr(msg, "static data past 2 GiB") &&
+		      !strchr(msg, '/'), "%s", msg);
+	ck_assert_msg(!strncmp(why, "the link of your code failed: "
+			       "relocation truncated to fit", 57) &&
+		      !strchr(why, '/'), "%s", why);
+	/* the stub's files are gone */
+	junk = xstrfmt("%s/stub-aos_to_soa.o", tmp);
+	ck_assert_int_ne(access(junk, F_OK), 0);
+	free(junk);
+	/* the same link, broken for everyone */
+	broken = emu;
+	snprintf(broken.cache, sizeof(broken.cache), "%s/cache", tmp);
+	mkdir_p(broken.cache, 0700);
+	junk = xstrfmt("%s/runner_kernels.o", broken.cache);
+	ck_assert_int_eq(write_file_atomic(junk, "junk", 4), 0);
+	ck_assert_int_eq(linkfail_is_students(&broken, &cfg, ex, log, tmp),
+			 0);
+	free(junk);
+	free(msg);
+	free(log);
+	free(runner);
+	free(obj);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* The linker's words as the student sees them: their locations read as
+ * their file, the grader's are gone, and so is every path. */
+START_TEST(link_messages_are_trimmed_to_the_students_files)
+{
+	const char *log =
+		"build/libwgemu.a(sched.o): in function `emu_run':\n"
+		"/srv/wg/harness/emu/sched.c:456:(.text+0x99b): relocation "
+		"truncated to fit: R_X86_64_PC32 against `.bss'\n"
+		"/usr/bin/ld: /tmp/wg-x1/coalesced_transpose.emu.o: in "
+		"function `f(float*, int)':\n"
+		"tmpxft_3eff_00000000-6_coalesced_transpose.cudafe1.cpp:"
+		"(.text+0x14f): relocation truncated to fit: R_X86_64_PC32 "
+		"against `.bss'\n"
+		"/tmp/wg-build/sub/coalesced_transpose.cu:12:(.text+0x1): "
+		"warning: something odd\n"
+		"/usr/bin/ld: final link failed: memory exhausted in "
+		"/tmp/wg-x1/big.o\n"
+		"/srv/wg/harness/emu/sched.c:456:(.text+0x99c): relocation "
+		"truncated to fit: R_X86_64_PC32 against `.bss'\n"
+		"collect2: error: ld returned 1 exit status\n";
+	char why[512];
+	char *msg = linkfail_trim(log, "/tmp/wg-x1/coalesced_transpose.emu.o",
+				  "coalesced_transpose.cu", why, sizeof(why));
+
+	ck_assert_str_eq(msg,
+		"relocation truncated to fit: R_X86_64_PC32 against `.bss'\n"
+		"coalesced_transpose.cu: relocation truncated to fit: "
+		"R_X86_64_PC32 against `.bss'\n"
+		"coalesced_transpose.cu: warning: something odd\n"
+		"final link failed: memory exhausted in big.o\n"
+		"(static data past 2 GiB -- a large global or static array, "
+		"on the host or __device__ -- cannot be linked: allocate it at "
+		"run time, with malloc or cudaMalloc)\n");
+	ck_assert_str_eq(why, "the link of your code failed: relocation "
+			 "truncated to fit: R_X86_64_PC32 against `.bss' "
+			 "(static data past 2 GiB -- a large global or static "
+			 "array, on the host or __device__ -- cannot be "
+			 "linked: allocate it at run time, with malloc or "
+			 "cudaMalloc)");
+	free(msg);
 }
 END_TEST
 
@@ -575,9 +740,12 @@ int main(void)
 	tcase_add_loop_test(c, unbounded_compile_is_a_compile_error, 0, 2);
 	tcase_add_test(c, identical_compile_comes_from_the_object_cache);
 	tcase_add_test(c, one_compile_serves_the_gpu_and_the_emulator);
+	tcase_add_test(c, ptx_check_lists_what_the_emulator_lacks);
+	tcase_add_test(c, link_broken_by_the_students_object_is_theirs);
 	tcase_add_test(c, compiler_messages_are_trimmed_to_the_students_files);
 	tcase_add_loop_test(c, template_headers_are_the_exercises, 0, 4);
 	tcase_add_test(y, link_failure_names_the_functions);
+	tcase_add_test(y, link_messages_are_trimmed_to_the_students_files);
 	tcase_add_test(y, symbol_check);
 	tcase_set_timeout(c, 600);
 	tcase_set_timeout(y, 600);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "exercise.h"
+#include "lacks.h"
 #include "protocol.h"
 #include "report.h"
 #include "result.h"
@@ -715,6 +716,127 @@ START_TEST(unsupported_from_a_runner_is_re)
 }
 END_TEST
 
+/* What the grader's PTX check found in the student's object: one
+ * kernel, tile<1>, reaches an instruction the emulator lacks. */
+static const char check_output[] =
+	"lacks\t_Z4tileILi1EEvPfPKfii\ttile<1>\tthe instruction "
+	"'multimem.ld_reduce.relaxed.sys.global.add.f32'\tpadded_tile.cu:54\n"
+	"ok\n";
+
+/* An error frame at shape 9 whose message ends in fault. */
+static void send_unsupported(struct fixture *fx, const char *fault)
+{
+	struct proto_error e = { PROTO_PHASE_CORRECTNESS, 9, 801,
+				 WGEMU_FAULT_UNSUPPORTED,
+				 "cudaErrorNotSupported", "" };
+	struct proto_buf b;
+
+	snprintf(e.message, sizeof(e.message), "launcher: operation not "
+		 "supported: %s", fault);
+	proto_buf_init(&b);
+	proto_enc_error(&b, &e);
+	feed(&fx->v, &b, 0);
+}
+
+#define MULTIMEM_FAULT(kernel, insn) "kernel '" kernel "' at " \
+	"padded_tile.cu:54, thread (0,0,0) of block (0,0,0): the emulator " \
+	"cannot run the instruction '" insn "'"
+
+/* The emulator's limit, where the grader's own check listed that
+ * instruction in that kernel: XX naming both; the same fault claimed
+ * for another kernel or another instruction, or by a runner on a GPU,
+ * stays the student's RE. */
+START_TEST(unsupported_listed_by_the_check_is_xx)
+{
+	static const struct {
+		const char *fault;
+		uint32_t flags;
+		enum status want;
+	} cases[] = {
+		{ MULTIMEM_FAULT("tile<1>", "multimem.ld_reduce.relaxed.sys."
+				 "global.add.f32"), PROTO_JOB_SKIP_GPU_ONLY,
+		  STATUS_XX },
+		{ MULTIMEM_FAULT("tile<0>", "multimem.ld_reduce.relaxed.sys."
+				 "global.add.f32"), PROTO_JOB_SKIP_GPU_ONLY,
+		  STATUS_RE },
+		{ MULTIMEM_FAULT("tile<1>", "multimem.ld_reduce.relaxed.sys."
+				 "global.min.u32"), PROTO_JOB_SKIP_GPU_ONLY,
+		  STATUS_RE },
+		{ MULTIMEM_FAULT("tile<1>", "multimem.ld_reduce.relaxed.sys."
+				 "global.add.f32"), 0, STATUS_RE },
+	};
+	struct lacks l;
+
+	ck_assert_int_eq(lacks_parse(&l, check_output), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fixture fx;
+
+		begin(&fx, "padded_tile");
+		fx.v.lacks = &l;
+		verify_process_begin(&fx.v, PROTO_PHASE_CORRECTNESS,
+				     cases[i].flags);
+		{
+			struct proto_buf b;
+			struct proto_hello h = { "cuda", "test", 9, 0, 132,
+						 0, 0 };
+			struct proto_phase_msg ph = {
+				PROTO_PHASE_CORRECTNESS, 0 };
+
+			proto_buf_init(&b);
+			proto_enc_hello(&b, &h);
+			proto_enc_phase(&b, &ph);
+			feed(&fx.v, &b, 0);
+		}
+		send_unsupported(&fx, cases[i].fault);
+		end(&fx, 0);
+		ck_assert_msg(fx.res.status == cases[i].want, "case %zu: %s",
+			      i, status_name(fx.res.status));
+		if (cases[i].want == STATUS_XX)
+			ck_assert_str_eq(fx.res.message, "the emulator cannot "
+					 "run the instruction 'multimem."
+					 "ld_reduce.relaxed.sys.global.add."
+					 "f32' (padded_tile.cu:54), which "
+					 "kernel 'tile<1>' reached: the "
+					 "emulator's limit, not the "
+					 "submission's fault (grade it on a "
+					 "GPU, or do without)");
+		release(&fx);
+	}
+	lacks_release(&l);
+}
+END_TEST
+
+/* The check's output, strictly: lines of five fields, then "ok". */
+START_TEST(check_output_parsed_strictly)
+{
+	static const char *const bad[] = {
+		"",
+		"lacks\tk\tk\tthe instruction 'x'\tu.cu:1\n",
+		"lacks\tk\tk\tthe instruction 'x'\n" "ok\n",
+		"lacks\tk\tk\tthe instruction 'x'\tu.cu:1\tmore\n" "ok\n",
+		"lacks\t\tk\tthe instruction 'x'\tu.cu:1\n" "ok\n",
+		"ok\nlacks\tk\tk\tthe instruction 'x'\tu.cu:1\n",
+		"the emulator cannot parse the PTX: line 3: bad\n",
+	};
+	struct lacks l;
+
+	ck_assert_int_eq(lacks_parse(&l, "ok\n"), 0);
+	ck_assert_uint_eq(l.n, 0);
+	ck_assert_ptr_null(lacks_match(&l, MULTIMEM_FAULT("k", "x")));
+	ck_assert_int_eq(lacks_parse(&l, "lacks\tk\tk\tthe instruction "
+				     "'x'\t\nok\n"), 0);
+	ck_assert_uint_eq(l.n, 1);
+	ck_assert_str_eq(l.v[0].where, "");
+	ck_assert_ptr_nonnull(lacks_match(&l, MULTIMEM_FAULT("k", "x")));
+	ck_assert_ptr_null(lacks_match(NULL, MULTIMEM_FAULT("k", "x")));
+	lacks_release(&l);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(lacks_parse(&l, bad[i]) == -1, "case %zu", i);
+		ck_assert_uint_eq(l.n, 0);
+	}
+}
+END_TEST
+
 START_TEST(crash_names_the_shape_that_ran)
 {
 	struct fixture fx;
@@ -964,6 +1086,52 @@ START_TEST(replay_failure_is_ours)
 }
 END_TEST
 
+/* A replay that stops at what the check listed in the kernel it ran is
+ * the emulator's limit (XX); at anything else, the student's record
+ * earns nothing. */
+START_TEST(replay_at_what_the_emulator_lacks)
+{
+	struct fixture fx;
+	struct lacks l;
+	struct proto_note *n;
+
+	ck_assert_int_eq(lacks_parse(&l, check_output), 0);
+	for (int listed = 1; listed >= 0; listed--) {
+		measured_fixture(&fx, "padded_tile");
+		fx.v.lacks = &l;
+		n = &fx.v.measured[1].note;
+		n->kind = NOTE_UNSUPPORTED;
+		snprintf(n->message, sizeof(n->message), "%s", listed ?
+			 MULTIMEM_FAULT("tile<1>", "multimem.ld_reduce.relaxed."
+					"sys.global.add.f32") :
+			 MULTIMEM_FAULT("tile<2>", "multimem.ld_reduce.relaxed."
+					"sys.global.add.f32"));
+		end(&fx, 1);
+		if (listed) {
+			ck_assert_int_eq(fx.res.status, STATUS_XX);
+			ck_assert_ptr_nonnull(strstr(fx.res.message,
+				"which kernel 'tile<1>' reached"));
+		} else {
+			ck_assert_int_eq(fx.res.status, STATUS_TECH);
+			ck_assert_ptr_nonnull(strstr(fx.res.checks[0].detail,
+				"reached what the emulator cannot run"));
+		}
+		release(&fx);
+	}
+	/* the performance call's, where it predicts the time */
+	measured_fixture(&fx, "padded_tile");
+	fx.v.lacks = &l;
+	n = &fx.v.perf_call.note;
+	n->kind = NOTE_UNSUPPORTED;
+	snprintf(n->message, sizeof(n->message), "%s", MULTIMEM_FAULT(
+		 "tile<1>", "multimem.ld_reduce.relaxed.sys.global.add.f32"));
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_XX);
+	release(&fx);
+	lacks_release(&l);
+}
+END_TEST
+
 START_TEST(staging_checks_need_the_data_to_pass_through)
 {
 	struct fixture fx;
@@ -1119,6 +1287,8 @@ static Suite *grading_suite(void)
 	tcase_add_test(f, phases_in_order_and_asked_for);
 	tcase_add_test(f, keys_in_order);
 	tcase_add_test(f, unsupported_from_a_runner_is_re);
+	tcase_add_test(f, unsupported_listed_by_the_check_is_xx);
+	tcase_add_test(f, check_output_parsed_strictly);
 	tcase_add_test(f, crash_names_the_shape_that_ran);
 	tcase_add_test(t, measured_calls_pass);
 	tcase_add_test(t, measured_call_with_host_work_earns_nothing);
@@ -1126,6 +1296,7 @@ static Suite *grading_suite(void)
 	tcase_add_test(t, replay_failure_is_ours);
 	tcase_add_test(t, copies_never_dilute_the_kernels);
 	tcase_add_test(t, timed_kernel_must_be_measured);
+	tcase_add_test(t, replay_at_what_the_emulator_lacks);
 	tcase_add_test(t, staging_checks_need_the_data_to_pass_through);
 	tcase_add_test(j, json_has_the_documented_fields);
 	tcase_set_timeout(v, 10);

@@ -244,6 +244,7 @@ struct emu_alloc {
 	int owned;    /* is_host: 0 registered by the program, 1 pinned,
 		       * 2 managed (the runtime frees those) */
 	int is_heap;  /* device-side malloc */
+	int mapped;   /* host is a mapping of its own (munmap it) */
 };
 /* The allocation holding [addr, addr+len), or NULL. */
 struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len);
@@ -305,10 +306,31 @@ size_t emu_static_smem(const struct emu_module *m, int k);
 int emu_run(const struct emu_module *m, int k,
 	    const struct emu_launch_cfg *cfg, struct emu_result *res);
 
-/* 1 and why ("the instruction 'mbarrier.init.b64' in 'k' at f.cu:12")
- * when some instruction of m is one the interpreter cannot run, else 0.
- * A module that passes never faults with WGEMU_FAULT_UNSUPPORTED. */
-int emu_module_check(const struct emu_module *m, char *why, size_t len);
+/* 1 and what ("the instruction 'multimem.ld_reduce.global.add.f32'")
+ * when the interpreter cannot run `in` of function f of m, else 0.  A
+ * warp that reaches such an instruction faults WGEMU_FAULT_UNSUPPORTED
+ * with "the emulator cannot run " and this same text (check.c). */
+int emu_insn_unsupported(const struct emu_module *m,
+			 const struct emu_func *f, const struct emu_insn *in,
+			 char *what, size_t len);
+
+/* An instruction the interpreter cannot run that a kernel can reach
+ * (in its own body or a function it calls). */
+struct emu_lack {
+	int kernel;               /* the entry's function index */
+	int func, pc;             /* the instruction */
+	char what[256];           /* as emu_insn_unsupported says it */
+	char where[96];           /* "file.cu:12", or "" */
+};
+
+/* Every instruction of m the interpreter cannot run, kernel by kernel:
+ * one entry per kernel and distinct `what`, kernels in module order,
+ * at most EMU_LACKS_MAX in all (a real program has a handful), into
+ * *out (malloc'd, the caller frees).  The count, or -1 out of memory.
+ * A launch of a kernel with no entry never faults
+ * WGEMU_FAULT_UNSUPPORTED, unless the list was cut at the cap. */
+#define EMU_LACKS_MAX 1024
+int emu_module_lacks(const struct emu_module *m, struct emu_lack **out);
 
 /* Demangle a kernel name to "tile<1>" form (no return type, no
  * parameters) into buf. */

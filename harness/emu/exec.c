@@ -282,21 +282,13 @@ static int do_surf(struct xctx *x, struct warp *w, const struct emu_insn *in,
 }
 
 /* an OP_UNSUP reached: an unknown instruction, or a function body the
- * parser could not read (ptx.c, keep_broken) */
+ * parser could not read (ptx.c, keep_broken); check.c words both */
 static int unsupported(struct xctx *x, struct warp *w,
 		       const struct emu_func *f, const struct emu_insn *in,
 		       uint32_t m)
 {
-	const char *s = in->target >= 0 && in->target < x->m->nstrs ?
-			x->m->strs[in->target] : "?";
-
-	if (in->sub == UNSUP_PARSE)
-		return emu_fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
-				 __builtin_ctz(m), "PTX that the emulator "
-				 "cannot parse: %s (in '%.160s')", s, f->name);
-	return emu_fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
-			 __builtin_ctz(m), "unsupported PTX instruction '%s'",
-			 s);
+	return emu_fault_unsupported(x, f, in, w->id, __builtin_ctz(m),
+				     "an unknown instruction");
 }
 
 /* The instruction being run: its warp and frame, m (the lanes that run
@@ -371,10 +363,9 @@ static int exec_nop(struct ictx *o)
 /* an opcode the parser knows and the interpreter does not run (dp4a) */
 static int exec_unknown(struct ictx *o)
 {
-	return emu_fault(o->x, WGEMU_FAULT_UNSUPPORTED, o->in, o->w->id,
-			 __builtin_ctz(o->m),
-			 "unsupported PTX instruction '%s'",
-			 emu_op_name[o->in->op]);
+	return emu_fault_unsupported(o->x, o->f, o->in, o->w->id,
+				     __builtin_ctz(o->m), "the instruction "
+				     "'%s'", emu_op_name[o->in->op]);
 }
 
 /* ---- lane by lane (alu.c for the arithmetic) ---- */
@@ -421,11 +412,11 @@ static inline __attribute__((always_inline)) int exec_alu(struct ictx *o)
 		uniform_out(o, 0);
 	}
 	if (rc)
-		return emu_fault(o->x, WGEMU_FAULT_UNSUPPORTED, in, o->w->id,
-				 __builtin_ctz(o->m),
-				 "unsupported form of '%s.%s'",
-				 emu_op_name[in->op],
-				 k ? (const char[]){ k, 0 } : "");
+		return emu_fault_unsupported(o->x, o->f, in, o->w->id,
+					     __builtin_ctz(o->m),
+					     "a form of '%s.%s'",
+					     emu_op_name[in->op],
+					     k ? (const char[]){ k, 0 } : "");
 	return 0;
 }
 
@@ -589,8 +580,9 @@ static int exec_cvta(struct ictx *o)
 	uint32_t m = o->m;
 
 	if (in->space == SP_PARAM)
-		return emu_fault(o->x, WGEMU_FAULT_UNSUPPORTED, in, o->w->id,
-				 __builtin_ctz(m), "cvta of .param");
+		return emu_fault_unsupported(o->x, o->f, in, o->w->id,
+					     __builtin_ctz(m),
+					     "cvta of .param");
 	A = opnd(o, 0, t0);
 	D = dest(o, 0);
 	if (in->flags & F_TO)
@@ -645,8 +637,9 @@ static int exec_vabsdiff4(struct ictx *o)
 	uint32_t m = o->m;
 
 	if (!in->sub)
-		return emu_fault(o->x, WGEMU_FAULT_UNSUPPORTED, in, o->w->id,
-				 __builtin_ctz(m), "vabsdiff4 without .add");
+		return emu_fault_unsupported(o->x, o->f, in, o->w->id,
+					     __builtin_ctz(m),
+					     "vabsdiff4 without .add");
 	D = dest(o, 0);
 	LANES({
 		uint32_t sum = (uint32_t)C[l];

@@ -277,6 +277,10 @@ int emu_where(struct xctx *x, const struct emu_insn *in, char *buf,
 int emu_fault(struct xctx *x, enum wgemu_fault_kind kind,
 	      const struct emu_insn *in, int warp, int lane,
 	      const char *fmt, ...);
+int emu_fault_unsupported(struct xctx *x, const struct emu_func *f,
+			  const struct emu_insn *in, int warp, int lane,
+			  const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 void emu_warn_uninit(struct xctx *x, const struct emu_insn *in,
 		     int warp, int lane, uint32_t off);
 void emu_warn_guard(struct xctx *x, const struct emu_insn *in, int warp,

@@ -34,7 +34,7 @@ int emu_where(struct xctx *x, const struct emu_insn *in, char *buf,
 }
 
 /* Record a fault: "kernel 'k' at file:line, thread (x,y,z) of block
- * (x,y,z): what". */
+ * (x,y,z): what" (k demangled, cut at WGEMU_FAULT_NAME_MAX). */
 int emu_fault(struct xctx *x, enum wgemu_fault_kind kind,
 	      const struct emu_insn *in, int warp, int lane,
 	      const char *fmt, ...)
@@ -53,16 +53,38 @@ int emu_fault(struct xctx *x, enum wgemu_fault_kind kind,
 	if (warp >= 0 && lane >= 0) {
 		thread_of(x, warp, lane, t);
 		snprintf(x->res->msg, sizeof(x->res->msg),
-			 "kernel '%.120s' at %.80s, thread (%u,%u,%u) of "
-			 "block (%u,%u,%u): %.300s", x->kname, loc, t[0], t[1], t[2],
+			 "kernel '%.*s' at %.80s, thread (%u,%u,%u) of "
+			 "block (%u,%u,%u): %.300s", WGEMU_FAULT_NAME_MAX,
+			 x->kname, loc, t[0], t[1], t[2],
 			 x->bid[0], x->bid[1], x->bid[2], what);
 	} else {
 		snprintf(x->res->msg, sizeof(x->res->msg),
-			 "kernel '%.120s' at %.80s, block (%u,%u,%u): %.300s",
-			 x->kname,
+			 "kernel '%.*s' at %.80s, block (%u,%u,%u): %.300s",
+			 WGEMU_FAULT_NAME_MAX, x->kname,
 			 loc, x->bid[0], x->bid[1], x->bid[2], what);
 	}
 	return -1;
+}
+
+/* A warp reached an instruction the interpreter cannot run.  The fault
+ * names it as the grader's check lists it (emu_insn_unsupported), which
+ * is how the grader knows the fault for the emulator's own; the site's
+ * words (fmt) stand in only where the check does not mirror the site,
+ * a gap of check.c's. */
+int emu_fault_unsupported(struct xctx *x, const struct emu_func *f,
+			  const struct emu_insn *in, int warp, int lane,
+			  const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	if (!emu_insn_unsupported(x->m, f, in, what, sizeof(what))) {
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof(what), fmt, ap);
+		va_end(ap);
+	}
+	return emu_fault(x, WGEMU_FAULT_UNSUPPORTED, in, warp, lane,
+			 "the emulator cannot run %s", what);
 }
 
 /* The uninitialised reads warned about: per instruction, once per

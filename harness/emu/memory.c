@@ -321,9 +321,9 @@ int mem_cpasync(struct xctx *x, struct warp *w,
 		Z = exec_src(x, w, R, f, &in->s[2], t2);
 	bytes = (int)(uint32_t)N[__builtin_ctz(m)];
 	if (bytes != 4 && bytes != 8 && bytes != 16)
-		return emu_fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
-				 __builtin_ctz(m), "cp.async of %d bytes",
-				 bytes);
+		return emu_fault_unsupported(x, f, in, w->id,
+					     __builtin_ctz(m),
+					     "cp.async of %d bytes", bytes);
 	lane_addrs(x, w, R, in, m, dst_a);
 	LANES(src_a[l] = S[l] + (uint64_t)(int64_t)in->target);
 	ld.space = SP_GLOBAL;
@@ -452,12 +452,13 @@ int mem_atom(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		B;
 
 	if (esz != 4 && esz != 8)
-		return emu_fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
-				 __builtin_ctz(m), "atomic of %d bytes", esz);
+		return emu_fault_unsupported(x, f, in, w->id,
+					     __builtin_ctz(m),
+					     "an atomic of %d bytes", esz);
 	if (k == 'f' && in->sub != AT_ADD && in->sub != AT_EXCH)
-		return emu_fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
-				 __builtin_ctz(m), "floating-point atomic "
-				 "other than add");
+		return emu_fault_unsupported(x, f, in, w->id,
+					     __builtin_ctz(m), "a floating-"
+					     "point atomic other than add");
 	lane_addrs(x, w, R, in, m, addr);
 	if (resolve(x, w, in, m, addr, esz, 1, 1, hp, &gm, &sm))
 		return -1;

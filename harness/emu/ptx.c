@@ -120,6 +120,10 @@ int find_or_add_func(struct parser *p, const char *name)
 	return m->nfuncs++;
 }
 
+/* the most elements of a variable: 16 TiB of bytes, so that sizes and
+ * offsets never overflow */
+#define VAR_MAX_ELEMS (1ull << 44)
+
 struct vardecl {
 	int space;          /* SYM_* */
 	uint32_t align;
@@ -185,13 +189,15 @@ static int parse_vardecl(struct parser *p, struct vardecl *v)
 			v->unsized = 1;
 			continue;
 		}
+		/* any size a GPU could hold parses (a __device__ array
+		 * larger than the device fails the module's load, as on a
+		 * GPU); one past VAR_MAX_ELEMS cannot be real */
 		t = next(p);
-		if (t->k != K_NUM || parse_u64(t->s, t->len, &n) ||
-		    n > (1ull << 32))
+		if (t->k != K_NUM || parse_u64(t->s, t->len, &n))
 			return perr(p, t->line, "bad array size");
-		v->count *= n;
-		if (v->count > (1ull << 32))
+		if (n && v->count > VAR_MAX_ELEMS / n)
 			return perr(p, t->line, "array too large");
+		v->count *= n;
 		if (expect_p(p, ']'))
 			return -1;
 	}
@@ -307,6 +313,11 @@ static int parse_var(struct parser *p, struct fbuild *fb, int kind)
 			 sizeof(int32_t)))
 			return perr(p, line, "out of memory");
 		fb->fsyms[fb->nfsyms++] = si;
+		if ((kind == SYM_LOCAL || kind == SYM_PARAM) &&
+		    s->size > (1u << 20))
+			return perr(p, line, "%s too large",
+				    kind == SYM_LOCAL ? "local memory" :
+				    "parameters");
 		if (kind == SYM_LOCAL) {
 			s->off = align_up(fb->f->depot_bytes, s->align);
 			fb->f->depot_bytes = (uint32_t)(s->off + s->size);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <cuda_runtime_api.h>
 #include "emu/device.h"
 #include "emu/emu.h"
@@ -69,6 +70,8 @@ struct module {
 	int loaded;             /* parse attempted */
 	uint32_t hash;          /* FNV-1a of the PTX: names it in records */
 	char err[512];
+	cudaError_t load_error; /* what a launch of its kernels returns when
+				 * it did not load */
 };
 
 struct kernel {
@@ -281,6 +284,21 @@ static void sorted_insert(struct emu_alloc *a)
 	g_nallocs++;
 }
 
+/* zeroed allocations from this size on are mappings of their own,
+ * which the host does not count against its memory until touched
+ * (MAP_NORESERVE): a __device__ array larger than the host's memory
+ * loads, and costs only what a kernel touches */
+#define MAPPED_MIN (256ull << 20)
+
+/* the host memory of allocation a */
+static void host_free(struct emu_alloc *a)
+{
+	if (a->mapped)
+		munmap(a->host, a->size);
+	else
+		free(a->host);
+}
+
 /* A fresh allocation of size bytes, poisoned as a GPU's memory holds
  * garbage unless zeroed is set, with room for it in the table; its
  * address is the caller's. */
@@ -292,29 +310,41 @@ static struct emu_alloc *alloc_new(uint64_t size, int zeroed)
 		return NULL;
 	/* dry, predicting or zeroed: untouched pages cost nothing */
 	zeroed = zeroed || g_dry || emu_perf_only();
-	a->host = zeroed ? calloc(1, size ? size : 1) : malloc(size ? size : 1);
+	a->size = size;
+	if (zeroed && size >= MAPPED_MIN) {
+		a->host = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
+		a->mapped = a->host != MAP_FAILED;
+		if (!a->mapped)
+			a->host = NULL;
+	} else {
+		a->host = zeroed ? calloc(1, size ? size : 1) :
+			  malloc(size ? size : 1);
+	}
 	if (!a->host ||
 	    (g_nallocs == g_capallocs &&
 	     !(g_capallocs = g_capallocs ? g_capallocs * 2 : 64,
 	       g_allocs = realloc(g_allocs, (size_t)g_capallocs *
 				  sizeof(*g_allocs))))) {
-		free(a->host);
+		if (a->host)
+			host_free(a);
 		free(a);
 		return NULL;
 	}
 	if (!zeroed)
 		memset(a->host, 0xcb, size ? size : 1);
-	a->size = size;
 	return a;
 }
 
-struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
+/* An allocation at the next address: zeroed as alloc_new says. */
+static struct emu_alloc *mem_alloc(uint64_t size, int is_const, int zeroed)
 {
 	struct emu_alloc *a;
 
 	if (size > TOTAL_MEM - g_used)
 		return NULL;
-	a = alloc_new(size, 0);
+	a = alloc_new(size, zeroed);
 	if (!a)
 		return NULL;
 	a->dev = g_next_dev;
@@ -327,6 +357,11 @@ struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
 	sorted_insert(a);
 	g_used += size;
 	return a;
+}
+
+struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
+{
+	return mem_alloc(size, is_const, 0);
 }
 
 /* Where a recorded allocation may be re-created: anywhere a program's
@@ -444,7 +479,7 @@ static void free_alloc(int i)
 	if (!a->is_host)
 		g_used -= a->size;
 	if (!a->is_host || a->owned)
-		free(a->host);
+		host_free(a);
 	free(a);
 	memmove(&g_allocs[i], &g_allocs[i + 1],
 		(size_t)(g_nallocs - i - 1) * sizeof(*g_allocs));
@@ -517,6 +552,7 @@ static int load_module(int mi)
 	if (md->loaded)
 		return md->m ? 0 : -1;
 	md->loaded = 1;
+	md->load_error = cudaErrorInvalidPtx;
 	if (!md->ptx && module_ptx(md->fatbin, &md->ptx, md->err,
 				   sizeof(md->err)))
 		return -1;
@@ -527,27 +563,33 @@ static int load_module(int mi)
 			      sizeof(md->err));
 	if (!md->m)
 		return -1;
-	/* __device__ and __constant__ variables */
+	/* __device__ and __constant__ variables: zero pages, so that one
+	 * nothing touches costs nothing, as on a GPU; more than the
+	 * device's memory fails the load, as a GPU's does */
 	for (i = 0; i < md->m->nsyms; i++) {
 		struct emu_sym *s = &md->m->syms[i];
 		struct emu_alloc *a;
 
 		if (s->kind != SYM_GLOBAL && s->kind != SYM_CONST)
 			continue;
-		a = emu_mem_alloc(s->size, 0);
+		a = mem_alloc(s->size, 0, 1);
 		if (a)
 			a->is_var = 1;
 		if (!a) {
-			snprintf(md->err, sizeof(md->err), "out of memory "
-				 "for variable '%s'", s->name);
+			int big = s->size > TOTAL_MEM - g_used;
+
+			snprintf(md->err, sizeof(md->err), "out of %smemory "
+				 "for the variable '%.200s' (%llu bytes%s)",
+				 big ? "device " : "host ", s->name,
+				 (unsigned long long)s->size, big ?
+				 ", more than the device has free" : "");
+			md->load_error = cudaErrorMemoryAllocation;
 			emu_module_free(md->m);
 			md->m = NULL;
 			return -1;
 		}
 		if (s->init)
 			memcpy(a->host, s->init, s->size);
-		else
-			memset(a->host, 0, s->size);
 		s->dev = a->dev;
 	}
 	trace_module_vars(mi);
@@ -808,24 +850,27 @@ static void trace_launch(const struct kernel *k, dim3 grid, dim3 block,
 }
 
 /* ---- launches ---- */
-static int kernel_load(struct kernel *k)
+/* Load k's module if need be: cudaSuccess, or the error a launch
+ * returns (cudaErrorInvalidPtx, cudaErrorMemoryAllocation for its
+ * variables). */
+static cudaError_t kernel_load(struct kernel *k)
 {
 	struct module *md = &g_mods[k->mod];
 
 	if (k->fi >= 0)
-		return 0;
+		return cudaSuccess;
 	if (load_module(k->mod)) {
 		note("cannot load the PTX of kernel '%s': %s", k->name,
 		     md->err);
-		return -1;
+		return md->load_error ? md->load_error : cudaErrorInvalidPtx;
 	}
 	k->fi = emu_module_find(md->m, k->name);
 	if (k->fi < 0 || !md->m->funcs[k->fi].is_entry) {
 		note("kernel '%s' is not in its module's PTX", k->name);
 		k->fi = -1;
-		return -1;
+		return cudaErrorInvalidPtx;
 	}
-	return 0;
+	return cudaSuccess;
 }
 
 int emu_rt_kernel_params(const void *func, size_t *sizes, int max)
@@ -833,6 +878,7 @@ int emu_rt_kernel_params(const void *func, size_t *sizes, int max)
 	struct kernel *k;
 	const struct emu_module *m;
 	const struct emu_func *f;
+	cudaError_t e;
 	int i, r = -1;
 
 	pthread_mutex_lock(&g_lock);
@@ -841,8 +887,8 @@ int emu_rt_kernel_params(const void *func, size_t *sizes, int max)
 		fail(cudaErrorInvalidDeviceFunction);
 		goto out;
 	}
-	if (kernel_load(k)) {
-		fail(cudaErrorInvalidPtx);
+	if ((e = kernel_load(k)) != cudaSuccess) {
+		fail(e);
 		goto out;
 	}
 	m = g_mods[k->mod].m;
@@ -921,13 +967,15 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	uint64_t nthreads;
 	int i;
 	double bytes;
+	cudaError_t e;
 
 	if (g_sticky)
 		return g_sticky;
 	if (!k)
 		return fail(cudaErrorInvalidDeviceFunction);
-	if (kernel_load(k))
-		return fail(cudaErrorInvalidPtx);
+	e = kernel_load(k);
+	if (e != cudaSuccess)
+		return fail(e);
 	m = g_mods[k->mod].m;
 	f = &m->funcs[k->fi];
 	nthreads = (uint64_t)block.x * block.y * block.z;
@@ -2542,16 +2590,35 @@ int wgemu_launch_raw_cooperative(const void *kernel, const unsigned grid[3],
 	return launch_raw(kernel, grid, block, dyn_smem, params, n, 1);
 }
 
-int wgemu_check_ptx(const char *ptx, size_t len, char *why, size_t wlen)
+int wgemu_check_ptx(const char *ptx, size_t len,
+		    void (*each)(const struct wgemu_lack *, void *),
+		    void *ctx, char *why, size_t wlen)
 {
 	struct emu_module *m = emu_ptx_parse(ptx, len, why, wlen);
-	int rc;
+	struct emu_lack *v = NULL;
+	char name[256];
+	int n;
 
 	if (!m)
 		return -1;
-	rc = emu_module_check(m, why, wlen);
+	n = emu_module_lacks(m, &v);
+	if (n < 0)
+		snprintf(why, wlen, "out of memory");
+	for (int i = 0; i < n; i++) {
+		struct wgemu_lack l;
+
+		l.kernel = m->funcs[v[i].kernel].name;
+		/* as emu_fault names it */
+		emu_demangle(l.kernel, name, sizeof(name));
+		snprintf(l.name, sizeof(l.name), "%.*s",
+			 WGEMU_FAULT_NAME_MAX, name);
+		l.what = v[i].what;
+		l.where = v[i].where;
+		each(&l, ctx);
+	}
+	free(v);
 	emu_module_free(m);
-	return rc;
+	return n < 0 ? -1 : 0;
 }
 
 void wgemu_demangle(const char *mangled, char *out, size_t n)

@@ -347,9 +347,11 @@ int simt_call(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		return devlib_heap(x, w, c, m, g->name[0] == 'f');
 	}
 	if (g->is_decl || g->is_entry)
-		return emu_fault(x, WGEMU_FAULT_UNSUPPORTED, in, w->id,
-				 __builtin_ctz(m), "call to %s function '%s'",
-				 g->is_entry ? "kernel" : "external", g->name);
+		return emu_fault_unsupported(x, f, in, w->id,
+					     __builtin_ctz(m), "a call to the "
+					     "%s function '%.160s'",
+					     g->is_entry ? "kernel" :
+					     "external", g->name);
 	w->stack[w->sp - 1].pc = pc + 1;
 	if (simt_push_frame(x, w, g, in))
 		return -1;

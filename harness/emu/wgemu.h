@@ -78,7 +78,12 @@ enum wgemu_fault_kind {
 
 /* The first fault since start (faults are sticky, as on a GPU): its kind
  * and a one-line message naming kernel, source file:line, thread and
- * address.  Returns WGEMU_FAULT_NONE and leaves msg empty when none. */
+ * address.  Returns WGEMU_FAULT_NONE and leaves msg empty when none.
+ * The message begins "kernel 'NAME' at file:line", NAME demangled
+ * without its parameters and cut at WGEMU_FAULT_NAME_MAX characters;
+ * an UNSUPPORTED one ends "the emulator cannot run WHAT", WHAT as
+ * wgemu_check_ptx lists it. */
+#define WGEMU_FAULT_NAME_MAX 120
 enum wgemu_fault_kind wgemu_last_fault(char *msg, size_t msglen);
 
 /* Per source line counters of launch i (lines its memory instructions
@@ -200,9 +205,25 @@ int wgemu_launch_raw_cooperative(const void *kernel, const unsigned grid[3],
  * pitched resource. */
 int wgemu_texture_at(uint64_t handle, int is_surf, const void *data,
 		     size_t n);
-/* Can the emulator run this PTX?  0 yes; 1 no, why names the first
- * instruction it cannot run; -1 it does not parse (why: "line N: ..."). */
-int wgemu_check_ptx(const char *ptx, size_t len, char *why, size_t wlen);
+/* What the emulator cannot run in a kernel of some PTX: the kernel
+ * (mangled, and as a fault names it), what it cannot run as the fault
+ * says it ("the instruction 'multimem.ld_reduce.global.add.f32'") and
+ * where ("file.cu:54", or "").  A kernel without one never faults
+ * WGEMU_FAULT_UNSUPPORTED. */
+struct wgemu_lack {
+	const char *kernel;
+	char name[WGEMU_FAULT_NAME_MAX + 1];
+	const char *what;
+	const char *where;
+};
+/* The grader's PTX check: parse the PTX and call each(lack, ctx) once
+ * per kernel and instruction it lacks, at most 1024 times in all (the
+ * pointers live for the call).
+ * 0, or -1 when it does not parse (why: "line N: ...") or memory runs
+ * out.  A module with lacks still loads and runs (wgemu_load_ptx). */
+int wgemu_check_ptx(const char *ptx, size_t len,
+		    void (*each)(const struct wgemu_lack *, void *),
+		    void *ctx, char *why, size_t wlen);
 /* Host pointer of device bytes [addr, addr+n), or NULL. */
 void *wgemu_host_ptr(uint64_t addr, size_t n);
 /* A kernel's mangled name as it reads: no return type or parameters. */
