@@ -245,12 +245,24 @@ static void dry_shape(struct runner *r, size_t i, unsigned char *d_in,
 	wgemu_dry(0);
 }
 
+/* The performance call's input, should the launcher read it back. */
+static void fill_perf_input(void *ctx, void *in, size_t n)
+{
+	struct runner *r = ctx;
+
+	(void)n;
+	r->ex->generate(r->job.seed, exercise_nshapes_all(r->ex),
+			r->ex->perf_shape, in);
+}
+
 /*
  * The performance call on the emulator: the launcher once more at the
  * performance shape after every correctness shape, as the GPU's timed
  * runs call it after them, with nothing run
  * and nothing allocated for real (wgemu_dry(2)); its record goes to the
- * grader, whose replay predicts its time (emu/perf.h).
+ * grader, whose replay predicts its time (emu/perf.h).  A launcher that
+ * reads device memory back makes the rest of the call real, on real
+ * input (wgemu_dry_inputs): it cannot tell the dry call from a real one.
  */
 static void record_perf_call(struct runner *r)
 {
@@ -263,6 +275,9 @@ static void record_perf_call(struct runner *r)
 	wgemu_dry(2);
 	if (cudaMalloc((void **)&d_in, bytes) == cudaSuccess &&
 	    cudaMalloc((void **)&d_out, bytes) == cudaSuccess) {
+		if (wgemu_dry_inputs)
+			wgemu_dry_inputs(d_in, bytes, d_out, bytes,
+					 fill_perf_input, r);
 		wgemu_record_begin(d_in, bytes, d_out, bytes);
 		runner_call_launcher(r, r->student, d_out, d_in, s,
 				     PROTO_PHASE_PERF, 0, 0);

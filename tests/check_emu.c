@@ -1248,6 +1248,63 @@ START_TEST(test_texture_linear_recorded)
 }
 END_TEST
 
+static void fill_sevens(void *ctx, void *in, size_t n)
+{
+	(void)ctx;
+	memset(in, 7, n);
+}
+
+/* A dry call that records keeps its launches; reading device memory
+ * back makes it real from there: what it kept runs first, on the input
+ * the runner fills, and the copy back sees the result. */
+START_TEST(test_dry_call_observed_runs)
+{
+	int *d, *in, h[64], n = 64, dry;
+	void *args[3] = { &d, &in, &n };
+	unsigned char *rec = NULL;
+	size_t len = 0;
+
+	load("tests/emu/kernels.ptx");
+	d = dalloc(256);
+	in = dalloc(256);
+	/* unobserved: nothing runs */
+	wgemu_dry(2);
+	wgemu_dry_inputs(in, 256, d, 256, fill_sevens, NULL);
+	wgemu_record_begin(in, 256, d, 256);
+	ck_assert_int_eq(launch("own_word", 1, 1, 64, 1, 256, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMemset(d, 1, 4), cudaSuccess);
+	ck_assert_int_eq(wgemu_record_end(&rec, &len), 0);
+	free(rec);
+	dry = wgemu_dry_forced();
+	wgemu_dry(0);
+	ck_assert_int_eq(dry, 0);
+	ck_assert_int_eq(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	ck_assert_int_eq(h[0], 0);
+	ck_assert_int_eq(h[5], 0);
+
+	/* observed: the kept launch and memset run, in order, on the
+	 * filled input, then the copy back */
+	wgemu_dry(2);
+	wgemu_dry_inputs(in, 256, d, 256, fill_sevens, NULL);
+	wgemu_record_begin(in, 256, d, 256);
+	ck_assert_int_eq(launch("own_word", 1, 1, 64, 1, 256, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMemset(d, 1, 4), cudaSuccess);
+	memset(h, 0, sizeof(h));
+	ck_assert_int_eq(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	ck_assert_int_eq(wgemu_record_end(&rec, &len), 0);
+	free(rec);
+	dry = wgemu_dry_forced();
+	wgemu_dry(0);
+	ck_assert_int_eq(dry, 1);
+	ck_assert_int_eq(h[0], 0x01010101);
+	ck_assert_int_eq(h[5], 0x07070707);
+}
+END_TEST
+
 START_TEST(test_texture_surface)
 {
 	float h[16], o[32], back[16], *d = dalloc(sizeof(o));
@@ -2238,6 +2295,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_partial_warp_reverse);
 	tcase_add_test(tc, test_staging_moves_between_threads);
 	tcase_add_test(tc, test_texture_linear_recorded);
+	tcase_add_test(tc, test_dry_call_observed_runs);
 	tcase_add_test(tc, test_intrinsics);
 	tcase_add_test(tc, test_block_votes);
 	tcase_add_test(tc, test_async_copy);

@@ -953,20 +953,161 @@ static uint64_t g_coop_ws;
 
 static int blocks_per_sm(struct kernel *k, unsigned threads, size_t dyn);
 
+static void run_launch(struct kernel *k, struct emu_launch_cfg *cfg,
+		       size_t st);
+static uint8_t *dev_ptr(const void *p, size_t n);
+
+/* ---- dry calls (wgemu_dry) ---- */
+/*
+ * A dry call that records (2) keeps what it would have run, in order:
+ * launches (with their parameters), memsets, copies on the device (and
+ * the bytes of copies to it).  A program that reads device memory back
+ * observes the call, so from there it runs for real (dry_force): what
+ * was kept runs first -- not recorded again, it is in the record -- on
+ * the input the runner fills and an output poisoned as the runner
+ * poisons one (wgemu_dry_inputs).
+ */
+enum { DRY_LAUNCH, DRY_MEMSET, DRY_COPY };
+
+struct dry_op {
+	int kind;
+	struct kernel *k;           /* DRY_LAUNCH, with cfg and st */
+	struct emu_launch_cfg cfg;
+	size_t st;
+	uint8_t *dst;               /* host pointers of device memory */
+	const uint8_t *src;
+	uint8_t *data;              /* a copy from the host: its bytes */
+	size_t n;
+	int value;
+};
+
+static struct {
+	struct dry_op *v;
+	size_t n, cap;
+	const void *in;
+	size_t in_bytes;
+	void *out;
+	size_t out_bytes;
+	void (*fill)(void *ctx, void *in, size_t n);
+	void *ctx;
+	int forced;
+} g_dryq;
+
+static struct dry_op *dry_push(void)
+{
+	if (g_dryq.n == g_dryq.cap) {
+		size_t cap = g_dryq.cap ? g_dryq.cap * 2 : 16;
+		struct dry_op *v = realloc(g_dryq.v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		g_dryq.v = v;
+		g_dryq.cap = cap;
+	}
+	memset(&g_dryq.v[g_dryq.n], 0, sizeof(g_dryq.v[0]));
+	return &g_dryq.v[g_dryq.n++];
+}
+
+/* Keep a launch (its parameters are taken): 0, or -1 out of memory. */
+static int dry_keep_launch(struct kernel *k, const struct emu_launch_cfg *cfg,
+			   size_t st)
+{
+	struct dry_op *o = dry_push();
+
+	if (!o)
+		return -1;
+	o->kind = DRY_LAUNCH;
+	o->k = k;
+	o->cfg = *cfg;
+	o->st = st;
+	return 0;
+}
+
+static int dry_keep_memset(uint8_t *d, int value, size_t n)
+{
+	struct dry_op *o = dry_push();
+
+	if (!o)
+		return -1;
+	o->kind = DRY_MEMSET;
+	o->dst = d;
+	o->value = value;
+	o->n = n;
+	return 0;
+}
+
+static int dry_keep_copy(uint8_t *d, const uint8_t *s, size_t n,
+			 enum cudaMemcpyKind kind)
+{
+	struct dry_op *o = dry_push();
+
+	if (!o)
+		return -1;
+	o->kind = DRY_COPY;
+	o->dst = d;
+	o->src = s;
+	o->n = n;
+	if (kind == cudaMemcpyHostToDevice) {
+		o->data = malloc(n ? n : 1);
+		if (!o->data) {
+			g_dryq.n--;
+			return -1;
+		}
+		memcpy(o->data, s, n);
+		o->src = o->data;
+	}
+	return 0;
+}
+
+static void dry_release(void)
+{
+	for (size_t i = 0; i < g_dryq.n; i++) {
+		free(g_dryq.v[i].data);
+		free((void *)g_dryq.v[i].cfg.params);
+	}
+	free(g_dryq.v);
+	memset(&g_dryq, 0, sizeof(g_dryq));
+}
+
+/* The dry call is observed: the rest of it runs for real, and first
+ * what it kept, on real input and a poisoned output. */
+static void dry_force(void)
+{
+	uint8_t *in = g_dryq.in ? dev_ptr(g_dryq.in, g_dryq.in_bytes) : NULL;
+	uint8_t *out = g_dryq.out ? dev_ptr(g_dryq.out, g_dryq.out_bytes) :
+			NULL;
+
+	g_dry = 0;
+	g_dryq.forced = 1;
+	if (in && g_dryq.fill)
+		g_dryq.fill(g_dryq.ctx, in, g_dryq.in_bytes);
+	if (out)
+		memset(out, 0xa5, g_dryq.out_bytes);
+	for (size_t i = 0; i < g_dryq.n; i++) {
+		struct dry_op *o = &g_dryq.v[i];
+
+		if (o->kind == DRY_LAUNCH && !g_sticky)
+			run_launch(o->k, &o->cfg, o->st);
+		else if (o->kind == DRY_MEMSET)
+			memset(o->dst, o->value, o->n);
+		else if (o->kind == DRY_COPY)
+			memmove(o->dst, o->src, o->n);
+	}
+	for (size_t i = 0; i < g_dryq.n; i++)
+		free(g_dryq.v[i].data);
+	g_dryq.n = 0;
+}
+
 static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 			  void **args, size_t smem)
 {
 	struct emu_launch_cfg cfg;
-	struct emu_result res;
-	struct record rec;
 	const struct emu_module *m;
 	const struct emu_func *f;
 	uint8_t *params = NULL;
-	struct perf_collect *pc;
 	size_t st;
 	uint64_t nthreads;
 	int i;
-	double bytes;
 	cudaError_t e;
 
 	if (g_sticky)
@@ -1029,30 +1170,45 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	cfg.params = params;
 	cfg.cooperative = g_coop_ws != 0;
 	cfg.grid_ws = g_coop_ws;
+	if (g_dry != 1)
+		trace_launch(k, grid, block, smem, params, f->kparam_bytes,
+			     cfg.cooperative);
 	if (g_dry) {
-		if (g_dry == 2)
-			trace_launch(k, grid, block, smem, params,
-				     f->kparam_bytes, cfg.cooperative);
-		free(params);
+		if (g_dry != 2 || dry_keep_launch(k, &cfg, st))
+			free(params);
 		g_clock_ms += 0.003;
 		return cudaSuccess;
 	}
-	trace_launch(k, grid, block, smem, params, f->kparam_bytes,
-		     cfg.cooperative);
-	pc = emu_perf_prepare(&cfg, st);
-	emu_run(m, k->fi, &cfg, &res);
-	free(params);
+	run_launch(k, &cfg, st);
+	return cudaSuccess;
+}
+
+/* A checked launch, run: params (cfg->params) are taken; the fault it
+ * meets becomes the sticky error. */
+static void run_launch(struct kernel *k, struct emu_launch_cfg *cfg,
+		       size_t st)
+{
+	const struct emu_module *m = g_mods[k->mod].m;
+	struct emu_result res;
+	struct record rec;
+	struct perf_collect *pc;
+	double bytes;
+
+	pc = emu_perf_prepare(cfg, st);
+	emu_run(m, k->fi, cfg, &res);
+	free((void *)cfg->params);
+	cfg->params = NULL;
 	memset(&rec, 0, sizeof(rec));
 	emu_demangle(k->name, rec.l.kernel, sizeof(rec.l.kernel));
-	memcpy(rec.l.grid, cfg.grid, sizeof(cfg.grid));
-	memcpy(rec.l.block, cfg.block, sizeof(cfg.block));
-	rec.l.dynamic_shared_bytes = smem;
+	memcpy(rec.l.grid, cfg->grid, sizeof(cfg->grid));
+	memcpy(rec.l.block, cfg->block, sizeof(cfg->block));
+	rec.l.dynamic_shared_bytes = cfg->dyn_smem;
 	rec.l.static_shared_bytes = res.static_smem;
 	rec.l.counters = res.total;
 	rec.m = m;
 	rec.lines = res.lines;
 	rec.nlines = res.lines ? compact_lines(res.lines, m->nlines) : 0;
-	rec.predicted_ms = emu_perf_finish(pc, k->name, rec.l.kernel, &cfg,
+	rec.predicted_ms = emu_perf_finish(pc, k->name, rec.l.kernel, cfg,
 					   res.static_smem, rec.limit,
 					   sizeof(rec.limit));
 	add_record(&rec);
@@ -1071,7 +1227,6 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 		note("%s", res.msg);
 	}
 	/* launches are asynchronous on a GPU: the fault shows later */
-	return cudaSuccess;
 }
 
 static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
@@ -1580,6 +1735,12 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 	if (kind != cudaMemcpyHostToHost)
 		emu_perf_transfer(kind == cudaMemcpyDeviceToDevice ?
 				  EMU_PERF_D2D : EMU_PERF_HOST, count);
+	/* reading device memory back observes a dry call: it runs */
+	if (g_dry == 2 && kind == cudaMemcpyDeviceToHost)
+		dry_force();
+	if (g_dry == 2 && kind != cudaMemcpyHostToHost)
+		return dry_keep_copy(d, s, count, kind) ?
+		       fail(cudaErrorMemoryAllocation) : cudaSuccess;
 	if (g_dry || emu_perf_only())
 		return cudaSuccess;
 	memmove(d, s, count);
@@ -1624,6 +1785,9 @@ static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 		emu_trace_put(&op);
 	}
 	emu_perf_transfer(EMU_PERF_MEMSET, count);
+	if (g_dry == 2)
+		return dry_keep_memset(d, value, count) ?
+		       fail(cudaErrorMemoryAllocation) : cudaSuccess;
 	if (g_dry || emu_perf_only())
 		return cudaSuccess;
 	memset(d, value, count);
@@ -2855,4 +3019,23 @@ void emu_demangle(const char *mangled, char *buf, size_t len)
 void wgemu_dry(int on)
 {
 	g_dry = on;
+	if (!on)
+		dry_release();
+}
+
+void wgemu_dry_inputs(const void *in, size_t in_bytes, void *out,
+		      size_t out_bytes,
+		      void (*fill)(void *ctx, void *in, size_t n), void *ctx)
+{
+	g_dryq.in = in;
+	g_dryq.in_bytes = in_bytes;
+	g_dryq.out = out;
+	g_dryq.out_bytes = out_bytes;
+	g_dryq.fill = fill;
+	g_dryq.ctx = ctx;
+}
+
+int wgemu_dry_forced(void)
+{
+	return g_dryq.forced;
 }

@@ -125,6 +125,19 @@ int wgemu_record_end(unsigned char **buf, size_t *len);
  * every launch, memset and copy: the record of a call too big to run.
  */
 void wgemu_dry(int on);
+/*
+ * A dry call that records (wgemu_dry(2)) keeps what it would have run.
+ * When the program reads device memory back during it, the call is a
+ * real one from there: what was kept runs first, on an input fill()
+ * writes into in's in_bytes and with out's out_bytes poisoned as a
+ * runner poisons an output -- so that reading back cannot tell a dry
+ * call from a real one.  Call after wgemu_dry(2); wgemu_dry(0) forgets
+ * both.  wgemu_dry_forced says whether the last dry call was observed.
+ */
+void wgemu_dry_inputs(const void *in, size_t in_bytes, void *out,
+		      size_t out_bytes,
+		      void (*fill)(void *ctx, void *in, size_t n), void *ctx);
+int wgemu_dry_forced(void);
 
 /*
  * The performance model (emu/perf.h).  Between wgemu_perf_begin and
