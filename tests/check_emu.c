@@ -1305,6 +1305,25 @@ START_TEST(test_dry_call_observed_runs)
 }
 END_TEST
 
+/* `if (i >= n) return; __syncthreads();` with a partial last block:
+ * whole warps that returned, and the returned lanes of a warp, leave
+ * the barrier to those still running. */
+START_TEST(test_barrier_after_early_return)
+{
+	int *o, n = 300, h[300];
+	void *args[2] = { &o, &n };
+
+	load("tests/emu/kernels.ptx");
+	o = dalloc(sizeof(h));
+	ck_assert_int_eq(launch("_Z12early_returnPii", 2, 1, 256, 1, 0,
+				args), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, o, sizeof(h), cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(h[i], i + 1);
+}
+END_TEST
+
 START_TEST(test_texture_surface)
 {
 	float h[16], o[32], back[16], *d = dalloc(sizeof(o));
@@ -2296,6 +2315,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_staging_moves_between_threads);
 	tcase_add_test(tc, test_texture_linear_recorded);
 	tcase_add_test(tc, test_dry_call_observed_runs);
+	tcase_add_test(tc, test_barrier_after_early_return);
 	tcase_add_test(tc, test_intrinsics);
 	tcase_add_test(tc, test_block_votes);
 	tcase_add_test(tc, test_async_copy);

@@ -115,7 +115,9 @@ static int release_or_done(struct xctx *x)
 	for (i = 0; i < x->nwarps; i++) {
 		struct warp *w = &x->warps[i];
 
-		live += (unsigned)__builtin_popcount(w->live);
+		/* a warp that left the kernel keeps its last mask */
+		if (w->state != W_DONE)
+			live += (unsigned)__builtin_popcount(w->live);
 		if (w->state == W_BAR) {
 			arrived += (unsigned)__builtin_popcount(w->bar_mask);
 			nbar++;

@@ -283,3 +283,17 @@ __global__ void texfetch(float *o, cudaTextureObject_t t)
 {
 	o[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x);
 }
+
+// threads past the end return before the barrier: as on a GPU since
+// sm_70, they no longer take part in it (whole warps and parts of one)
+__global__ void early_return(int *o, int n)
+{
+	__shared__ int s[256];
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i >= n)
+		return;
+	s[threadIdx.x] = i;
+	__syncthreads();
+	o[i] = s[threadIdx.x] + 1;
+}
