@@ -1324,6 +1324,34 @@ START_TEST(test_barrier_after_early_return)
 }
 END_TEST
 
+/* Paired f16/bf16 comparisons compare each half on its own: set gives
+ * 1.0 or a 0xffff mask per half, setp p|q one predicate per half
+ * (unordered forms true on a NaN).  They used to compare the register
+ * as one f32: a silent wrong answer. */
+START_TEST(test_half_pair_compares)
+{
+	unsigned *o, h[10];
+	uint32_t a = 0x42003c00u, b = 0x40004000u;      /* (1, 3), (2, 2) */
+	uint32_t c = 0xbf8040a0u, d = 0x00004080u;      /* (5, -1), (4, 0) */
+	uint32_t n = 0x3c007e00u;                       /* (NaN, 1) */
+	void *args[6] = { &o, &a, &b, &c, &d, &n };
+	static const unsigned want[10] = {
+		0x3c000000u, 0, 0xffff0000u, 0, 0x00003f80u, 0xffff0000u, 1,
+		0x3c003c00u, 0x3c000000u, 1
+	};
+
+	load("tests/emu/kernels.ptx");
+	o = dalloc(sizeof(h));
+	ck_assert_int_eq(launch("_Z10half_pairsPj7__half2S0_14__nv_bfloat162"
+				"S1_S0_", 1, 1, 1, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, o, sizeof(h), cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (int i = 0; i < 10; i++)
+		ck_assert_msg(h[i] == want[i], "o[%d] = 0x%08x, want 0x%08x",
+			      i, h[i], want[i]);
+}
+END_TEST
+
 START_TEST(test_texture_surface)
 {
 	float h[16], o[32], back[16], *d = dalloc(sizeof(o));
@@ -2316,6 +2344,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_texture_linear_recorded);
 	tcase_add_test(tc, test_dry_call_observed_runs);
 	tcase_add_test(tc, test_barrier_after_early_return);
+	tcase_add_test(tc, test_half_pair_compares);
 	tcase_add_test(tc, test_intrinsics);
 	tcase_add_test(tc, test_block_votes);
 	tcase_add_test(tc, test_async_copy);

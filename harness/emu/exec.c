@@ -457,6 +457,55 @@ static int exec_clock(struct ictx *o)
 	return 0;
 }
 
+/* x combined with predicate c by the instruction's .and/.or/.xor */
+static uint32_t boolop(const struct emu_insn *in, uint32_t x, uint32_t c)
+{
+	switch (in->boolop) {
+	case BO_AND: return x & c;
+	case BO_OR: return x | c;
+	case BO_XOR: return x ^ c;
+	default: return x;
+	}
+}
+
+/* setp and set on half pairs: each half compared on its own; setp sets
+ * p from the low halves and q from the high ones, set puts 1.0 (a pair
+ * destination) or 0xffff (an integer one) in each half that holds */
+static int exec_setp_pair(struct ictx *o, int ty)
+{
+	const struct emu_insn *in = o->in;
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE];
+	const uint64_t *A = opnd(o, 0, t0), *B = opnd(o, 1, t1);
+	uint32_t lo = 0, hi = 0, c = 0, m = o->m;
+	int ftz = (in->flags & F_FTZ) != 0;
+
+	LANES({
+		int r = emu_half_cmp2(in->cmp, ty, ftz, (uint32_t)A[l],
+				      (uint32_t)B[l]);
+
+		lo |= (uint32_t)(r & 1) << l;
+		hi |= (uint32_t)(r >> 1 & 1) << l;
+	});
+	if (in->nsrc == 3) {
+		c = pred_src(o->P, o->f, &in->s[2]);
+		lo = boolop(in, lo, c);
+		hi = boolop(in, hi, c);
+	}
+	if (in->op == OP_SETP) {
+		pred_set(o->P, &in->d[0], m, lo);
+		if (in->ndst == 2)
+			pred_set(o->P, &in->d[1], m, hi);
+	} else {
+		uint64_t one = in->type == T_F16X2 ? 0x3c00u :
+			       in->type == T_BF16X2 ? 0x3f80u : 0xffffu;
+		uint64_t *D = dest(o, 0);
+
+		LANES(D[l] = ((lo >> l & 1) ? one : 0) |
+			     ((hi >> l & 1) ? one : 0) << 16);
+	}
+	return 0;
+}
+
 /* setp and set: a comparison, combined with a predicate by .and/.or/.xor */
 static int exec_setp(struct ictx *o)
 {
@@ -466,8 +515,12 @@ static int exec_setp(struct ictx *o)
 	int sz = emu_type_size[ty];
 	uint32_t r = 0, c = 0, p, q, m = o->m;
 	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE];
-	const uint64_t *A = opnd(o, 0, t0), *B = opnd(o, 1, t1);
+	const uint64_t *A, *B;
 
+	if (ty == T_F16X2 || ty == T_BF16X2)
+		return exec_setp_pair(o, ty);
+	A = opnd(o, 0, t0);
+	B = opnd(o, 1, t1);
 	if (uniform_in(o, 2)) {	/* one comparison for every lane */
 		int l = __builtin_ctz(m);
 
@@ -481,18 +534,8 @@ static int exec_setp(struct ictx *o)
 						 B[l]) << l);
 	if (in->nsrc == 3)
 		c = pred_src(o->P, o->f, &in->s[2]);
-	p = r;
-	q = ~r;
-	if (in->boolop == BO_AND) {
-		p &= c;
-		q &= c;
-	} else if (in->boolop == BO_OR) {
-		p |= c;
-		q |= c;
-	} else if (in->boolop == BO_XOR) {
-		p ^= c;
-		q ^= c;
-	}
+	p = boolop(in, r, c);
+	q = boolop(in, ~r, c);
 	if (in->op == OP_SETP) {
 		pred_set(o->P, &in->d[0], m, p);
 		if (in->ndst == 2)

@@ -152,6 +152,22 @@ int emu_half_cmp(int cmp, int t, uint32_t a, uint32_t b)
 	return emu_fcmp(cmp, to_f(t, (uint16_t)a), to_f(t, (uint16_t)b));
 }
 
+static int cmp16(int cmp, int t, int ftz, uint16_t a, uint16_t b)
+{
+	if (ftz) {
+		a = ftz16(t, a);
+		b = ftz16(t, b);
+	}
+	return emu_fcmp(cmp, to_f(t, a), to_f(t, b));
+}
+
+int emu_half_cmp2(int cmp, int t, int ftz, uint32_t a, uint32_t b)
+{
+	return cmp16(cmp, t, ftz, (uint16_t)a, (uint16_t)b) |
+	       cmp16(cmp, t, ftz, (uint16_t)(a >> 16),
+		     (uint16_t)(b >> 16)) << 1;
+}
+
 uint32_t emu_f32_to_tf32(uint32_t f)
 {
 	if ((f & 0x7f800000u) == 0x7f800000u)     /* inf, nan */

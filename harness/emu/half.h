@@ -31,5 +31,9 @@ uint32_t emu_half_alu(int op, int t, int ftz, uint32_t a, uint32_t b,
 
 /* setp.cmp on a half type (scalar) */
 int emu_half_cmp(int cmp, int t, uint32_t a, uint32_t b);
+/* setp and set on a pair (T_F16X2, T_BF16X2): each half compared on
+ * its own -- bit 0 the low halves', bit 1 the high halves' -- subnormal
+ * f16 inputs as zero with ftz. */
+int emu_half_cmp2(int cmp, int t, int ftz, uint32_t a, uint32_t b);
 
 #endif

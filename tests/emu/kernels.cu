@@ -297,3 +297,26 @@ __global__ void early_return(int *o, int n)
 	__syncthreads();
 	o[i] = s[threadIdx.x] + 1;
 }
+
+// paired half comparisons: each half compared on its own (set to 1.0,
+// 0xffff masks, both-halves predicates, unordered forms with a NaN)
+__global__ void half_pairs(unsigned *o, __half2 a, __half2 b,
+			   __nv_bfloat162 c, __nv_bfloat162 d, __half2 n)
+{
+	__half2 r = __hgt2(a, b);
+	__nv_bfloat162 q = __hgt2(c, d);
+
+	o[0] = *(unsigned *)&r;
+	r = __heq2(a, b);
+	o[1] = *(unsigned *)&r;
+	o[2] = __hgt2_mask(a, b);
+	o[3] = __hbgt2(a, b);
+	o[4] = *(unsigned *)&q;
+	o[5] = __hlt2_mask(c, d);
+	o[6] = __hbeq2(a, a);
+	r = __hltu2(n, b);
+	o[7] = *(unsigned *)&r;
+	r = __hlt2(n, b);
+	o[8] = *(unsigned *)&r;
+	o[9] = __hbltu2(n, b);
+}
