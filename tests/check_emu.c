@@ -1352,6 +1352,70 @@ START_TEST(test_half_pair_compares)
 }
 END_TEST
 
+/* The toolkit's half and bfloat16 math functions (their inline PTX
+ * writes ".reg.b32" in one token and declares the same names in sibling
+ * blocks) parse and compute, to half precision. */
+START_TEST(test_half_math_inline_ptx)
+{
+	float *o, h[16];
+	uint16_t a = 0x3800;                      /* 0.5 */
+	uint32_t b = 0x40003c00u;                 /* (1, 2) */
+	uint16_t c = 0x3f00;                      /* bf16 0.5 */
+	uint32_t d = 0x40003f80u;                 /* bf16 (1, 2) */
+	void *args[5] = { &o, &a, &b, &c, &d };
+	const double want[16] = {
+		exp(0.5), exp(1.0), exp(2.0), exp(0.5), log(0.5), sqrt(0.5),
+		2.0, sin(0.5), cos(0.5), exp2(0.5), pow(10, 0.5), -1.0,
+		log(0.5), sqrt(0.5), exp(1.0), tanh(0.5)
+	};
+
+	load("tests/emu/kernels.ptx");
+	o = dalloc(sizeof(h));
+	ck_assert_int_eq(launch("_Z9half_mathPf6__half7__half213__nv_bfloat16"
+				"14__nv_bfloat162", 1, 1, 1, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, o, sizeof(h), cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (int i = 0; i < 16; i++)
+		/* bf16 keeps 8 bits of mantissa, f16 11 */
+		ck_assert_msg(fabs(h[i] - want[i]) <= fabs(want[i]) / 128,
+			      "o[%d] = %g, want %g", i, h[i], want[i]);
+}
+END_TEST
+
+/* Registers declared in a { } block leave scope when it closes; an
+ * inner name hides an outer one inside its block only, and sibling
+ * blocks may declare the same names. */
+START_TEST(test_reg_scopes)
+{
+	static const char ptx[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry scopes(.param .u64 o)\n{\n"
+		".reg .b32 x;\n.reg .b64 %rd<3>;\n"
+		"ld.param.u64 %rd1, [o];\n"
+		"mov.b32 x, 1;\n"
+		"{ .reg.b32 x, y;\n mov.b32 x, 10;\n mov.b32 y, x;\n"
+		"  st.global.u32 [%rd1+4], y;\n }\n"
+		"{ .reg .b32 x;\n mov.b32 x, 20;\n"
+		"  st.global.u32 [%rd1+8], x;\n }\n"
+		"st.global.u32 [%rd1], x;\n"
+		"ret;\n}\n";
+	char err[256];
+	unsigned *o, h[3];
+	void *args[1] = { &o };
+
+	ck_assert_msg(wgemu_load_ptx(ptx, sizeof(ptx) - 1, err,
+				     sizeof(err)) >= 0, "%s", err);
+	o = dalloc(sizeof(h));
+	ck_assert_int_eq(launch("scopes", 1, 1, 1, 1, 0, args), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, o, sizeof(h), cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	ck_assert_uint_eq(h[0], 1);
+	ck_assert_uint_eq(h[1], 10);
+	ck_assert_uint_eq(h[2], 20);
+}
+END_TEST
+
 START_TEST(test_texture_surface)
 {
 	float h[16], o[32], back[16], *d = dalloc(sizeof(o));
@@ -2345,6 +2409,8 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_dry_call_observed_runs);
 	tcase_add_test(tc, test_barrier_after_early_return);
 	tcase_add_test(tc, test_half_pair_compares);
+	tcase_add_test(tc, test_half_math_inline_ptx);
+	tcase_add_test(tc, test_reg_scopes);
 	tcase_add_test(tc, test_intrinsics);
 	tcase_add_test(tc, test_block_votes);
 	tcase_add_test(tc, test_async_copy);

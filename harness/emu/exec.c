@@ -541,7 +541,9 @@ static int exec_setp(struct ictx *o)
 		if (in->ndst == 2)
 			pred_set(o->P, &in->d[1], m, q);
 	} else {
-		uint64_t one = in->type == T_F32 ? 0x3f800000u : 0xffffffffu;
+		uint64_t one = in->type == T_F32 ? 0x3f800000u :
+			       in->type == T_F16 ? 0x3c00u :
+			       in->type == T_BF16 ? 0x3f80u : 0xffffffffu;
 		uint64_t *D = dest(o, 0);
 
 		LANES(D[l] = (p >> l & 1) ? one : 0);

@@ -512,11 +512,17 @@ static void fbuild_release(struct fbuild *fb)
  * inline assembly of CUTLASS and libcu++ repeats "LAB_WAIT:" in a block
  * of its own at each use): when block id closes, the branches written
  * since it opened (at pc from) to a label of its own go there, and its
- * labels leave scope.
+ * labels leave scope.  So do the registers declared in it since then
+ * (from regs on): the toolkit's half-precision functions declare the
+ * same names in sibling blocks, and an inner name hides an outer one
+ * only inside its block.
  */
-static void close_block(struct fbuild *fb, int from, int id)
+static void close_block(struct fbuild *fb, int from, int id, int regs)
 {
 	struct emu_func *f = fb->f;
+
+	for (int i = regs; i < fb->nregs; i++)
+		fb->regs[i].gone = 1;
 
 	for (int i = from; i < f->ninsns; i++) {
 		if (!fb->targets[i])
@@ -539,7 +545,8 @@ static void close_block(struct fbuild *fb, int from, int id)
 static int parse_body(struct parser *p, struct fbuild *fb)
 {
 	int depth = 0, next_id = 1;
-	int open_pc[33], open_id[33];   /* the blocks open: where, which */
+	/* the blocks open: where, which, the registers declared before */
+	int open_pc[33], open_id[33], open_regs[33];
 
 	for (;;) {
 		struct tok *t = peek(p);
@@ -554,6 +561,7 @@ static int parse_body(struct parser *p, struct fbuild *fb)
 				return perr(p, t->line, "blocks nested too "
 					    "deeply");
 			open_pc[depth] = fb->f->ninsns;
+			open_regs[depth] = fb->nregs;
 			open_id[depth++] = next_id++;
 			continue;
 		}
@@ -561,7 +569,8 @@ static int parse_body(struct parser *p, struct fbuild *fb)
 			next(p);
 			if (depth-- == 0)
 				return 0;
-			close_block(fb, open_pc[depth], open_id[depth]);
+			close_block(fb, open_pc[depth], open_id[depth],
+				    open_regs[depth]);
 			continue;
 		}
 		if (t->k == K_ID && t->s[0] == '.') {
@@ -571,6 +580,16 @@ static int parse_body(struct parser *p, struct fbuild *fb)
 			next(p);
 			if (!strcmp(buf, ".reg")) {
 				if (parse_reg(p, fb))
+					return -1;
+			} else if (!strncmp(buf, ".reg.", 5)) {
+				/* ".reg.b32" in one token, as the toolkit's
+				 * headers write it */
+				int ty = type_of(buf + 5);
+
+				if (ty == T_NONE)
+					return perr(p, t->line, "register "
+						    "declaration without type");
+				if (parse_reg_names(p, fb, ty))
 					return -1;
 			} else if (!strcmp(buf, ".loc")) {
 				if (parse_loc(p, fb, t->line))

@@ -66,6 +66,7 @@ struct tok {
 struct regdecl {
 	char *name;
 	int n, base, is_pred;
+	int gone;                /* its { } block closed: out of scope */
 };
 
 struct label {
@@ -138,6 +139,9 @@ int type_of(const char *s);
 int find_sym(struct parser *p, struct fbuild *fb, const char *name);
 int find_or_add_func(struct parser *p, const char *name);
 int parse_reg(struct parser *p, struct fbuild *fb);
+/* The names of a .reg whose type the directive token carried already
+ * (".reg.b32", as the toolkit's headers write it). */
+int parse_reg_names(struct parser *p, struct fbuild *fb, int type);
 int find_reg(struct fbuild *fb, const char *name, int *idx);
 void rop_init(struct rop *r);
 void rop_free(struct rop *r);

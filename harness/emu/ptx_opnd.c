@@ -30,6 +30,13 @@ int parse_reg(struct parser *p, struct fbuild *fb)
 	type = t->k == K_ID && buf[0] == '.' ? type_of(buf + 1) : T_NONE;
 	if (type == T_NONE)
 		return perr(p, t->line, "register declaration without type");
+	return parse_reg_names(p, fb, type);
+}
+
+int parse_reg_names(struct parser *p, struct fbuild *fb, int type)
+{
+	struct tok *t;
+
 	do {
 		struct regdecl *r;
 		uint64_t n = 0;
@@ -41,6 +48,7 @@ int parse_reg(struct parser *p, struct fbuild *fb)
 			 sizeof(*fb->regs)))
 			return perr(p, t->line, "out of memory");
 		r = &fb->regs[fb->nregs];
+		r->gone = 0;
 		r->name = dupn(t->s, t->len);
 		if (!r->name)
 			return perr(p, t->line, "out of memory");
@@ -86,6 +94,8 @@ int find_reg(struct fbuild *fb, const char *name, int *idx)
 		struct regdecl *r = &fb->regs[i];
 		size_t pl = strlen(r->name);
 
+		if (r->gone)
+			continue;
 		if (!r->n) {
 			if (strcmp(name, r->name))
 				continue;

@@ -320,3 +320,30 @@ __global__ void half_pairs(unsigned *o, __half2 a, __half2 b,
 	o[8] = *(unsigned *)&r;
 	o[9] = __hbltu2(n, b);
 }
+
+// the toolkit's half and bfloat16 math: inline PTX in cuda_fp16.hpp and
+// cuda_bf16.hpp that declares ".reg.b32" in one token and the same
+// register names in sibling { } blocks
+__global__ void half_math(float *o, __half a, __half2 b, __nv_bfloat16 c,
+			  __nv_bfloat162 d)
+{
+	__half2 r = h2exp(b);
+	__nv_bfloat162 q = h2exp(d);
+
+	o[0] = __half2float(hexp(a));
+	o[1] = __low2float(r);
+	o[2] = __high2float(r);
+	o[3] = __bfloat162float(hexp(c));
+	o[4] = __half2float(hlog(a));
+	o[5] = __half2float(hsqrt(a));
+	o[6] = __half2float(hrcp(a));
+	o[7] = __half2float(hsin(a));
+	o[8] = __half2float(hcos(a));
+	o[9] = __half2float(hexp2(a));
+	o[10] = __half2float(hexp10(a));
+	o[11] = __half2float(hlog2(a));
+	o[12] = __bfloat162float(hlog(c));
+	o[13] = __bfloat162float(hsqrt(c));
+	o[14] = __low2float(q);
+	o[15] = __half2float(htanh(a));
+}
