@@ -1416,6 +1416,32 @@ START_TEST(test_reg_scopes)
 }
 END_TEST
 
+/* The SIMD intrinsics (lop3, dp4a, dp2a, vabsdiff4, .u16x2 arithmetic)
+ * run, each against its definition worked out by hand. */
+START_TEST(test_simd_intrinsics)
+{
+	unsigned *o, h[18], a = 0x7f80ff01u, b = 0x0181fe7fu, c = 0x12345678u;
+	void *args[4] = { &o, &a, &b, &c };
+	static const unsigned want[18] = {
+		0x7f81ff7fu, 0x0180fe01u, 0x8001fd80u, 0x7eff0182u,
+		0x7e01017eu, 0xff00ff00u, 0x123496f8u, 0x123594f8u,
+		0x1232d8f7u, 0x12b55579u, 0x7f80ff01u, 0x4080fe40u,
+		0x000000feu, 0x7f800101u, 0x808000ffu, 0x01000100u,
+		0x6c355706u, 0x1380fe79u
+	};
+
+	load("tests/emu/kernels.ptx");
+	o = dalloc(sizeof(h));
+	ck_assert_int_eq(launch("_Z8simd_opsPjjjj", 1, 1, 1, 1, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, o, sizeof(h), cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (int i = 0; i < 18; i++)
+		ck_assert_msg(h[i] == want[i], "o[%d] = 0x%08x, want 0x%08x",
+			      i, h[i], want[i]);
+}
+END_TEST
+
 START_TEST(test_texture_surface)
 {
 	float h[16], o[32], back[16], *d = dalloc(sizeof(o));
@@ -2411,6 +2437,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_half_pair_compares);
 	tcase_add_test(tc, test_half_math_inline_ptx);
 	tcase_add_test(tc, test_reg_scopes);
+	tcase_add_test(tc, test_simd_intrinsics);
 	tcase_add_test(tc, test_intrinsics);
 	tcase_add_test(tc, test_block_votes);
 	tcase_add_test(tc, test_async_copy);

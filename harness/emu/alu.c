@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include "emu/exec.h"
+#include "emu/simd.h"
 #include "emu/half.h"
 
 static inline float ftz32(float f)
@@ -642,6 +643,8 @@ static int int_field(INT_ARGS)
 int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
 	    const uint64_t *A, const uint64_t *B, const uint64_t *C)
 {
+	if (in->type == T_U16X2 || in->type == T_S16X2)
+		return simd_int16x2(in, m, D, A, B);
 	switch (in->op) {
 	case OP_ADD: case OP_SUB:
 		return int_addsub(in, m, D, A, B, C);

@@ -84,10 +84,6 @@ int emu_insn_unsupported(const struct emu_module *m,
 		snprintf(what, len, "cvta of .param");
 		return 1;
 	}
-	if (in->op == OP_VABSDIFF4 && !in->sub) {
-		snprintf(what, len, "vabsdiff4 without .add");
-		return 1;
-	}
 	if ((in->op == OP_ATOM || in->op == OP_RED) &&
 	    ((esz != 4 && esz != 8) ||
 	     (emu_type_kind[in->type] == 'f' && in->sub != AT_ADD &&

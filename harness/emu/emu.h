@@ -24,6 +24,7 @@ enum emu_type {
 	T_NONE, T_B8, T_B16, T_B32, T_B64, T_U8, T_U16, T_U32, T_U64,
 	T_S8, T_S16, T_S32, T_S64, T_F16, T_F32, T_F64, T_PRED, T_B128,
 	T_BF16, T_F16X2, T_BF16X2,    /* arithmetic only (half.c) */
+	T_U16X2, T_S16X2,             /* add, sub, min, max (simd.c) */
 	T_COUNT
 };
 extern const uint8_t emu_type_size[T_COUNT];

@@ -15,6 +15,7 @@
 #include "emu/exec.h"
 #include "emu/half.h"
 #include "emu/perf.h"
+#include "emu/simd.h"
 #include "emu/texture.h"
 #include "emu/wmma.h"
 
@@ -672,6 +673,26 @@ static int exec_pack(struct ictx *o)
 }
 
 /* vabsdiff4.add: the sum of the four bytes' |a - b|, plus c */
+/* lop3, dp4a and dp2a (simd.c) */
+static int exec_lop3(struct ictx *o)
+{
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE];
+	uint64_t t2[EMU_WARP_SIZE], t3[EMU_WARP_SIZE];
+	const uint64_t *A = opnd(o, 0, t0), *B = opnd(o, 1, t1);
+	const uint64_t *C = opnd(o, 2, t2);
+
+	return simd_lop3(o->m, dest(o, 0), A, B, C, opnd(o, 3, t3));
+}
+
+static int exec_dot(struct ictx *o)
+{
+	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE], t2[EMU_WARP_SIZE];
+	const uint64_t *A = opnd(o, 0, t0), *B = opnd(o, 1, t1);
+	const uint64_t *C = opnd(o, 2, t2);
+
+	return simd_dot(o->in, o->m, dest(o, 0), A, B, C);
+}
+
 static int exec_vabsdiff4(struct ictx *o)
 {
 	const struct emu_insn *in = o->in;
@@ -681,11 +702,9 @@ static int exec_vabsdiff4(struct ictx *o)
 	uint64_t *D;
 	uint32_t m = o->m;
 
-	if (!in->sub)
-		return emu_fault_unsupported(o->x, o->f, in, o->w->id,
-					     __builtin_ctz(m),
-					     "vabsdiff4 without .add");
 	D = dest(o, 0);
+	if (!in->sub)	/* the bytes' differences, packed */
+		return simd_absdiff4(in, m, D, A, B);
 	LANES({
 		uint32_t sum = (uint32_t)C[l];
 

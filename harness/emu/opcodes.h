@@ -93,7 +93,9 @@
 	OP(SET,        "set",         "set",        OWN,    LANE, setp) \
 	OP(MOVPACK,    "mov",         "",           OWN,    LANE, pack) \
 	OP(MOVUNPACK,  "mov",         "",           OWN,    LANE, pack) \
-	OP(DP4A,       "dp4a",        "dp4a",       D_ABC,  LANE, unknown) \
+	OP(DP4A,       "dp4a",        "dp4a",       D_ABC,  LANE, dot) \
+	OP(DP2A,       "dp2a",        "dp2a",       D_ABC,  LANE, dot) \
+	OP(LOP3,       "lop3",        "lop3",       D_ABCD, LANE, lop3) \
 	OP(CLOCK,      "mov",         "",           OWN,    LANE, clock) \
 	OP(BFIND,      "bfind",       "bfind",      D_A,    ALU,  alu) \
 	OP(REDUX,      "redux",       "redux",      D_AB,   WARP, redux) \
@@ -131,6 +133,7 @@ enum emu_shape {
 #define EMU_EXECS(X) \
 	X(nop) X(alu) X(mov) X(clock) X(setp) X(select) X(testp) X(cvt) \
 	X(cvta) X(pack) X(bfi) X(bmsk) X(vabsdiff4) X(half) X(unknown) \
+	X(dot) X(lop3) \
 	X(ld) X(st) X(atom) X(cpasync) X(shfl) X(match) X(vote) X(redux) \
 	X(activemask) X(tex) X(surf) X(branch) X(exit) X(call) \
 	X(barrier) X(trap) X(unsup) X(wmma) X(mbarrier) X(nanosleep)

@@ -17,18 +17,18 @@
 #include "emu/half.h"
 
 const uint8_t emu_type_size[T_COUNT] = {
-	0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 0, 16, 2, 4, 4
+	0, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 8, 2, 4, 8, 0, 16, 2, 4, 4, 4, 4
 };
 
 const char emu_type_kind[T_COUNT] = {
 	0, 'b', 'b', 'b', 'b', 'u', 'u', 'u', 'u', 's', 's', 's', 's',
-	'f', 'f', 'f', 'p', 'b', 'f', 'f', 'f'
+	'f', 'f', 'f', 'p', 'b', 'f', 'f', 'f', 'u', 's'
 };
 
 static const char *const type_names[T_COUNT] = {
 	"", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8",
 	"s16", "s32", "s64", "f16", "f32", "f64", "pred", "b128", "bf16",
-	"f16x2", "bf16x2"
+	"f16x2", "bf16x2", "u16x2", "s16x2"
 };
 
 int type_of(const char *s)

@@ -243,6 +243,8 @@ static int mod_op(struct emu_insn *in, const char *s, int op)
 		in->sub = (uint8_t)k;
 	else if (op == OP_BFIND && !strcmp(s, "shiftamt"))
 		in->flags |= F_SHIFTAMT;
+	else if (op == OP_DP2A && (!strcmp(s, "lo") || !strcmp(s, "hi")))
+		in->sub = s[0] == 'h';
 	else if (!strcmp(s, "uni"))
 		in->flags |= F_UNI;
 	else if (op == OP_SHF && !strcmp(s, "l"))

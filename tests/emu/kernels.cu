@@ -347,3 +347,33 @@ __global__ void half_math(float *o, __half a, __half2 b, __nv_bfloat16 c,
 	o[14] = __low2float(q);
 	o[15] = __half2float(htanh(a));
 }
+
+// the SIMD intrinsics: lop3, dp4a, dp2a, vabsdiff4 with and without
+// .add, add/max on .u16x2
+__global__ void simd_ops(unsigned *o, unsigned a, unsigned b, unsigned c)
+{
+	unsigned r;
+
+	o[0] = __vmaxs4(a, b);
+	o[1] = __vmins4(a, b);
+	o[2] = __vadd4(a, b);
+	o[3] = __vsub4(a, b);
+	o[4] = __vabsdiffs4(a, b);
+	o[5] = __vcmpgts4(a, b);
+	o[6] = __dp4a((int)a, (int)b, (int)c);
+	o[7] = __dp4a(a, b, c);
+	o[8] = __dp2a_lo((int)a, (int)b, (int)c);
+	o[9] = __dp2a_hi(a, b, c);
+	o[10] = __vmaxu2(a, b);
+	o[11] = __vhaddu4(a, b);
+	o[12] = __vsads4(a, b);
+	o[13] = __vabs4(a);
+	o[14] = __vneg2(a);
+	o[15] = __vsetgeu4(a, b);
+	asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(r) : "r"(a), "r"(b),
+	    "r"(c));
+	o[16] = r;
+	asm("lop3.b32 %0, %1, %2, %3, 0xe8;" : "=r"(r) : "r"(a), "r"(b),
+	    "r"(c));
+	o[17] = r;
+}
