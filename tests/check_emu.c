@@ -1442,6 +1442,31 @@ START_TEST(test_simd_intrinsics)
 }
 END_TEST
 
+/* Shared memory starts as poison: a float computed from a word no
+ * thread wrote is NaN, an int is INT_MAX, as garbage on a GPU makes a
+ * result wrong (the read still gets its warning). */
+START_TEST(test_shared_starts_as_poison)
+{
+	float *o, h[64];
+	int *io, hi[64];
+	void *args[2] = { &o, &io };
+
+	load("tests/emu/kernels.ptx");
+	o = dalloc(sizeof(h));
+	io = dalloc(sizeof(hi));
+	ck_assert_int_eq(launch("_Z13uninit_sharedPfPi", 1, 1, 64, 1, 0,
+				args), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, o, sizeof(h), cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(hi, io, sizeof(hi),
+				    cudaMemcpyDeviceToHost), cudaSuccess);
+	ck_assert(isnan(h[0]));
+	ck_assert(isnan(h[40]));
+	ck_assert_int_eq(hi[0], 0x7fffffff);
+	ck_assert_int_eq(hi[40], 1);
+}
+END_TEST
+
 START_TEST(test_texture_surface)
 {
 	float h[16], o[32], back[16], *d = dalloc(sizeof(o));
@@ -2438,6 +2463,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_half_math_inline_ptx);
 	tcase_add_test(tc, test_reg_scopes);
 	tcase_add_test(tc, test_simd_intrinsics);
+	tcase_add_test(tc, test_shared_starts_as_poison);
 	tcase_add_test(tc, test_intrinsics);
 	tcase_add_test(tc, test_block_votes);
 	tcase_add_test(tc, test_async_copy);

@@ -67,6 +67,29 @@ static void release_barrier(struct xctx *x)
 	}
 }
 
+/*
+ * A block's shared memory starts as poison, as a GPU's holds whatever
+ * was there: every 4-byte word 0x7fffffff, which reads as NaN in every
+ * float width (f16 halves 0xffff and 0x7fff, a double's high word) and
+ * as INT_MAX as an int, so that a result that used a word no thread
+ * wrote comes out wrong as it would on a GPU (the read also gets a
+ * warning, race.c).
+ */
+static void poison_shared(uint8_t *p, size_t n)
+{
+	static const uint8_t word[4] = { 0xff, 0xff, 0xff, 0x7f };
+	size_t done = n < 4 ? n : 4;
+
+	memcpy(p, word, done);
+	/* doubling copies: as fast as memset for a block's kilobytes */
+	while (done < n) {
+		size_t k = done < n - done ? done : n - done;
+
+		memcpy(p + done, p, k);
+		done += k;
+	}
+}
+
 void sched_new_epoch(struct xctx *x)
 {
 	x->epoch = g_epoch++;
@@ -79,8 +102,7 @@ int sched_block_start(struct xctx *x)
 	x->epoch = g_epoch++;
 	x->block_epoch = x->epoch;
 	x->stuck = 0;
-	if (x->smem_size)
-		memset(x->smem, 0xcb, x->smem_size);
+	poison_shared(x->smem, x->smem_size);
 	for (i = 0; i < x->nwarps; i++) {
 		struct warp *w = &x->warps[i];
 		unsigned lanes = x->nthreads -

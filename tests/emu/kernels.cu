@@ -377,3 +377,18 @@ __global__ void simd_ops(unsigned *o, unsigned a, unsigned b, unsigned c)
 	    "r"(c));
 	o[17] = r;
 }
+
+// reads shared memory no thread wrote: half the tile is never stored
+__global__ void uninit_shared(float *o, int *io)
+{
+	__shared__ float s[64];
+	__shared__ int t[64];
+
+	if (threadIdx.x < 32) {
+		s[threadIdx.x] = 1.0f;
+		t[threadIdx.x] = 1;
+	}
+	__syncthreads();
+	o[threadIdx.x] = s[threadIdx.x] + s[63 - threadIdx.x];
+	io[threadIdx.x] = t[63 - threadIdx.x];
+}
