@@ -4,7 +4,7 @@
  * ordering of the transposes, a capped grid against a full one, the
  * H200 against the H100, determinism, sampling, a block doing the work
  * of the grid, a sample that does not show the work, cooperative
- * launches, the caps on interpretation -- on the kernels of
+ * launches, graphs, the caps on interpretation -- on the kernels of
  * tests/emu/perf_kernels.cu, at the performance shape (8192 x 8192)
  * where it is cheap and at 2048 x 2048 where every element is
  * interpreted.  How close it comes to an H100 is the corpus's business
@@ -18,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include "emu/perf.h"
+#include "emu/trace.h"
 #include "emu/wgemu.h"
 
 #define N 8192
@@ -465,6 +466,86 @@ START_TEST(stopped_prediction_runs_nothing)
 }
 END_TEST
 
+/* A graph's kernels and memsets (of a 4-byte zero, here) are in the
+ * call's record, and a prediction replays them like any other. */
+START_TEST(graph_launches_in_a_record)
+{
+	const void *k;
+	void *in = NULL, *o = NULL;
+	int rows = 2048, cols = 2048;
+	void *args[] = { &o, &in, &rows, &cols };
+	struct cudaKernelNodeParams kp;
+	struct cudaMemsetParams mp;
+	cudaGraph_t g;
+	cudaGraphExec_t x;
+	cudaGraphNode_t node, zero;
+	struct emu_trace_reader rd;
+	struct emu_trace_head head;
+	struct emu_trace_op op;
+	unsigned char *buf = NULL;
+	size_t len = 0, bytes = (size_t)rows * cols * 4;
+	int launches = 0, memsets = 0;
+	char why[300];
+
+	load();
+	k = wgemu_kernel("tiled");
+	ck_assert_int_eq(cudaMalloc(&in, bytes), cudaSuccess);
+	ck_assert_int_eq(cudaMalloc(&o, bytes), cudaSuccess);
+	memset(&kp, 0, sizeof(kp));
+	kp.func = (void *)k;
+	kp.gridDim = (dim3){ 64, 64, 1 };
+	kp.blockDim = (dim3){ 32, 8, 1 };
+	kp.kernelParams = args;
+	memset(&mp, 0, sizeof(mp));
+	mp.dst = o;
+	mp.elementSize = 4;
+	mp.width = (size_t)rows * cols;
+	mp.height = 1;
+	ck_assert_int_eq(cudaGraphCreate(&g, 0), cudaSuccess);
+	ck_assert_int_eq(cudaGraphAddMemsetNode(&zero, g, NULL, 0, &mp),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaGraphAddKernelNode(&node, g, &zero, 1, &kp),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	/* the call, recorded as the runner records the performance call */
+	wgemu_record_begin(in, bytes, o, bytes);
+	wgemu_dry(2);
+	ck_assert_int_eq(cudaGraphLaunch(x, 0), cudaSuccess);
+	ck_assert_int_eq(cudaStreamSynchronize(0), cudaSuccess);
+	wgemu_dry(0);
+	ck_assert_int_eq(wgemu_record_end(&buf, &len), 0);
+	/* its launches through a prediction, as the replay's */
+	ck_assert_int_eq(wgemu_perf_begin("H100", 1), 0);
+	wgemu_perf_sample(9, 0, 0);
+	ck_assert_int_eq(emu_trace_read_head(&rd, buf, len, &head), 0);
+	while (emu_trace_next(&rd, &op) == 1) {
+		ck_assert_int_ne(op.kind, TR_UNTRACED);
+		if (op.kind == TR_MEMSET) {
+			ck_assert_int_eq(cudaMemset((void *)(uintptr_t)op.a,
+				(int)op.value, (size_t)op.n), cudaSuccess);
+			memsets++;
+		}
+		if (op.kind != TR_LAUNCH)
+			continue;
+		ck_assert_int_eq(wgemu_launch_raw(k, op.grid, op.block,
+			(size_t)op.n, op.data, (size_t)op.ndata),
+			cudaSuccess);
+		launches++;
+	}
+	ck_assert_int_eq(memsets, 1);
+	ck_assert_int_eq(launches, 1);
+	ck_assert_uint_eq(wgemu_perf_count(), 2);
+	ck_assert_int_eq(wgemu_perf_coverage((double)bytes, (double)bytes,
+					     why, sizeof(why)), 0);
+	wgemu_perf_end();
+	free(buf);
+	cudaGraphExecDestroy(x);
+	cudaGraphDestroy(g);
+	cudaFree(in);
+	cudaFree(o);
+}
+END_TEST
+
 static TCase *tcase(Suite *s, const char *name)
 {
 	TCase *tc = tcase_create(name);
@@ -491,6 +572,7 @@ static Suite *perf_suite(void)
 	caps = tcase(s, "caps");
 	tcase_add_test(caps, interpretation_cap);
 	tcase_add_test(caps, stopped_prediction_runs_nothing);
+	tcase_add_test(tcase(s, "graphs"), graph_launches_in_a_record);
 	return s;
 }
 
