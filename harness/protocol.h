@@ -293,6 +293,8 @@ enum proto_note_kind {
 	NOTE_FOREIGN_KERNEL, /* it launches a kernel not in the student's
 			      * code */
 	NOTE_FAULT,          /* a replayed launch faulted */
+	NOTE_NO_PREDICTION,  /* the performance model cannot predict the
+			      * performance call (the message says why) */
 	NOTE_KIND_MAX
 };
 
