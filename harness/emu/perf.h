@@ -167,8 +167,9 @@ struct perf_collect {
 	/* a cooperative launch's grid workspace: a global atomic in
 	 * [grid_ws, grid_ws + 16) is a grid barrier's arrival (0: none) */
 	uint64_t grid_ws;
-	/* every block that ran, sampled or not */
-	struct perf_work counted, heaviest;
+	/* every block that ran, sampled or not: their sum, and the most
+	 * one block did, measure by measure */
+	struct perf_work counted, most;
 	uint64_t ncounted;
 	/* the plan (runtime_perf.c): the seed of the sample, extend every
 	 * launch's sample as far as the budget allows, the hard caps in

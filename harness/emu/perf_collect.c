@@ -346,18 +346,23 @@ void perf_block_enter(struct perf_collect *pc, int b)
 	pc->warp = 0;
 }
 
+#define MAX_OF(a, b) ((a) > (b) ? (a) : (b))
+
 void perf_count_block(struct perf_collect *pc, const struct perf_work *w)
 {
-	struct perf_work *c = &pc->counted;
+	struct perf_work *c = &pc->counted, *m = &pc->most;
 
 	c->lane_insns += w->lane_insns;
 	c->ld_sectors += w->ld_sectors;
 	c->st_sectors += w->st_sectors;
 	c->ld_bytes += w->ld_bytes;
 	c->st_bytes += w->st_bytes;
-	if (!pc->ncounted++ || perf_block_cost(pc->g, w) >
-			       perf_block_cost(pc->g, &pc->heaviest))
-		pc->heaviest = *w;
+	m->lane_insns = MAX_OF(m->lane_insns, w->lane_insns);
+	m->ld_sectors = MAX_OF(m->ld_sectors, w->ld_sectors);
+	m->st_sectors = MAX_OF(m->st_sectors, w->st_sectors);
+	m->ld_bytes = MAX_OF(m->ld_bytes, w->ld_bytes);
+	m->st_bytes = MAX_OF(m->st_bytes, w->st_bytes);
+	pc->ncounted++;
 }
 
 void perf_stop(struct perf_collect *pc, const char *fmt, ...)

@@ -588,7 +588,7 @@ static void lower_bounds(const struct perf_gpu *g,
 	double dram = e->dram_bytes / (g->peak_dram_gbps * 1e6) + launch;
 	double issue = e->work.lane_insns /
 		       (lanes * g->sms * clk_per_ms) + launch;
-	double block = (double)pc->heaviest.lane_insns /
+	double block = (double)pc->most.lane_insns /
 		       (lanes * clk_per_ms) + launch;
 
 	if (dram > e->ms) {

@@ -401,7 +401,8 @@ uint64_t sched_perf_cap(struct xctx *x, uint64_t cap)
 {
 	uint64_t budget = x->budget;
 
-	if (x->cfg->perf_only && x->lane_insns + cap < x->budget) {
+	if (x->cfg->perf_only && x->lane_insns < x->budget &&
+	    cap < x->budget - x->lane_insns) {
 		x->budget = x->lane_insns + cap;
 		x->perf_capped = 1;
 	}
