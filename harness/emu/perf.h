@@ -299,10 +299,11 @@ double perf_block_cost(const struct perf_gpu *g, const struct perf_work *w);
 #define PERF_BLOCK_EVENTS (1u << 21)
 /* Hard caps on interpretation, in lane-instructions, while a
  * prediction runs only its sample (perf_only): one block, and a whole
- * prediction.  The interpreter runs some 200 M lane-instructions a
- * second while it collects a block's events and twice that past
- * PERF_BLOCK_EVENTS (docs/EMULATOR.md), so these keep a replay under a
- * minute where its limit is two. */
+ * prediction.  A block doing a whole 8192 x 8192 transpose runs 2.15 G;
+ * the development machine interprets some 380 M a second while it
+ * collects events and 530 M past PERF_BLOCK_EVENTS (docs/EMULATOR.md),
+ * so the caps keep a replay near 16 s there, well inside its two
+ * minutes on a machine a few times slower. */
 #define PERF_BLOCK_CAP 4000000000ull
 #define PERF_PREDICTION_CAP 8000000000ull
 /* The share of a call's input and output its launches, scaled from
