@@ -26,7 +26,7 @@
  * whose length is the emulator's turn order, not the GPU's, is left
  * out of the events until the warp's next barrier.
  *
- * Bounds.  A block keeps at most PERF_BLOCK_EVENTS events; past them
+ * Limits.  A block keeps at most PERF_BLOCK_EVENTS events; past them
  * (a block that does the work of many) its instructions are counted
  * and the rest is not recorded: at its end each warp's list is cut at
  * a barrier every warp reached, and the block's reps say how many
