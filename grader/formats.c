@@ -492,11 +492,11 @@ static void performance_part(const struct exercise_result *e,
 			"**%.2fx** -- the emulator's performance model, not "
 			"a measurement. %s\n", e->perf_gpu, e->student_ms,
 			e->reference_ms, e->speedup, e->perf_why);
-	} else if (!strcmp(e->perf_model, "traffic") &&
-		   isfinite(e->speedup)) {
-		fprintf(b.f, "Emulator traffic model (no GPU): **%.2fx** "
-			"the reference's efficiency (global sectors and "
-			"shared wavefronts, not time).\n", e->speedup);
+	} else if (!strcmp(e->perf_model, "predicted")) {
+		fprintf(b.f, "No prediction of the %s time, so no "
+			"performance points: %s\n", e->perf_gpu,
+			e->perf_why + (strncmp(e->perf_why, "no prediction: ",
+					       15) ? 0 : 15));
 	} else if (!strcmp(e->perf_model, "bandwidth")) {
 		fprintf(b.f, "%.3f ms; measured against the device's copy "
 			"bandwidth, not the reference.\n", e->student_ms);

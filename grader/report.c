@@ -380,6 +380,11 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 				"kernels here: measured against copy "
 				"bandwidth, not the reference)\n",
 				e->student_ms, 100 * e->bandwidth_fraction);
+		if (isnan(e->speedup) && !strcmp(e->perf_model, "predicted")) {
+			fprintf(f, "      performance: ");
+			puts_clean(f, e->perf_why);
+			fprintf(f, " -- no performance points\n");
+		}
 		if (!isnan(e->speedup)) {
 			if (!strcmp(e->perf_model, "time")) {
 				fprintf(f, "      performance: %.3f ms vs "
@@ -405,10 +410,6 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 					puts_clean(f, e->perf_why);
 					fprintf(f, "%s\n", off);
 				}
-			} else {
-				fprintf(f, "      performance (traffic model):"
-					" %.2fx the reference's efficiency\n",
-					e->speedup);
 			}
 		}
 		for (size_t k = 0; k < e->nflags; k++)

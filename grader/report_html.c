@@ -171,10 +171,10 @@ static void summary(FILE *f, const struct grade_result *r)
 			      f);
 		if (!isnan(e->speedup))
 			fprintf(f, "<td>%.2fx%s</td>", e->speedup,
-				!strcmp(e->perf_model, "traffic") ?
-				" (traffic model)" :
 				!strcmp(e->perf_model, "predicted") ?
 				" (predicted)" : "");
+		else if (!strcmp(e->perf_model, "predicted"))
+			fputs("<td class=\"nm\">no prediction</td>", f);
 		else
 			fputs("<td class=\"nm\">not measured</td>", f);
 		fputs("</tr>", f);

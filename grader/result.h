@@ -171,11 +171,11 @@ struct exercise_result {
 	char flags[RESULT_MAX_FLAGS][64];
 	size_t nflags;
 	char perf_model[16]; /* "time" (GPU), "predicted" (emulator's
-			      * model), "traffic" (emulator, no
-			      * prediction), "bandwidth" */
+			      * model), "bandwidth" */
 	char perf_gpu[48];   /* "predicted": the GPU predicted */
 	char perf_why[256];  /* "predicted": the student's slowest
-			      * launch, what bounds it, in words */
+			      * launch, what bounds it, in words; or,
+			      * speedup NAN, "no prediction: " and why */
 
 	/* the student's file (capped) and its per-line traffic, in line
 	 * order; NULL / 0 when not available */

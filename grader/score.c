@@ -213,14 +213,6 @@ out:
 	free(ratio);
 }
 
-double score_traffic_cost(double global_sectors, double shared_wavefronts)
-{
-	/* A 32-byte DRAM sector costs about twice a shared-memory wavefront
-	 * on Hopper (3 TB/s of DRAM against ~29 TB/s of shared memory
-	 * spread over 132 SMs, per byte moved). */
-	return global_sectors + shared_wavefronts / 2;
-}
-
 void score_exercise(const struct score_config *c, struct exercise_result *e)
 {
 	int complete;

@@ -54,7 +54,4 @@ void score_exercise(const struct score_config *c,
 void score_speedup(const double *ref, const double *student, size_t n,
 		   double *speedup, double *lo, double *hi);
 
-/* The emulator's traffic model: cost of one launcher call. */
-double score_traffic_cost(double global_sectors, double shared_wavefronts);
-
 #endif

@@ -362,52 +362,72 @@ static void all_checks(struct verify *v, int passed, const char *fmt,
 	}
 }
 
-/* On the emulator, where nothing is timed: the performance model's
+/* Why the performance call has no prediction ("" when it has one);
+ * -1 when its replay failed (the grader's fault). */
+static int why_unpredicted(const struct verify *v, char *why, size_t len)
+{
+	const struct measured_call *mc = &v->perf_call;
+
+	/* the result keeps 256 bytes of it, "no prediction: " first */
+	*why = '\0';
+	if (mc->replay_error[0])
+		return snprintf(why, len, "%.230s", mc->replay_error), -1;
+	if (!mc->record_complete)
+		snprintf(why, len, "no launch record of the performance "
+			 "call");
+	else if (mc->note.kind == NOTE_NO_PREDICTION)
+		snprintf(why, len, "%.230s", mc->note.message);
+	else if (mc->note.kind)
+		snprintf(why, len, "%.50s: %.180s", note_kind(mc->note.kind),
+			 mc->note.message);
+	else if (!mc->replayed || !v->have_prediction)
+		snprintf(why, len, "the replay sent no prediction of the "
+			 "performance call");
+	else if (!(v->prediction.student_ms > 0))
+		snprintf(why, len, "the performance call's record holds "
+			 "nothing that takes time");
+	return 0;
+}
+
+/*
+ * On the emulator, where nothing is timed: the performance model's
  * prediction of the performance call (emu/perf.h), the reference's
- * predicted time over the student's. */
-static int predicted_speedup(struct verify *v)
+ * predicted time over the student's -- or no prediction, which earns
+ * no performance points and says why.  There is no other model: a
+ * student kit, which has no reference, is not measured.
+ */
+static void predicted_speedup(struct verify *v, const struct sums *t)
 {
 	struct exercise_result *r = v->res;
 	const struct proto_prediction *p = &v->prediction;
+	char why[sizeof(r->perf_why) - 16];
 
-	if (!v->have_prediction || !(p->student_ms > 0) ||
-	    !(p->reference_ms > 0))
-		return 0;
+	if (r->perf_model[0] || !v->skip_gpu_only || !t->have_ref ||
+	    !verify_shapes_passed(v))
+		return;
 	snprintf(r->perf_model, sizeof(r->perf_model), "predicted");
-	snprintf(r->perf_gpu, sizeof(r->perf_gpu), "%s", p->gpu);
+	snprintf(r->perf_gpu, sizeof(r->perf_gpu), "%s",
+		 p->gpu[0] ? p->gpu : v->cfg->predict_gpu);
+	if (why_unpredicted(v, why, sizeof(why)) < 0) {
+		r->status = STATUS_XX;
+		result_set_message(r, "the replay of the performance call "
+				   "failed: %s", why);
+		return;
+	}
+	if (why[0]) {
+		snprintf(r->perf_why, sizeof(r->perf_why), "no prediction: "
+			 "%s", why);
+		return;
+	}
 	r->student_ms = p->student_ms;
 	r->reference_ms = p->reference_ms;
 	r->speedup = p->reference_ms / p->student_ms;
 	snprintf(r->perf_why, sizeof(r->perf_why), "%s%s%.60s: %u blocks, "
 		 "%u resident per SM on %u SMs; bound by %s (%u blocks "
-		 "interpreted)", p->launches > 1 ? "slowest of " : "",
+		 "sampled)", p->launches > 1 ? "slowest of " : "",
 		 p->launches > 1 ? "its launches, " : "", p->kernel,
 		 p->grid_blocks, p->resident_blocks, p->active_sms, p->limit,
 		 p->sampled);
-	return 1;
-}
-
-/* Without a prediction: the reference's traffic over the student's. */
-static void traffic_speedup(struct verify *v, const struct sums *t)
-{
-	struct exercise_result *r = v->res;
-	double cost[2];
-
-	if (r->perf_model[0] || !v->skip_gpu_only || !t->have_ref)
-		return;
-	if (predicted_speedup(v))
-		return;
-	for (int w = 0; w < 2; w++) {
-		const uint64_t *c = w ? t->ref : t->stu;
-
-		cost[w] = score_traffic_cost((double)(c[PC_GLD_SEC] +
-			c[PC_GST_SEC] + c[PC_GATOM_SEC] + c[PC_CPY_LD_SEC] +
-			c[PC_CPY_ST_SEC]),
-			(double)(c[PC_SLD_WF] + c[PC_SST_WF]));
-	}
-	snprintf(r->perf_model, sizeof(r->perf_model), "traffic");
-	if (cost[0] > 0)
-		r->speedup = cost[1] / cost[0];
 }
 
 void technique_evaluate(struct verify *v)
@@ -445,7 +465,7 @@ void technique_evaluate(struct verify *v)
 	}
 	if (timed_kernels_measured(v, why, sizeof(why))) {
 		all_checks(v, 0, "not credited: %s", why);
-		traffic_speedup(v, &t);
+		predicted_speedup(v, &t);
 		return;
 	}
 	if (v->ex->techniques & EXERCISE_TECH_COALESCED) {
@@ -464,5 +484,5 @@ void technique_evaluate(struct verify *v)
 		conflicts(v, &t);
 	if (v->ex->techniques & EXERCISE_TECH_DYNAMIC_SHARED)
 		dynamic_shared(v, &t);
-	traffic_speedup(v, &t);
+	predicted_speedup(v, &t);
 }

@@ -774,8 +774,11 @@ static void timing(struct verify *v)
 
 int verify_perf_replayable(const struct verify *v)
 {
-	if (!v->perf_call.record_complete)
-		return 0;
+	return v->perf_call.record_complete && verify_shapes_passed(v);
+}
+
+int verify_shapes_passed(const struct verify *v)
+{
 	for (size_t i = 0; i < v->nshapes; i++) {
 		unsigned flags;
 

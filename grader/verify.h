@@ -150,6 +150,9 @@ void verify_process_end(struct verify *v, const struct verify_exit *x);
 /* The performance call's record came whole and every shape run passed:
  * worth predicting its time. */
 int verify_perf_replayable(const struct verify *v);
+/* Every shape run (GPU-only edges aside where they are skipped)
+ * passed. */
+int verify_shapes_passed(const struct verify *v);
 int verify_measured_replayable(const struct verify *v, size_t k);
 /* The replayed output region of measured call k (guarded, as a runner
  * sends it), judged like a correctness shape. */

@@ -300,6 +300,8 @@ enum proto_note_kind {
 	NOTE_FAULT,          /* a replayed launch faulted */
 	NOTE_UNSUPPORTED,    /* a replayed launch reached what the emulator
 			      * cannot run (WGEMU_FAULT_UNSUPPORTED) */
+	NOTE_NO_PREDICTION,  /* the performance model cannot predict the
+			      * performance call (the message says why) */
 	NOTE_KIND_MAX
 };
 

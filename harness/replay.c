@@ -22,7 +22,10 @@
  * The performance call (index exercise_nshapes_all: the launcher at the
  * performance shape, recorded without running) is instead predicted:
  * the reference's time and the record's on the job's GPU (emu/perf.h),
- * from a sample of each launch's blocks.
+ * from a sample of each launch's blocks drawn from the job's seed --
+ * or, where the model cannot predict it, a NOTE saying why: a launch
+ * past its caps, or launches whose samples, scaled to their grids, do
+ * not move the call's data even once every sample is extended.
  *
  * A record it cannot replay gets a NOTE saying why, never a crash: the
  * record is the student's word.  `wg-replay --check OBJECT` instead
@@ -36,6 +39,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "emu/perf.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
 #include "exercise.h"
@@ -574,6 +578,8 @@ static void replay_student(struct replay *r)
 
 /* ---- the performance call: a prediction ---- */
 
+static int load_student(struct replay *r);
+
 /*
  * In a prediction (wgemu_perf_begin, sampled only) a record's memsets
  * and copies go through the runtime, which charges them their modelled
@@ -613,6 +619,7 @@ static double predict_reference(struct replay *r)
 		return 0; /* a student kit */
 	if (wgemu_perf_begin(r->job.gpu, 1))
 		die("unknown GPU for the prediction");
+	wgemu_perf_sample(r->job.seed, 0, 0);
 	if (cudaMalloc(&d_in, bytes) || cudaMalloc(&d_out, bytes))
 		die("cannot set up the reference's prediction");
 	ref(d_out, d_in, (int)r->shape.m, (int)r->shape.n, 0);
@@ -644,29 +651,71 @@ static void describe(struct proto_prediction *p)
 	p->grid_blocks = worst.grid[0] * worst.grid[1] * worst.grid[2];
 }
 
-static void predict(struct replay *r)
+/* The record's launches, memsets and copies through a prediction
+ * (left open), each launch's sample extended when extend, at most
+ * budget lane-instructions interpreted (0: the model's cap); 0, or -1
+ * with a note. */
+static int predict_record(struct replay *r, int extend, uint64_t budget)
 {
-	struct proto_prediction p;
 	struct emu_trace_reader rd;
 	struct emu_trace_head h;
 	struct emu_trace_op op;
-	struct proto_buf b;
 	int k = -1;
 
-	memset(&p, 0, sizeof(p));
-	p.reference_ms = predict_reference(r);
 	if (wgemu_perf_begin(r->job.gpu, 1))
 		die("unknown GPU for the prediction");
-	snprintf(p.gpu, sizeof(p.gpu), "%s", wgemu_perf_gpu());
+	wgemu_perf_sample(r->job.seed, extend, budget);
 	if (emu_trace_read_head(&rd, r->rec, r->rec_len, &h))
 		note(r, NOTE_MISMATCH, "%s", rd.error);
 	else if (h.truncated)
 		note(r, NOTE_INCOMPLETE, "the record was cut short at %zu "
 		     "MiB", EMU_TRACE_MAX_BYTES >> 20);
-	while (!r->note.kind && (k = emu_trace_next(&rd, &op)) == 1)
+	while (!r->note.kind && !wgemu_perf_why() &&
+	       (k = emu_trace_next(&rd, &op)) == 1)
 		predict_op(r, &op);
 	if (k < 0)
 		note(r, NOTE_MISMATCH, "%s", rd.error);
+	if (wgemu_perf_why())
+		note(r, NOTE_NO_PREDICTION, "%s", wgemu_perf_why());
+	return r->note.kind ? -1 : 0;
+}
+
+/*
+ * The reference's prediction and the record's.  A record whose
+ * samples do not show the call moving its data (its input loaded, its
+ * output stored: wgemu_perf_coverage) is predicted again -- it is
+ * deterministic -- with every launch's sample extended, within what
+ * the first pass left of the cap; if that does not show it either,
+ * there is no prediction.
+ */
+static void predict(struct replay *r)
+{
+	struct proto_prediction p;
+	struct proto_buf b;
+	char why[sizeof(r->note.message)];
+	double bytes = (double)exercise_shape_elems(r->shape) *
+		       (double)r->ex->elem_size;
+	uint64_t spent;
+
+	memset(&p, 0, sizeof(p));
+	p.reference_ms = predict_reference(r);
+	if (!predict_record(r, 0, 0)) {
+		int short_of = wgemu_perf_coverage(bytes, bytes, why,
+						   sizeof(why));
+
+		spent = wgemu_perf_interpreted();
+		if (short_of && spent < PERF_PREDICTION_CAP) {
+			wgemu_perf_end();
+			cudaDeviceReset();
+			load_student(r);
+			if (!predict_record(r, 1, PERF_PREDICTION_CAP - spent))
+				short_of = wgemu_perf_coverage(bytes, bytes,
+						why, sizeof(why));
+		}
+		if (short_of)
+			note(r, NOTE_NO_PREDICTION, "%s", why);
+	}
+	snprintf(p.gpu, sizeof(p.gpu), "%s", wgemu_perf_gpu());
 	proto_buf_init(&b);
 	if (r->note.kind) {
 		proto_enc_note(&b, &r->note);

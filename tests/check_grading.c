@@ -19,6 +19,7 @@
 #include "score.h"
 #include "verify.h"
 #include "emu/wgemu.h"
+#include "schemas/validate.h"
 
 /* ---- verdicts and scoring ---- */
 
@@ -896,6 +897,15 @@ static void measured_fixture(struct fixture *fx, const char *name)
 		mc->ref = mc->stu;
 		mc->ref.who = 1;
 	}
+	/* and the performance call predicted at 0.8 of the reference */
+	fx->v.perf_call.record_complete = 1;
+	fx->v.perf_call.replayed = 1;
+	fx->v.have_prediction = 1;
+	fx->v.prediction.student_ms = 0.25;
+	fx->v.prediction.reference_ms = 0.2;
+	fx->v.prediction.launches = 1;
+	snprintf(fx->v.prediction.gpu, sizeof(fx->v.prediction.gpu),
+		 "NVIDIA H100 SXM");
 }
 
 static const struct check_result *check_named(const struct fixture *fx,
@@ -917,8 +927,115 @@ START_TEST(measured_calls_pass)
 	ck_assert_int_eq(fx.res.status, STATUS_OK);
 	ck_assert_int_eq(check_named(&fx, "no shared-memory bank "
 				     "conflicts")->passed, 1);
-	ck_assert(fx.res.speedup == 1.0);
-	ck_assert_str_eq(fx.res.perf_model, "traffic");
+	ck_assert_double_eq_tol(fx.res.speedup, 0.8, 1e-9);
+	ck_assert_str_eq(fx.res.perf_model, "predicted");
+	ck_assert_double_eq_tol(fx.res.score_performance, 4.8, 1e-9);
+	release(&fx);
+}
+END_TEST
+
+/* The text and JSON reports of fx's exercise (its result moved out). */
+static void reports(struct fixture *fx, char **text, json_t **perf)
+{
+	struct grade_result r;
+	json_error_t je;
+	json_t *root;
+	size_t len;
+	FILE *f;
+	char *s, err[512];
+
+	result_init(&r);
+	r.submission = strdup("alice");
+	r.backend = strdup("emu");
+	r.device = strdup("warpgrade emulator");
+	r.isolation = strdup("rlimits");
+	r.nex = 1;
+	r.ex = calloc(1, sizeof(*r.ex));
+	r.ex[0] = fx->res;
+	memset(&fx->res, 0, sizeof(fx->res));
+	f = open_memstream(text, &len);
+	report_text(f, &r, 0);
+	fclose(f);
+	s = report_json(&r);
+	root = json_loads(s, 0, &je);
+	ck_assert_msg(root != NULL, "invalid JSON: %s", je.text);
+	ck_assert_msg(!schema_validate("tests/schemas/result.schema.json",
+				       root, err, sizeof(err)), "%s", err);
+	*perf = json_incref(json_object_get(json_array_get(json_object_get(
+		root, "exercises"), 0), "performance"));
+	json_decref(root);
+	free(s);
+	result_release(&r);
+}
+
+/* On the emulator a performance call that cannot be predicted earns no
+ * performance points and says why -- in the result, the JSON and the
+ * text -- never a silent stand-in. */
+START_TEST(no_prediction_is_stated)
+{
+	static const struct {
+		uint32_t note;
+		int record;
+		const char *message, *why;
+	} c[] = {
+		{ NOTE_NO_PREDICTION, 1, "the performance call's launches, as "
+		  "sampled, store 0.3 MiB of the 256 MiB output: the sample "
+		  "does not show where the work is done", "no prediction: "
+		  "the performance call's launches, as sampled, store 0.3 "
+		  "MiB" },
+		{ NOTE_FAULT, 1, "its launches did not finish in the replay's "
+		  "10 s", "no prediction: a replayed launch faulted: its "
+		  "launches did not finish" },
+		{ 0, 0, "", "no prediction: no launch record of the "
+		  "performance call" },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct fixture fx;
+		char *text = NULL;
+		json_t *perf;
+
+		measured_fixture(&fx, "coalesced_transpose");
+		fx.v.have_prediction = 0;
+		fx.v.perf_call.record_complete = c[i].record;
+		fx.v.perf_call.note.kind = c[i].note;
+		snprintf(fx.v.perf_call.note.message,
+			 sizeof(fx.v.perf_call.note.message), "%s",
+			 c[i].message);
+		end(&fx, 1);
+		ck_assert_int_eq(fx.res.status, STATUS_OK);
+		ck_assert_str_eq(fx.res.perf_model, "predicted");
+		ck_assert(isnan(fx.res.speedup));
+		ck_assert_double_eq(fx.res.score_performance, 0);
+		ck_assert_msg(strstr(fx.res.perf_why, c[i].why) ==
+			      fx.res.perf_why, "%s", fx.res.perf_why);
+		reports(&fx, &text, &perf);
+		ck_assert_str_eq(json_string_value(json_object_get(perf,
+				 "model")), "predicted");
+		ck_assert(json_is_null(json_object_get(perf, "speedup")));
+		ck_assert_msg(strstr(json_string_value(json_object_get(perf,
+			      "why")), c[i].why) != NULL, "%s", c[i].why);
+		ck_assert_msg(strstr(text, "performance: no prediction: ") !=
+			      NULL, "%s", text);
+		json_decref(perf);
+		free(text);
+		release(&fx);
+	}
+}
+END_TEST
+
+/* The replay of the performance call failing is the grader's fault. */
+START_TEST(prediction_replay_failure_is_ours)
+{
+	struct fixture fx;
+
+	measured_fixture(&fx, "coalesced_transpose");
+	fx.v.have_prediction = 0;
+	snprintf(fx.v.perf_call.replay_error,
+		 sizeof(fx.v.perf_call.replay_error), "the replay crashed");
+	end(&fx, 1);
+	ck_assert_int_eq(fx.res.status, STATUS_XX);
+	ck_assert_ptr_nonnull(strstr(fx.res.message, "performance call"));
 	release(&fx);
 }
 END_TEST
@@ -1263,6 +1380,7 @@ static Suite *grading_suite(void)
 	TCase *f = tcase_create("verification");
 	TCase *j = tcase_create("json");
 	TCase *t = tcase_create("technique");
+	TCase *p = tcase_create("prediction");
 
 	tcase_add_test(v, status_order);
 	tcase_add_test(v, default_scoring);
@@ -1298,14 +1416,18 @@ static Suite *grading_suite(void)
 	tcase_add_test(t, timed_kernel_must_be_measured);
 	tcase_add_test(t, replay_at_what_the_emulator_lacks);
 	tcase_add_test(t, staging_checks_need_the_data_to_pass_through);
+	tcase_add_test(p, no_prediction_is_stated);
+	tcase_add_test(p, prediction_replay_failure_is_ours);
 	tcase_add_test(j, json_has_the_documented_fields);
 	tcase_set_timeout(v, 10);
 	tcase_set_timeout(f, 60);
 	tcase_set_timeout(j, 10);
 	tcase_set_timeout(t, 120);
+	tcase_set_timeout(p, 120);
 	suite_add_tcase(s, v);
 	suite_add_tcase(s, f);
 	suite_add_tcase(s, t);
+	suite_add_tcase(s, p);
 	suite_add_tcase(s, j);
 	return s;
 }

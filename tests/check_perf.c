@@ -2,9 +2,12 @@
  * Check tests of the emulator's performance model (harness/emu/perf*.c):
  * what it must get right whatever its fitted constants -- the seed's
  * ordering of the transposes, a capped grid against a full one, the
- * H200 against the H100, determinism, sampling -- on the kernels of
- * tests/emu/perf_kernels.cu at the performance shape (8192 x 8192).
- * How close it comes to an H100 is the corpus's business
+ * H200 against the H100, determinism, sampling, a block doing the work
+ * of the grid, a sample that does not show the work, cooperative
+ * launches, graphs, the caps on interpretation -- on the kernels of
+ * tests/emu/perf_kernels.cu, at the performance shape (8192 x 8192)
+ * where it is cheap and at 2048 x 2048 where every element is
+ * interpreted.  How close it comes to an H100 is the corpus's business
  * (bench/corpus/run-fit, docs/EMULATOR.md), not a unit test's.
  */
 #include <check.h>
@@ -15,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include "emu/perf.h"
+#include "emu/trace.h"
 #include "emu/wgemu.h"
 
 #define N 8192
@@ -142,40 +146,433 @@ START_TEST(deterministic_sample)
 }
 END_TEST
 
-/* The sample is spread: distinct blocks, inside the grid, the first
- * few already far apart. */
-START_TEST(sample_spread)
+/* The sample: the first and the last block, then one drawn from the
+ * seed in each stratum, spread (the first two strata far apart),
+ * distinct, the same for the same seed and not for another; a small
+ * grid whole, in order; extended up to every block of a grid of 256. */
+START_TEST(sample_ends_and_seed)
 {
-	uint64_t nb = 65536, seen[PERF_SAMPLE_MAX];
-	size_t n = perf_sample_count(nb);
+	uint64_t nb = 65536, a[PERF_SAMPLE_MAX], b[PERF_SAMPLE_MAX];
+	size_t n = perf_sample_count(nb), differ = 0;
+	char seen[256];
 
 	ck_assert_uint_eq(n, PERF_SAMPLE_MAX);
 	for (size_t i = 0; i < n; i++) {
-		seen[i] = perf_sample_block(nb, i);
-		ck_assert_uint_lt(seen[i], nb);
+		a[i] = perf_sample_block(nb, 1, i);
+		b[i] = perf_sample_block(nb, 2, i);
+		ck_assert_uint_eq(a[i], perf_sample_block(nb, 1, i));
+		ck_assert_uint_lt(a[i], nb);
+		differ += a[i] != b[i];
 		for (size_t j = 0; j < i; j++)
-			ck_assert_uint_ne(seen[i], seen[j]);
+			ck_assert_uint_ne(a[i], a[j]);
 	}
-	ck_assert_uint_lt(seen[0], nb / 2);
-	ck_assert_uint_ge(seen[1], nb / 2);
+	ck_assert_uint_eq(a[0], 0);
+	ck_assert_uint_eq(a[1], nb - 1);
+	ck_assert_uint_eq(b[0], 0);
+	ck_assert_uint_eq(b[1], nb - 1);
+	ck_assert_uint_ge(differ, n - 4);
+	ck_assert_uint_lt(a[2], nb / 2);
+	ck_assert_uint_ge(a[3], nb / 2);
 	ck_assert_uint_eq(perf_sample_count(5), 5);
-	for (size_t i = 0; i < 5; i++)
-		ck_assert_uint_eq(perf_sample_block(5, i), i);
+	for (size_t i = 0; i < 5; i++) {
+		static const uint64_t whole[5] = { 0, 4, 1, 2, 3 };
+
+		ck_assert_uint_eq(perf_sample_block(5, 7, i), whole[i]);
+	}
+	memset(seen, 0, sizeof(seen));
+	ck_assert_uint_eq(perf_sample_limit(256), 256 + PERF_SAMPLE_STRATA);
+	for (size_t i = 0; i < perf_sample_limit(256); i++)
+		seen[perf_sample_block(256, 3, i)] = 1;
+	for (size_t i = 0; i < 256; i++)
+		ck_assert_msg(seen[i], "block %zu never sampled", i);
 }
 END_TEST
+
+/* ---- predictions of a call: one launch, the replay's two passes ---- */
+
+struct call {
+	const char *kernel;
+	int n;                      /* n x n floats */
+	unsigned gx, gy, bx, by;
+	int who;                    /* one_block_tiled's block; -1: none */
+	int coop;
+	uint64_t seed, budget;
+};
+
+/* One prediction of the call (extend: every launch's sample extended);
+ * its launch in *l, the coverage's verdict (as the replay asks it) in
+ * *short_of with why.  0, or -1 when it has no prediction (why). */
+static int predict_pass(const struct call *c, int extend,
+			struct wgemu_perf_launch *l, int *short_of,
+			char *why, size_t len)
+{
+	const void *k = wgemu_kernel(c->kernel);
+	size_t bytes = (size_t)c->n * (size_t)c->n * 4;
+	void *in = NULL, *o = NULL;
+	int rows = c->n, cols = c->n, who = c->who, rc = -1;
+	void *args[] = { &o, &in, &rows, &cols, &who };
+	dim3 g = { c->gx, c->gy, 1 }, b = { c->bx, c->by, 1 };
+
+	ck_assert_msg(k != NULL, "no kernel '%s'", c->kernel);
+	ck_assert_int_eq(wgemu_perf_begin("H100", 1), 0);
+	wgemu_perf_sample(c->seed, extend, c->budget);
+	ck_assert_int_eq(cudaMalloc(&in, bytes), cudaSuccess);
+	ck_assert_int_eq(cudaMalloc(&o, bytes), cudaSuccess);
+	ck_assert_int_eq(c->coop ?
+			 cudaLaunchCooperativeKernel(k, g, b, args, 0, NULL) :
+			 cudaLaunchKernel(k, g, b, args, 0, NULL),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	ck_assert_int_eq(wgemu_last_fault(NULL, 0), WGEMU_FAULT_NONE);
+	*short_of = 0;
+	if (wgemu_perf_why()) {
+		snprintf(why, len, "%s", wgemu_perf_why());
+		ck_assert_uint_eq(wgemu_perf_count(), 0);
+	} else {
+		ck_assert_uint_eq(wgemu_perf_count(), 1);
+		ck_assert_int_eq(wgemu_perf_get(0, l), 0);
+		*short_of = wgemu_perf_coverage((double)bytes, (double)bytes,
+						why, len);
+		rc = 0;
+	}
+	wgemu_perf_end();
+	cudaFree(in);
+	cudaFree(o);
+	return rc;
+}
+
+/* The call predicted as the replay predicts it: again with every
+ * sample extended when the first does not show its data moved.  0 with
+ * the launch in *l, or -1 with why; *passes: how many it took. */
+static int predict_call(const struct call *c, struct wgemu_perf_launch *l,
+			int *passes, char *why, size_t len)
+{
+	int short_of;
+
+	*passes = 1;
+	if (predict_pass(c, 0, l, &short_of, why, len))
+		return -1;
+	if (!short_of)
+		return 0;
+	*passes = 2;
+	if (predict_pass(c, 1, l, &short_of, why, len))
+		return -1;
+	return short_of ? -1 : 0;
+}
+
+/* The fastest a launch whose heaviest block runs lanes lane-
+ * instructions can be: that block on one SM at its peak issue rate. */
+static double one_sm_ms(double lanes)
+{
+	return lanes / (32.0 * perf_h100.peak_warp_insns_per_clk *
+			perf_h100.sm_ghz * 1e6);
+}
+
+/* The first interior block of a grid of nb that the seed's sample does
+ * not draw. */
+static int unsampled_block(uint64_t nb, uint64_t seed, size_t upto)
+{
+	for (uint64_t b = 1; b + 1 < nb; b++) {
+		size_t i;
+
+		for (i = 0; i < upto; i++)
+			if (perf_sample_block(nb, seed, i) == b)
+				break;
+		if (i == upto)
+			return (int)b;
+	}
+	ck_abort_msg("every block sampled");
+	return -1;
+}
+
+/* The transpose of 2048 x 2048 done by one block of 64: the first, the
+ * last, or one between that the sample does not draw (found once the
+ * replay extends it) -- at least as slow as one SM's issue rate allows,
+ * far slower than the same work over the grid. */
+START_TEST(one_block_does_all)
+{
+	struct call spread = { "tiled", 2048, 64, 64, 32, 8, -1, 0, 1, 0 };
+	struct call one = { "one_block_tiled", 2048, 64, 1, 32, 8, 0, 0, 1,
+			    0 };
+	struct wgemu_perf_launch l, ls;
+	char why[300];
+	int passes;
+	int who[3] = { 0, 63, unsampled_block(64, 1, PERF_SAMPLE_MAX) };
+
+	load();
+	ck_assert_int_eq(predict_call(&spread, &ls, &passes, why,
+				      sizeof(why)), 0);
+	for (int i = 0; i < 3; i++) {
+		one.who = who[i];
+		ck_assert_msg(predict_call(&one, &l, &passes, why,
+					   sizeof(why)) == 0, "%s", why);
+		ck_assert_int_eq(passes, i == 2 ? 2 : 1);
+		/* the simulation itself sees the block, first on its SM:
+		 * well above the bound of its instructions */
+		ck_assert_msg(l.ms >= 3 * one_sm_ms(l.lane_insns), "block "
+			      "%d: %.3f ms for %.0f lane-instructions (%s)",
+			      who[i], l.ms, l.lane_insns, l.limit);
+		ck_assert_msg(l.ms > 20 * ls.ms, "block %d: %.3f ms, over "
+			      "the grid %.3f ms", who[i], l.ms, ls.ms);
+		ck_assert_double_ge(l.store_bytes, 2048.0 * 2048 * 4);
+	}
+}
+END_TEST
+
+/* The data sheet's floor: a launch is no faster than its heaviest
+ * block's instructions on one SM, nor than all its instructions on the
+ * whole GPU, whatever its sampled events say (here: none). */
+START_TEST(lower_bounds)
+{
+	struct perf_collect *pc = perf_collect_new(&perf_h100, 32, 0);
+	struct perf_launch l = { 64, 32, 0, 0 };
+	struct perf_work w = { 1000000000, 0, 0, 0, 0 };
+	struct perf_estimate e;
+
+	ck_assert_ptr_nonnull(pc);
+	ck_assert_int_eq(perf_block_begin(pc, 0, 1), 0);
+	perf_block_end(pc, 0, &w);
+	perf_count_block(pc, &w);
+	ck_assert_int_eq(perf_simulate(&perf_h100, pc, &l, &e), 0);
+	ck_assert_msg(e.ms >= one_sm_ms(1e9), "%.3f ms", e.ms);
+	ck_assert_str_eq(e.limit, "one block's instructions on one SM");
+	perf_collect_free(pc);
+
+	/* 13,200 blocks of 10 M lane-instructions, all counted */
+	pc = perf_collect_new(&perf_h100, 32, 0);
+	l.nblocks = 13200;
+	w.lane_insns = 10000000;
+	ck_assert_int_eq(perf_block_begin(pc, 0, 1), 0);
+	perf_block_end(pc, 0, &w);
+	for (uint64_t b = 0; b < l.nblocks; b++)
+		perf_count_block(pc, &w);
+	ck_assert_int_eq(perf_simulate(&perf_h100, pc, &l, &e), 0);
+	ck_assert_msg(e.ms >= one_sm_ms(1.32e11) / perf_h100.sms, "%.3f ms",
+		      e.ms);
+	ck_assert_str_eq(e.limit, "instruction issue at the GPU's peak");
+	perf_collect_free(pc);
+}
+END_TEST
+
+/* A grid of 65536 whose work is in one block that neither the sample
+ * nor its extension draws: the launch, as sampled, stores nothing of
+ * the 256 MiB the call must write, and there is no prediction. */
+START_TEST(sample_that_misses_the_work)
+{
+	struct call c = { "one_block_tiled", N, 65536, 1, 32, 8, 0, 0, 5, 0 };
+	struct wgemu_perf_launch l;
+	char why[300];
+	int passes;
+
+	load();
+	c.who = unsampled_block(65536, 5, perf_sample_limit(65536));
+	ck_assert_int_eq(predict_call(&c, &l, &passes, why, sizeof(why)),
+			 -1);
+	ck_assert_int_eq(passes, 2);
+	ck_assert_msg(strstr(why, "store 0.0 MiB of the 256 MiB output: "
+			     "the sample does not show where the work is "
+			     "done") != NULL, "%s", why);
+	/* the same block drawn: found, and predicted */
+	c.who = (int)perf_sample_block(65536, 5, 7);
+	c.n = 2048;
+	ck_assert_int_eq(predict_call(&c, &l, &passes, why, sizeof(why)), 0);
+}
+END_TEST
+
+/* A cooperative grid-stride launch is predicted, near the same kernel
+ * launched normally; with a grid barrier per round of tiles, a little
+ * slower. */
+START_TEST(cooperative_launch)
+{
+	struct call c = { "tiled_stride", 2048, 264, 1, 32, 8, -1, 0, 1, 0 };
+	struct wgemu_perf_launch plain, coop, sync;
+	char why[300];
+	int passes;
+
+	load();
+	ck_assert_int_eq(predict_call(&c, &plain, &passes, why,
+				      sizeof(why)), 0);
+	c.coop = 1;
+	ck_assert_msg(predict_call(&c, &coop, &passes, why, sizeof(why)) ==
+		      0, "%s", why);
+	ck_assert_int_eq(passes, 1);
+	ck_assert_msg(coop.ms > plain.ms / 1.5 && coop.ms < plain.ms * 1.5,
+		      "cooperative %.4f ms, plain %.4f ms", coop.ms,
+		      plain.ms);
+	c.kernel = "tiled_stride_sync";
+	ck_assert_msg(predict_call(&c, &sync, &passes, why, sizeof(why)) ==
+		      0, "%s", why);
+	ck_assert_msg(sync.ms > coop.ms && sync.ms < coop.ms * 3,
+		      "with grid barriers %.4f ms, without %.4f ms", sync.ms,
+		      coop.ms);
+}
+END_TEST
+
+/* Past the prediction's cap on interpretation: no prediction, saying
+ * so, and later launches run nothing. */
+START_TEST(interpretation_cap)
+{
+	struct call c = { "one_block_tiled", 2048, 64, 1, 32, 8, 0, 0, 1,
+			  20000000 };
+	struct wgemu_perf_launch l;
+	char why[300];
+	int short_of;
+
+	load();
+	ck_assert_int_eq(predict_pass(&c, 0, &l, &short_of, why,
+				      sizeof(why)), -1);
+	ck_assert_msg(strstr(why, "block (0,0,0) of 'one_block_tiled' ran "
+			     "past 20000000 lane-instructions") != NULL,
+		      "%s", why);
+	c.coop = 1;
+	ck_assert_int_eq(predict_pass(&c, 0, &l, &short_of, why,
+				      sizeof(why)), -1);
+	ck_assert_msg(strstr(why, "the cooperative launch of "
+			     "'one_block_tiled' ran past 20000000") != NULL,
+		      "%s", why);
+}
+END_TEST
+
+/* ... and once a prediction has stopped, its later launches run
+ * nothing. */
+START_TEST(stopped_prediction_runs_nothing)
+{
+	void *in = NULL, *o = NULL;
+	int rows = 2048, cols = 2048, who = 0;
+	void *args[] = { &o, &in, &rows, &cols, &who };
+	dim3 g = { 64, 1, 1 }, b = { 32, 8, 1 }, g2 = { 64, 64, 1 };
+	uint64_t spent;
+
+	load();
+	ck_assert_int_eq(wgemu_perf_begin("H100", 1), 0);
+	wgemu_perf_sample(1, 0, 20000000);
+	ck_assert_int_eq(cudaMalloc(&in, (size_t)rows * cols * 4),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMalloc(&o, (size_t)rows * cols * 4),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaLaunchKernel(wgemu_kernel("one_block_tiled"), g,
+					  b, args, 0, NULL), cudaSuccess);
+	ck_assert_ptr_nonnull(wgemu_perf_why());
+	spent = wgemu_perf_interpreted();
+	ck_assert_uint_ge(spent, 20000000);
+	ck_assert_int_eq(cudaLaunchKernel(wgemu_kernel("tiled"), g2, b, args,
+					  0, NULL), cudaSuccess);
+	ck_assert_uint_eq(wgemu_perf_interpreted(), spent);
+	ck_assert_uint_eq(wgemu_perf_count(), 0);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+	wgemu_perf_end();
+	cudaFree(in);
+	cudaFree(o);
+}
+END_TEST
+
+/* A graph's kernels and memsets (of a 4-byte zero, here) are in the
+ * call's record, and a prediction replays them like any other. */
+START_TEST(graph_launches_in_a_record)
+{
+	const void *k;
+	void *in = NULL, *o = NULL;
+	int rows = 2048, cols = 2048;
+	void *args[] = { &o, &in, &rows, &cols };
+	struct cudaKernelNodeParams kp;
+	struct cudaMemsetParams mp;
+	cudaGraph_t g;
+	cudaGraphExec_t x;
+	cudaGraphNode_t node, zero;
+	struct emu_trace_reader rd;
+	struct emu_trace_head head;
+	struct emu_trace_op op;
+	unsigned char *buf = NULL;
+	size_t len = 0, bytes = (size_t)rows * cols * 4;
+	int launches = 0, memsets = 0;
+	char why[300];
+
+	load();
+	k = wgemu_kernel("tiled");
+	ck_assert_int_eq(cudaMalloc(&in, bytes), cudaSuccess);
+	ck_assert_int_eq(cudaMalloc(&o, bytes), cudaSuccess);
+	memset(&kp, 0, sizeof(kp));
+	kp.func = (void *)k;
+	kp.gridDim = (dim3){ 64, 64, 1 };
+	kp.blockDim = (dim3){ 32, 8, 1 };
+	kp.kernelParams = args;
+	memset(&mp, 0, sizeof(mp));
+	mp.dst = o;
+	mp.elementSize = 4;
+	mp.width = (size_t)rows * cols;
+	mp.height = 1;
+	ck_assert_int_eq(cudaGraphCreate(&g, 0), cudaSuccess);
+	ck_assert_int_eq(cudaGraphAddMemsetNode(&zero, g, NULL, 0, &mp),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaGraphAddKernelNode(&node, g, &zero, 1, &kp),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	/* the call, recorded as the runner records the performance call */
+	wgemu_record_begin(in, bytes, o, bytes);
+	wgemu_dry(2);
+	ck_assert_int_eq(cudaGraphLaunch(x, 0), cudaSuccess);
+	ck_assert_int_eq(cudaStreamSynchronize(0), cudaSuccess);
+	wgemu_dry(0);
+	ck_assert_int_eq(wgemu_record_end(&buf, &len), 0);
+	/* its launches through a prediction, as the replay's */
+	ck_assert_int_eq(wgemu_perf_begin("H100", 1), 0);
+	wgemu_perf_sample(9, 0, 0);
+	ck_assert_int_eq(emu_trace_read_head(&rd, buf, len, &head), 0);
+	while (emu_trace_next(&rd, &op) == 1) {
+		ck_assert_int_ne(op.kind, TR_UNTRACED);
+		if (op.kind == TR_MEMSET) {
+			ck_assert_int_eq(cudaMemset((void *)(uintptr_t)op.a,
+				(int)op.value, (size_t)op.n), cudaSuccess);
+			memsets++;
+		}
+		if (op.kind != TR_LAUNCH)
+			continue;
+		ck_assert_int_eq(wgemu_launch_raw(k, op.grid, op.block,
+			(size_t)op.n, op.data, (size_t)op.ndata),
+			cudaSuccess);
+		launches++;
+	}
+	ck_assert_int_eq(memsets, 1);
+	ck_assert_int_eq(launches, 1);
+	ck_assert_uint_eq(wgemu_perf_count(), 2);
+	ck_assert_int_eq(wgemu_perf_coverage((double)bytes, (double)bytes,
+					     why, sizeof(why)), 0);
+	wgemu_perf_end();
+	free(buf);
+	cudaGraphExecDestroy(x);
+	cudaGraphDestroy(g);
+	cudaFree(in);
+	cudaFree(o);
+}
+END_TEST
+
+static TCase *tcase(Suite *s, const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, 300);
+	suite_add_tcase(s, tc);
+	return tc;
+}
 
 static Suite *perf_suite(void)
 {
 	Suite *s = suite_create("perf");
-	TCase *tc = tcase_create("model");
+	TCase *model = tcase(s, "model"), *caps;
 
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, seed_ordering);
-	tcase_add_test(tc, capped_grid);
-	tcase_add_test(tc, h200_profile);
-	tcase_add_test(tc, deterministic_sample);
-	tcase_add_test(tc, sample_spread);
-	suite_add_tcase(s, tc);
+	tcase_add_test(model, seed_ordering);
+	tcase_add_test(model, capped_grid);
+	tcase_add_test(model, h200_profile);
+	tcase_add_test(model, deterministic_sample);
+	tcase_add_test(tcase(s, "sample"), sample_ends_and_seed);
+	tcase_add_test(tcase(s, "one block"), one_block_does_all);
+	tcase_add_test(tcase(s, "bounds"), lower_bounds);
+	tcase_add_test(tcase(s, "coverage"), sample_that_misses_the_work);
+	tcase_add_test(tcase(s, "cooperative"), cooperative_launch);
+	caps = tcase(s, "caps");
+	tcase_add_test(caps, interpretation_cap);
+	tcase_add_test(caps, stopped_prediction_runs_nothing);
+	tcase_add_test(tcase(s, "graphs"), graph_launches_in_a_record);
 	return s;
 }
 

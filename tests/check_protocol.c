@@ -250,6 +250,15 @@ START_TEST(record_key_note_replay_round_trip)
 	ck_assert_str_eq(nn.message, "out of bounds");
 	proto_decoder_release(&d);
 	proto_buf_release(&b);
+	/* the last kind: the performance call not predicted */
+	note.kind = NOTE_NO_PREDICTION;
+	proto_buf_init(&b);
+	proto_enc_note(&b, &note);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_note(p, n, &nn), 0);
+	ck_assert_uint_eq(nn.kind, NOTE_NO_PREDICTION);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
 
 	memset(&job, 0, sizeof(job));
 	strcpy(job.exercise, "padded_tile");

@@ -143,8 +143,14 @@ static void sample_exercise(struct exercise_result *e,
 		e->ci_low = quality * 0.95;
 		e->ci_high = quality * 1.05;
 		e->bandwidth_fraction = 0.9 * quality;
-	} else if (!strcmp(model, "traffic")) {
+	} else if (!strcmp(model, "predicted")) {
+		e->student_ms = 0.2 / quality;
+		e->reference_ms = 0.2;
 		e->speedup = quality;
+		snprintf(e->perf_gpu, sizeof(e->perf_gpu), "NVIDIA H100 SXM");
+		snprintf(e->perf_why, sizeof(e->perf_why), "transpose_tiled: "
+			 "65536 blocks, 8 resident per SM on 132 SMs; bound "
+			 "by DRAM bandwidth (32 blocks sampled)");
 	}
 	if (quality > 1.5)
 		result_add_flag(e, "below the physical floor");
@@ -169,7 +175,7 @@ static void sample_result(struct grade_result *r, const char *name,
 	for (size_t i = 0; i < r->nex; i++) {
 		sample_exercise(&r->ex[i], exercise_table[i], statuses[i],
 				quality * (1 + 0.1 * (double)i),
-				!strcmp(backend, "emu") ? "traffic" : "time");
+				!strcmp(backend, "emu") ? "predicted" : "time");
 		r->score += r->ex[i].score;
 		r->max_score += r->ex[i].max_score;
 	}

@@ -130,7 +130,11 @@ void count_access(struct xctx *x, const struct emu_insn *in,
 
 	if (gm) {
 		uint64_t s = (uint64_t)global_sectors(addr, gm, bytes);
+		uint64_t moved = (uint64_t)__builtin_popcount(gm) *
+				 (uint64_t)bytes;
 
+		x->gld_bytes += kind != ACC_STORE ? moved : 0;
+		x->gst_bytes += kind != ACC_LOAD ? moved : 0;
 		count_global(t, kind, s);
 		if (ln)
 			count_global(ln, kind, s);

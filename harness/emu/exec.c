@@ -996,6 +996,11 @@ over_limit(struct xctx *x, struct warp *w, struct sentry *e,
 		w->yield = why;
 		return GO_YIELD;
 	}
+	if (x->perf_capped) {
+		/* the model's cap, not the kernel's fault (sched.c) */
+		x->perf_capped = 2;
+		return GO_FAULT;
+	}
 	if (x->cfg->cooperative || (uint64_t)g[0] * g[1] * g[2] == 1)
 		return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
 				 __builtin_ctz(m), "instruction budget of "

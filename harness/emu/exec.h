@@ -132,6 +132,13 @@ struct xctx {
 	const uint8_t (*stv)[EMU_MAX_ACCESS_BYTES];
 	size_t printf_bytes;          /* device printf output this launch */
 	struct perf_collect *perf;    /* the block is sampled (perf.h) */
+	/* global bytes the active lanes loaded and stored (an atomic's
+	 * both), for the performance model's count of each block */
+	uint64_t gld_bytes, gst_bytes;
+	/* the budget is the performance model's interpretation cap
+	 * (perf.h): 1, and 2 once it ran out (no fault: the prediction
+	 * stops, the collector says why) */
+	int perf_capped;
 };
 
 static inline uint64_t trunc_sz(uint64_t v, int sz)
@@ -388,6 +395,17 @@ enum { IDLE_NO, IDLE_WAIT, IDLE_SPIN };
 int sched_deadlock(struct xctx *x, int why);
 /* local memory of n warps (x->lcap bytes a lane); 0 or -1 */
 int sched_reserve_local(struct xctx *x, struct warp *warps, int n);
+/* The performance model's count of a block (perf.h): the launch's
+ * counters now, and what they grew by since from, added to *to. */
+struct perf_work;
+void sched_work_now(const struct xctx *x, struct perf_work *w);
+void sched_work_add(const struct xctx *x, const struct perf_work *from,
+		    struct perf_work *to);
+/* In a prediction's sample alone (perf_only), the budget lowered to
+ * cap more lane-instructions, the interpreter's run then ending
+ * without a fault when they are spent (x->perf_capped 2); returns the
+ * budget to restore. */
+uint64_t sched_perf_cap(struct xctx *x, uint64_t cap);
 
 /* ---- spin.c ---- */
 /* at the start of a block: no warp checked yet */

@@ -21,6 +21,7 @@
 #include "emu/emu.h"
 #include "emu/graph.h"
 #include "emu/rt.h"
+#include "emu/trace.h"
 #include "emu/wgemu.h"
 
 #define MAX_KERNEL_ARGS 256
@@ -576,14 +577,30 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode,
 /* ---- running ---- */
 static cudaError_t graph_run(cudaGraph_t g);
 
+/* A memset node.  Bytes, or 2- and 4-byte values whose bytes are alike
+ * (a zero, most often), go through cudaMemset2D, which a launch record
+ * and a prediction see; other values are written element by element,
+ * which a record cannot describe: its replay says so. */
 static cudaError_t run_memset(const struct cudaMemsetParams *p)
 {
 	size_t r, i, row = p->width * p->elementSize;
+	unsigned byte = p->value & 0xff, alike = 1;
 	uint8_t *d;
 
-	if (p->elementSize == 1)
+	for (i = 1; i < p->elementSize && i < 4; i++)
+		alike &= (p->value >> (8 * i) & 0xff) == byte;
+	if (alike)
 		return cudaMemset2D(p->dst, p->pitch ? p->pitch : row,
-				    (int)p->value, row, p->height);
+				    (int)byte, row, p->height);
+	if (emu_trace_on()) {
+		struct emu_trace_op op;
+
+		memset(&op, 0, sizeof(op));
+		op.kind = TR_UNTRACED;
+		op.name = "cudaGraphLaunch with a memset node of a 2- or "
+			  "4-byte value whose bytes differ";
+		emu_trace_put(&op);
+	}
 	for (r = 0; r < p->height; r++) {
 		emu_rt_lock();
 		d = wgemu_host_ptr((uint64_t)(uintptr_t)p->dst + r * p->pitch,

@@ -4,25 +4,47 @@
  *
  * Two halves, each a file of its own:
  *
+ *   perf_sample.c   which blocks: the first and the last of the grid and
+ *                   blocks drawn from the run's seed, one in each
+ *                   stratum of the grid; more of them (up to all of a
+ *                   small grid) where the sampled blocks' work is
+ *                   uneven, so that a block doing more than the others
+ *                   is found; the blocks each stands for, and the
+ *                   grid's work estimated from them.
  *   perf_collect.c  while the interpreter runs a sampled block, turns
  *                   each warp's instructions into a short event list:
  *                   issue runs, global loads and stores (sectors sent to
  *                   L2 after a per-block L1, sectors and bytes that
  *                   reach DRAM), shared accesses (wavefronts), waits for
- *                   a load's result, barriers.  A load's result is
- *                   waited for at its first use, so the lists carry the
+ *                   a load's result, barriers (a cooperative launch's
+ *                   grid barrier too).  A load's result is waited for
+ *                   at its first use, so the lists carry the
  *                   memory-level parallelism of the code as executed.
  *   perf_sim.c      replays those lists on one streaming multiprocessor:
  *                   as many blocks resident as the occupancy allows,
- *                   the busiest SM's share of the grid, warp schedulers,
- *                   the L1/shared pipe, the SM's share of L2 and DRAM
+ *                   the busiest SM's share of the grid (the heaviest
+ *                   sampled block first, then the others in proportion
+ *                   to the blocks they stand for), warp schedulers, the
+ *                   L1/shared pipe, the SM's share of L2 and DRAM
  *                   throughput, memory latency.  The last block's end,
- *                   plus the launch overhead, is the predicted time.
+ *                   plus the launch overhead, is the predicted time --
+ *                   never less than the lower bounds the data sheet
+ *                   sets: the launch's DRAM traffic at peak bandwidth,
+ *                   its instructions at the whole GPU's peak issue
+ *                   rate, and its heaviest block's instructions at one
+ *                   SM's (a block runs on one SM).
+ *
+ * Every block that runs is counted whole (struct perf_work: its
+ * instructions, sectors and bytes), sampled or not; a sampled block's
+ * events stop at PERF_BLOCK_EVENTS, the rest of its work then replayed
+ * from them.  The interpretation has hard caps (PERF_BLOCK_CAP,
+ * PERF_PREDICTION_CAP): past one, the launch has no prediction, and the
+ * collector says why.
  *
  * The constants of each GPU (perf_gpu.c) are partly the data sheet (SMs,
  * clock, limits) and partly fitted on a calibration corpus measured on
  * the GPU (bench/corpus, docs/EMULATOR.md).  Everything here is
- * deterministic: the same launch gives the same prediction.
+ * deterministic: the same launch and seed give the same prediction.
  */
 #ifndef EMU_PERF_H
 #define EMU_PERF_H
@@ -63,6 +85,11 @@ struct perf_gpu {
 	double block_launch_clk;         /* a new block on a free slot */
 	double launch_us;                /* a kernel launch, end to end */
 	double pcie_gbps;                /* host <-> device copies */
+	double grid_sync_clk;            /* a cooperative launch's grid
+					  * barrier (estimated, not fitted) */
+	/* the data sheet's peaks: the lower bounds of a prediction */
+	double peak_dram_gbps;
+	int peak_warp_insns_per_clk;     /* per SM: one per scheduler */
 };
 
 extern const struct perf_gpu perf_h100, perf_h200;
@@ -82,7 +109,8 @@ enum perf_event_kind {
 	PE_WAIT,      /* wait for load id's result (lines 1: for an
 		       * address, which no later load may pass) */
 	PE_BAR,       /* block barrier */
-	PE_LOOP       /* a loop's back edge: loads are not moved past it */
+	PE_LOOP,      /* a loop's back edge: loads are not moved past it */
+	PE_GBAR       /* grid barrier (cooperative launch): the arrival */
 };
 
 struct perf_event {
@@ -96,38 +124,82 @@ struct perf_event {
 	uint32_t dep;      /* GLD with partial: that load's id */
 };
 
-/* One warp of a sampled block: its events in order. */
+/* One warp of a sampled block: its events in order; loads: the load
+ * ids they issue (0 .. loads - 1). */
 struct perf_warp {
 	struct perf_event *ev;
 	size_t n, cap;
+	uint32_t loads;
+};
+
+/* What one block did, counted whole by the scheduler (sched.c). */
+struct perf_work {
+	uint64_t lane_insns;
+	uint64_t ld_sectors, st_sectors;  /* global; atomics in both */
+	uint64_t ld_bytes, st_bytes;      /* the active lanes' bytes */
 };
 
 struct perf_block {
 	struct perf_warp *warps;
 	int nwarps;
+	uint64_t id;                /* in the grid, x fastest */
+	struct perf_work work;
+	double reps;                /* its events stand for this many times
+				     * their own work (> 1: cut short) */
+	struct perf_collect_state *st;  /* while it is collected */
 };
 
 /*
  * What one launch's sampled blocks did.  The interpreter calls the
- * perf_on_* functions for the block between perf_block_begin and
- * perf_block_end; nothing is kept of the blocks it runs outside them.
+ * perf_on_* functions for the current block (perf_block_begin, or
+ * perf_block_enter where blocks take turns) until perf_block_end;
+ * nothing is kept of the blocks it runs outside them but their work
+ * (perf_count_block).
  */
 struct perf_collect {
+	const struct perf_gpu *g;
 	struct perf_block *blocks;
 	size_t nblocks, cap;
-	uint64_t lane_insns;        /* interpreted in sampled blocks */
-	/* the block being collected */
-	struct perf_collect_state *st;
+	int cur;                    /* the current block, -1: none */
 	int warp;                   /* current warp, from perf_on_insn */
 	uint32_t rbase;             /* its register frame */
+	size_t l1_sets;             /* of a block's L1 */
+	/* a cooperative launch's grid workspace: a global atomic in
+	 * [grid_ws, grid_ws + 16) is a grid barrier's arrival (0: none) */
+	uint64_t grid_ws;
+	/* every block that ran, sampled or not: their sum, and the most
+	 * one block did, measure by measure */
+	struct perf_work counted, most;
+	uint64_t ncounted;
+	/* the plan (runtime_perf.c): the seed of the sample, extend every
+	 * launch's sample as far as the budget allows, the hard caps in
+	 * lane-instructions (one block; what the prediction has left) */
+	uint64_t seed;
+	int extend;
+	uint64_t block_cap, left;
+	/* why the launch has no prediction ("" while it may have one) */
+	char why[240];
 };
 
 struct perf_collect *perf_collect_new(const struct perf_gpu *g,
 				      unsigned threads_per_block,
 				      size_t smem_per_block);
 void perf_collect_free(struct perf_collect *pc);
-int perf_block_begin(struct perf_collect *pc, int nwarps);
-void perf_block_end(struct perf_collect *pc);
+/* A sampled block starts (grid index id, nwarps warps) and becomes the
+ * current one: its number in pc->blocks, or -1 when out of memory. */
+int perf_block_begin(struct perf_collect *pc, uint64_t id, int nwarps);
+/* Block b (a number from perf_block_begin) is current again; -1: no
+ * block is. */
+void perf_block_enter(struct perf_collect *pc, int b);
+/* Block b has ended, having done w: its events are complete. */
+void perf_block_end(struct perf_collect *pc, int b,
+		    const struct perf_work *w);
+/* Any block that ran, sampled or not: its work, for the totals and
+ * the heaviest block. */
+void perf_count_block(struct perf_collect *pc, const struct perf_work *w);
+/* No prediction for the launch, and why (the first reason counts). */
+void perf_stop(struct perf_collect *pc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* Every executed instruction of warp `warp`, before it runs; rbase is
  * the register index of the warp's current frame.  Emits the wait for
@@ -156,10 +228,16 @@ struct perf_launch {
 	unsigned regs;              /* per thread; 0: unknown (32) */
 };
 
+/* A whole grid's work: counted, or scaled from its sample. */
+struct perf_grid_work {
+	double lane_insns, ld_bytes, st_bytes;
+};
+
 struct perf_estimate {
 	double ms;                  /* predicted time of the launch */
 	double dram_bytes;          /* whole grid, scaled from the sample */
 	double l2_sectors;
+	struct perf_grid_work work;
 	int resident_blocks;        /* per SM (occupancy) */
 	int active_sms;
 	uint64_t blocks_per_sm;     /* on the busiest SM */
@@ -171,14 +249,66 @@ struct perf_estimate {
 int perf_simulate(const struct perf_gpu *g, const struct perf_collect *pc,
 		  const struct perf_launch *l, struct perf_estimate *e);
 
-/* Which blocks to sample: the i-th of a grid of nblocks in a spread
- * order (any prefix is spread over the grid); i < perf_sample_max. */
-uint64_t perf_sample_block(uint64_t nblocks, size_t i);
+/* ---- the sample (perf_sample.c) ---- */
+
+/*
+ * The i-th block to interpret of a grid of nblocks, for i <
+ * perf_sample_limit(nblocks): 0 the first block, 1 the last, then one
+ * block drawn from seed in each of PERF_SAMPLE_STRATA equal strata of
+ * the blocks between, the strata in a spread order (any prefix is
+ * spread over the grid).  The first perf_sample_count(nblocks) are the
+ * sample; the ones after it extend it: in a grid of at most
+ * PERF_SAMPLE_ALL blocks every block, in order (a caller skips those it
+ * has), in a larger one more rounds of strata, drawn anew.  A grid of
+ * at most PERF_SAMPLE_MAX blocks is sampled whole.
+ */
+uint64_t perf_sample_block(uint64_t nblocks, uint64_t seed, size_t i);
 size_t perf_sample_count(uint64_t nblocks);
-/* Stop sampling once this many lane-instructions were interpreted in
- * sampled blocks (after at least PERF_SAMPLE_MIN blocks). */
-#define PERF_SAMPLE_MAX 32
+size_t perf_sample_limit(uint64_t nblocks);
+/* Is the sampled blocks' work so uneven (the heaviest's cost several
+ * times the median's) that more blocks must be looked at? */
+int perf_sample_uneven(const struct perf_collect *pc);
+/* How many of the grid's blocks sampled block b stands for: 1 for the
+ * first and the last (and for every block of a grid sampled whole),
+ * the others share the rest. */
+double perf_sample_weight(const struct perf_collect *pc, size_t b,
+			  uint64_t nblocks);
+/* The grid's work: counted when every block was, else scaled from the
+ * sample by the weights. */
+void perf_sample_grid_work(const struct perf_collect *pc, uint64_t nblocks,
+			   struct perf_grid_work *w);
+/* A block's cost on one SM at peak, in cycles: its instructions at the
+ * issue rate, its sectors at what one SM moves. */
+double perf_block_cost(const struct perf_gpu *g, const struct perf_work *w);
+
+#define PERF_SAMPLE_MAX 32          /* the first and last + the strata */
+#define PERF_SAMPLE_STRATA (PERF_SAMPLE_MAX - 2)
 #define PERF_SAMPLE_MIN 4
+/* Stop the sample once this many lane-instructions were interpreted in
+ * the launch's sampled blocks (after at least PERF_SAMPLE_MIN blocks),
+ * and an extension once it has interpreted this many more. */
 #define PERF_SAMPLE_BUDGET 150000000ull
+#define PERF_EXTEND_BUDGET 150000000ull
+/* Extension: every block of a grid this small, else this many more
+ * rounds of strata; uneven means a cost above PERF_UNEVEN medians. */
+#define PERF_SAMPLE_ALL 256
+#define PERF_EXTEND_ROUNDS 8
+#define PERF_UNEVEN 4.0
+/* Events kept of one sampled block (16 bytes each); past them its work
+ * is counted, not recorded. */
+#define PERF_BLOCK_EVENTS (1u << 21)
+/* Hard caps on interpretation, in lane-instructions, while a
+ * prediction runs only its sample (perf_only): one block, and a whole
+ * prediction.  A block doing a whole 8192 x 8192 transpose runs 2.15 G;
+ * the development machine interprets some 380 M a second while it
+ * collects events and 530 M past PERF_BLOCK_EVENTS (docs/EMULATOR.md),
+ * so the caps keep a replay near 16 s there, well inside its two
+ * minutes on a machine a few times slower. */
+#define PERF_BLOCK_CAP 4000000000ull
+#define PERF_PREDICTION_CAP 8000000000ull
+/* The share of a call's input and output its launches, scaled from
+ * their samples, must load and store (wgemu_perf_coverage): the rest
+ * is the sample's error on a grid whose blocks differ a little. */
+#define PERF_COVERAGE 0.9
 
 #endif

@@ -18,7 +18,24 @@
  * for that load, and for every older one, since a warp's loads are
  * taken to complete in order.  The number of loads issued before the
  * first wait is the warp's memory-level parallelism, as executed.
+ *
+ * Grid barriers.  A cooperative launch's grid.sync() is, in nvcc's
+ * code, a block barrier, one thread's atomic on the grid workspace, a
+ * loop of loads of it until every block has arrived, and a block
+ * barrier: the atomic becomes a PE_GBAR, and the spin that follows,
+ * whose length is the emulator's turn order, not the GPU's, is left
+ * out of the events until the warp's next barrier.
+ *
+ * Limits.  A block keeps at most PERF_BLOCK_EVENTS events; past them
+ * (a block that does the work of many) its instructions are counted
+ * and the rest is not recorded: at its end each warp's list is cut at
+ * a barrier every warp reached, and the block's reps say how many
+ * times the simulation replays them.  Its table of sectors is an L2
+ * of sorts: emptied when full (SECTOR_TABLE_MAX), after which a sector
+ * comes from DRAM again.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +44,9 @@
 
 #define MAX_PENDING 64
 #define L1_WAYS 4
+/* slots of a block's sector table (16 bytes each): half of them hold
+ * 32 MiB of the block's data */
+#define SECTOR_TABLE_MAX (1u << 21)
 
 struct pending {
 	uint32_t reg, id;
@@ -42,6 +62,8 @@ struct warp_state {
 	uint32_t waited;      /* the last load waited for */
 	uint32_t next_id;     /* loads issued so far */
 	uint32_t issue;       /* instructions not yet in an event */
+	int in_gbar;          /* between its grid barrier's arrival and
+			       * its next block barrier */
 };
 
 /* a sector the block touched: its address + 1 (0: empty slot), the
@@ -54,6 +76,9 @@ struct sector_slot {
 struct perf_collect_state {
 	struct warp_state *w;
 	int nwarps;
+	size_t nev;           /* events kept */
+	int cut;              /* PERF_BLOCK_EVENTS reached */
+	uint64_t insns;       /* warp instructions, all of them */
 	struct sector_slot *tab;
 	size_t tab_cap, tab_used;
 	uint64_t *l1;         /* sets x L1_WAYS tags (sector + 1) */
@@ -103,8 +128,15 @@ static struct sector_slot *sector(struct perf_collect_state *st, uint64_t s,
 {
 	size_t h;
 
-	if ((st->tab_used + 1) * 2 > st->tab_cap && tab_grow(st))
-		return NULL;
+	if ((st->tab_used + 1) * 2 > st->tab_cap) {
+		if (st->tab_cap < SECTOR_TABLE_MAX) {
+			if (tab_grow(st))
+				return NULL;
+		} else {
+			memset(st->tab, 0, st->tab_cap * sizeof(*st->tab));
+			st->tab_used = 0;
+		}
+	}
 	h = slot_hash(s + 1, st->tab_cap);
 	while (st->tab[h].key && st->tab[h].key != s + 1)
 		h = (h + 1) & (st->tab_cap - 1);
@@ -141,9 +173,15 @@ static long l1_lookup(struct perf_collect_state *st, uint64_t s, int warp,
 
 static struct perf_event *push(struct perf_collect *pc, int warp)
 {
-	struct perf_warp *w = &pc->blocks[pc->nblocks - 1].warps[warp];
-	struct warp_state *ws = &pc->st->w[warp];
+	struct perf_block *b = &pc->blocks[pc->cur];
+	struct perf_warp *w = &b->warps[warp];
+	struct warp_state *ws = &b->st->w[warp];
 
+	if (b->st->nev + 2 > PERF_BLOCK_EVENTS) {
+		b->st->cut = 1;
+		return NULL;
+	}
+	b->st->nev += 1 + (ws->issue != 0);
 	if (w->n + 2 > w->cap) {
 		size_t cap = w->cap ? w->cap * 2 : 64;
 		struct perf_event *e = realloc(w->ev, cap * sizeof(*e));
@@ -165,9 +203,14 @@ static struct perf_event *push(struct perf_collect *pc, int warp)
 	return &w->ev[w->n++];
 }
 
+static struct perf_collect_state *cur(const struct perf_collect *pc)
+{
+	return pc->blocks[pc->cur].st;
+}
+
 static void emit_wait(struct perf_collect *pc, uint32_t id, int hard)
 {
-	struct warp_state *ws = &pc->st->w[pc->warp];
+	struct warp_state *ws = &cur(pc)->w[pc->warp];
 	struct perf_event *e = push(pc, pc->warp);
 	int j = 0;
 
@@ -191,17 +234,14 @@ struct perf_collect *perf_collect_new(const struct perf_gpu *g,
 				      size_t smem_per_block)
 {
 	struct perf_collect *pc = calloc(1, sizeof(*pc));
-	struct perf_collect_state *st = calloc(1, sizeof(*st));
 	unsigned warps = (threads_per_block + 31) / 32;
 	unsigned resident = warps ? (unsigned)g->max_warps_per_sm / warps : 1;
 	size_t l1;
 
-	if (!pc || !st) {
-		free(pc);
-		free(st);
+	if (!pc)
 		return NULL;
-	}
-	pc->st = st;
+	pc->g = g;
+	pc->cur = -1;
 	if (smem_per_block && resident > g->smem_per_sm /
 			      (smem_per_block + g->smem_reserved_per_block))
 		resident = (unsigned)(g->smem_per_sm / (smem_per_block +
@@ -213,18 +253,46 @@ struct perf_collect *perf_collect_new(const struct perf_gpu *g,
 	/* the L1 the shared memory leaves, shared by the resident blocks */
 	l1 = smem_per_block * resident < g->l1_bytes - 32768 ?
 	     g->l1_bytes - smem_per_block * resident : 32768;
-	st->l1_sets = 1;
-	while (st->l1_sets * L1_WAYS * PERF_SECTOR * 2 <= l1 / resident)
-		st->l1_sets *= 2;
-	st->l1 = calloc(st->l1_sets * L1_WAYS, sizeof(*st->l1));
-	st->l1_warp = calloc(st->l1_sets * L1_WAYS, sizeof(*st->l1_warp));
-	st->l1_id = calloc(st->l1_sets * L1_WAYS, sizeof(*st->l1_id));
-	st->l1_next = calloc(st->l1_sets, sizeof(*st->l1_next));
-	if (!st->l1 || !st->l1_next || !st->l1_warp || !st->l1_id) {
-		perf_collect_free(pc);
+	pc->l1_sets = 1;
+	while (pc->l1_sets * L1_WAYS * PERF_SECTOR * 2 <= l1 / resident)
+		pc->l1_sets *= 2;
+	return pc;
+}
+
+static void state_free(struct perf_collect_state *st)
+{
+	if (!st)
+		return;
+	free(st->w);
+	free(st->tab);
+	free(st->l1);
+	free(st->l1_warp);
+	free(st->l1_id);
+	free(st->l1_next);
+	free(st);
+}
+
+static struct perf_collect_state *state_new(const struct perf_collect *pc,
+					    int nwarps)
+{
+	struct perf_collect_state *st = calloc(1, sizeof(*st));
+	size_t ways = pc->l1_sets * L1_WAYS;
+
+	if (!st)
+		return NULL;
+	st->nwarps = nwarps;
+	st->l1_sets = pc->l1_sets;
+	st->w = calloc((size_t)nwarps, sizeof(*st->w));
+	st->l1 = calloc(ways, sizeof(*st->l1));
+	st->l1_warp = calloc(ways, sizeof(*st->l1_warp));
+	st->l1_id = calloc(ways, sizeof(*st->l1_id));
+	st->l1_next = calloc(pc->l1_sets, sizeof(*st->l1_next));
+	if (!st->w || !st->l1 || !st->l1_next || !st->l1_warp ||
+	    !st->l1_id) {
+		state_free(st);
 		return NULL;
 	}
-	return pc;
+	return st;
 }
 
 void perf_collect_free(struct perf_collect *pc)
@@ -235,23 +303,14 @@ void perf_collect_free(struct perf_collect *pc)
 		for (int w = 0; w < pc->blocks[b].nwarps; w++)
 			free(pc->blocks[b].warps[w].ev);
 		free(pc->blocks[b].warps);
+		state_free(pc->blocks[b].st);
 	}
 	free(pc->blocks);
-	if (pc->st) {
-		free(pc->st->w);
-		free(pc->st->tab);
-		free(pc->st->l1);
-		free(pc->st->l1_warp);
-		free(pc->st->l1_id);
-		free(pc->st->l1_next);
-		free(pc->st);
-	}
 	free(pc);
 }
 
-int perf_block_begin(struct perf_collect *pc, int nwarps)
+int perf_block_begin(struct perf_collect *pc, uint64_t id, int nwarps)
 {
-	struct perf_collect_state *st = pc->st;
 	struct perf_block *b;
 
 	if (pc->nblocks == pc->cap) {
@@ -264,23 +323,57 @@ int perf_block_begin(struct perf_collect *pc, int nwarps)
 		pc->blocks = nb;
 		pc->cap = cap;
 	}
-	free(st->w);
-	st->w = calloc((size_t)nwarps, sizeof(*st->w));
 	b = &pc->blocks[pc->nblocks];
+	memset(b, 0, sizeof(*b));
 	b->warps = calloc((size_t)nwarps, sizeof(*b->warps));
-	if (!st->w || !b->warps) {
+	b->st = state_new(pc, nwarps);
+	if (!b->warps || !b->st) {
 		free(b->warps);
+		state_free(b->st);
 		return -1;
 	}
 	b->nwarps = nwarps;
-	st->nwarps = nwarps;
-	pc->nblocks++;
-	if (st->tab)
-		memset(st->tab, 0, st->tab_cap * sizeof(*st->tab));
-	st->tab_used = 0;
-	memset(st->l1, 0, st->l1_sets * L1_WAYS * sizeof(*st->l1));
+	b->id = id;
+	b->reps = 1;
+	pc->cur = (int)pc->nblocks++;
 	pc->warp = 0;
-	return 0;
+	return pc->cur;
+}
+
+void perf_block_enter(struct perf_collect *pc, int b)
+{
+	pc->cur = b;
+	pc->warp = 0;
+}
+
+#define MAX_OF(a, b) ((a) > (b) ? (a) : (b))
+
+void perf_count_block(struct perf_collect *pc, const struct perf_work *w)
+{
+	struct perf_work *c = &pc->counted, *m = &pc->most;
+
+	c->lane_insns += w->lane_insns;
+	c->ld_sectors += w->ld_sectors;
+	c->st_sectors += w->st_sectors;
+	c->ld_bytes += w->ld_bytes;
+	c->st_bytes += w->st_bytes;
+	m->lane_insns = MAX_OF(m->lane_insns, w->lane_insns);
+	m->ld_sectors = MAX_OF(m->ld_sectors, w->ld_sectors);
+	m->st_sectors = MAX_OF(m->st_sectors, w->st_sectors);
+	m->ld_bytes = MAX_OF(m->ld_bytes, w->ld_bytes);
+	m->st_bytes = MAX_OF(m->st_bytes, w->st_bytes);
+	pc->ncounted++;
+}
+
+void perf_stop(struct perf_collect *pc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (pc->why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(pc->why, sizeof(pc->why), fmt, ap);
+	va_end(ap);
 }
 
 /* May load event e be issued before event p, which precedes it? */
@@ -340,15 +433,76 @@ static void hoist_loads(struct perf_warp *w)
 	}
 }
 
-void perf_block_end(struct perf_collect *pc)
+/* A block cut short (PERF_BLOCK_EVENTS): where every warp has a
+ * barrier, each warp's list ends after the last barrier all of them
+ * reached, so that a replay of the lists stays in step. */
+static void cut_at_barrier(struct perf_block *b)
 {
-	struct perf_block *b = &pc->blocks[pc->nblocks - 1];
+	size_t least = SIZE_MAX;
 
-	for (int w = 0; w < pc->st->nwarps; w++) {
-		if (pc->st->w[w].issue && push(pc, w))
-			b->warps[w].n--; /* push flushed the issue run */
-		hoist_loads(&b->warps[w]);
+	for (int w = 0; w < b->nwarps; w++) {
+		size_t bars = 0;
+
+		for (size_t i = 0; i < b->warps[w].n; i++)
+			bars += b->warps[w].ev[i].kind == PE_BAR;
+		if (bars < least)
+			least = bars;
 	}
+	if (!least || least == SIZE_MAX)
+		return;
+	for (int w = 0; w < b->nwarps; w++) {
+		struct perf_warp *pw = &b->warps[w];
+		size_t bars = 0;
+
+		for (size_t i = 0; i < pw->n; i++)
+			if (pw->ev[i].kind == PE_BAR && ++bars == least) {
+				pw->n = i + 1;
+				break;
+			}
+	}
+}
+
+/* The warp's load ids (one past the highest) and its instructions. */
+static uint64_t finish_warp(struct perf_warp *w)
+{
+	uint64_t insns = 0;
+
+	w->loads = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		const struct perf_event *e = &w->ev[i];
+
+		if (e->kind == PE_ISSUE)
+			insns += e->n;
+		else if ((e->kind == PE_GLD || e->kind == PE_SLD) &&
+			 e->n + 1 > w->loads)
+			w->loads = e->n + 1;
+	}
+	return insns;
+}
+
+void perf_block_end(struct perf_collect *pc, int k,
+		    const struct perf_work *work)
+{
+	struct perf_block *b = &pc->blocks[k];
+	struct perf_collect_state *st = b->st;
+	uint64_t kept = 0;
+
+	pc->cur = k;
+	for (int w = 0; w < b->nwarps; w++)
+		if (st->w[w].issue && push(pc, w))
+			b->warps[w].n--; /* push flushed the issue run */
+	if (st->cut)
+		cut_at_barrier(b);
+	for (int w = 0; w < b->nwarps; w++) {
+		hoist_loads(&b->warps[w]);
+		kept += finish_warp(&b->warps[w]);
+	}
+	if (st->cut && kept)
+		b->reps = (double)st->insns / (double)kept;
+	b->work = *work;
+	state_free(st);
+	b->st = NULL;
+	pc->cur = -1;
 }
 
 /* Does the instruction read or overwrite register reg? */
@@ -442,12 +596,18 @@ static int operand_wait(const struct warp_state *ws,
 void perf_on_insn(struct perf_collect *pc, int warp,
 		  const struct emu_insn *in, uint32_t rbase)
 {
-	struct warp_state *ws = &pc->st->w[warp];
+	struct perf_collect_state *st = cur(pc);
+	struct warp_state *ws = &st->w[warp];
 	uint32_t need = 0, id = 0;
 	int any, hard;
 
 	pc->warp = warp;
 	pc->rbase = rbase;
+	if (ws->in_gbar)
+		return;
+	st->insns++;
+	if (st->cut)
+		return;
 	ws->issue++;
 	if (!ws->np && !ws->nd)
 		return;
@@ -534,17 +694,38 @@ static uint32_t write_mask(const uint64_t *addr, uint32_t m, int bytes,
 	return mask;
 }
 
+/* An access to the grid workspace: a grid barrier's arrival (its
+ * atomic) or its spin, which the events leave out.  1 when it was. */
+static int grid_barrier(struct perf_collect *pc, struct warp_state *ws,
+			int kind, const uint64_t *addr, uint32_t m)
+{
+	uint64_t a = addr[__builtin_ctz(m)];
+	struct perf_event *e;
+
+	if (!pc->grid_ws || a < pc->grid_ws || a >= pc->grid_ws + 16)
+		return 0;
+	if (kind == 2 && !ws->in_gbar && (e = push(pc, pc->warp))) {
+		e->kind = PE_GBAR;
+		ws->in_gbar = 1;
+	}
+	return 1;
+}
+
 void perf_on_global(struct perf_collect *pc, int kind,
 		    const uint64_t *addr, uint32_t m, int bytes)
 {
-	struct perf_collect_state *st = pc->st;
+	struct perf_collect_state *st = cur(pc);
 	struct warp_state *ws = &st->w[pc->warp];
 	uint64_t s[64];
-	int n = distinct_sectors(addr, m, bytes, s), l2 = 0, fresh = 0;
+	int n, l2 = 0, fresh = 0;
 	unsigned dram = 0, partial = 0;
 	long hit = -1;
 	struct perf_event *e;
 
+	if (st->cut || !m || grid_barrier(pc, ws, kind, addr, m))
+		return;
+	ws->in_gbar = 0;
+	n = distinct_sectors(addr, m, bytes, s);
 	for (int i = 0; i < n; i++) {
 		struct sector_slot *t = sector(st, s[i], &fresh);
 
@@ -595,10 +776,10 @@ void perf_on_global(struct perf_collect *pc, int kind,
 
 void perf_on_shared(struct perf_collect *pc, int kind, int wavefronts)
 {
-	struct warp_state *ws = &pc->st->w[pc->warp];
-	struct perf_event *e = push(pc, pc->warp);
+	struct warp_state *ws = &cur(pc)->w[pc->warp];
+	struct perf_event *e;
 
-	if (!e)
+	if (cur(pc)->cut || ws->in_gbar || !(e = push(pc, pc->warp)))
 		return;
 	e->lines = (uint8_t)(wavefronts > 255 ? 255 : wavefronts);
 	if (kind == 0) {
@@ -611,10 +792,10 @@ void perf_on_shared(struct perf_collect *pc, int kind, int wavefronts)
 
 void perf_on_load_dst(struct perf_collect *pc, const struct emu_insn *in)
 {
-	struct warp_state *ws = &pc->st->w[pc->warp];
+	struct warp_state *ws = &cur(pc)->w[pc->warp];
 	uint32_t id;
 
-	if (!ws->next_id)
+	if (!ws->next_id || ws->in_gbar || cur(pc)->cut)
 		return;
 	id = ws->next_id - 1;
 	for (int i = 0; i < in->ndst && i < 4; i++) {
@@ -630,46 +811,23 @@ void perf_on_load_dst(struct perf_collect *pc, const struct emu_insn *in)
 
 void perf_on_backedge(struct perf_collect *pc)
 {
-	struct perf_event *e = push(pc, pc->warp);
+	struct perf_event *e;
 
+	if (cur(pc)->w[pc->warp].in_gbar || cur(pc)->cut)
+		return;
+	e = push(pc, pc->warp);
 	if (e)
 		e->kind = PE_LOOP;
 }
 
 void perf_on_barrier(struct perf_collect *pc)
 {
-	struct perf_event *e = push(pc, pc->warp);
+	struct perf_event *e;
 
+	cur(pc)->w[pc->warp].in_gbar = 0;
+	if (cur(pc)->cut)
+		return;
+	e = push(pc, pc->warp);
 	if (e)
 		e->kind = PE_BAR;
-}
-
-/* ---- sampling ---- */
-
-size_t perf_sample_count(uint64_t nblocks)
-{
-	return nblocks < PERF_SAMPLE_MAX ? (size_t)nblocks : PERF_SAMPLE_MAX;
-}
-
-/* The i-th of perf_sample_count blocks, in bit-reversed order of an
- * even spread, so that the first few are already spread over the
- * grid. */
-uint64_t perf_sample_block(uint64_t nblocks, size_t i)
-{
-	size_t n = perf_sample_count(nblocks), bits = 0, r = 0;
-
-	if (n == nblocks)
-		return i;
-	while (((size_t)1 << bits) < n)
-		bits++;
-	/* walk the bit-reversed sequence, skipping values >= n */
-	for (size_t k = 0, seen = 0;; k++) {
-		r = 0;
-		for (size_t b = 0; b < bits; b++)
-			if (k >> b & 1)
-				r |= (size_t)1 << (bits - 1 - b);
-		if (r < n && seen++ == i)
-			break;
-	}
-	return (uint64_t)((2 * r + 1) * nblocks / (2 * n));
 }

@@ -1,13 +1,28 @@
 /*
  * The GPUs the performance model knows (perf.h): the data sheet (SMs,
- * clock, limits) and the constants fitted on the calibration half of
- * bench/corpus/LIST measured on an H100 (bench/corpus/fit.c; numbers and
- * method in docs/EMULATOR.md).
+ * clock, limits, the peaks under every prediction) and the constants
+ * fitted on the calibration half of bench/corpus/LIST measured on an
+ * H100 (bench/corpus/fit.c; numbers and method in docs/EMULATOR.md).
  */
 #include <ctype.h>
 #include <string.h>
 
 #include "emu/perf.h"
+
+/* Data sheet (NVIDIA H100 Tensor Core GPU Architecture, 2022): an SM
+ * has four partitions, each with a warp scheduler that issues one warp
+ * instruction a clock -- the peak of the lower bounds (perf_sim.c),
+ * where a PTX instruction stands for one of the GPU's. */
+#define HOPPER_WARP_INSNS_PER_SM_CLK 4
+/* Peak DRAM bandwidth, data sheets: H100 SXM5 80 GB HBM3 3.35 TB/s,
+ * H200 141 GB HBM3e 4.8 TB/s. */
+#define H100_PEAK_DRAM_GBPS 3350
+#define H200_PEAK_DRAM_GBPS 4800
+/* A grid barrier: one thread per block adds to a counter in L2 and
+ * polls it until every block has (about two L2 round trips after the
+ * last arrival, and the block barriers around them).  Estimated, not
+ * fitted: the corpus has no cooperative launch. */
+#define GRID_SYNC_CLK 1500
 
 /* Hopper's SMs and L2 -- the same on both GPUs -- and the constants
  * fitted on the H100 corpus. */
@@ -34,12 +49,15 @@
 	.barrier_clk = 20, \
 	.block_launch_clk = 158.1, \
 	.launch_us = 4.633, \
-	.pcie_gbps = 25,
+	.pcie_gbps = 25, \
+	.grid_sync_clk = GRID_SYNC_CLK, \
+	.peak_warp_insns_per_clk = HOPPER_WARP_INSNS_PER_SM_CLK,
 
 const struct perf_gpu perf_h100 = {
 	.name = "H100",
 	.long_name = "NVIDIA H100 SXM",
 	.dram_gbps = 3000,
+	.peak_dram_gbps = H100_PEAK_DRAM_GBPS,
 	HOPPER_SMS_AND_FIT
 };
 
@@ -51,6 +69,7 @@ const struct perf_gpu perf_h200 = {
 	.name = "H200",
 	.long_name = "NVIDIA H200",
 	.dram_gbps = 4167,
+	.peak_dram_gbps = H200_PEAK_DRAM_GBPS,
 	HOPPER_SMS_AND_FIT
 };
 

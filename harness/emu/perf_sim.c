@@ -6,8 +6,12 @@
  * runs ceil(blocks / SMs) of them, as many at a time as the occupancy
  * allows (warps, blocks, shared memory and registers per SM); a block
  * that ends frees its slot for the next after the block-launch delay.
- * Each resident warp replays the event list of a sampled block's warp
- * (the SM's j-th block takes the sample j mod samples) and always the
+ * Which sampled blocks it runs: the heaviest first -- the SM that gets
+ * a block doing the work of many is the busiest, and one heavy block
+ * is never averaged away -- then the samples in proportion to the
+ * blocks each stands for, taken in turn, heavier first.  Each resident
+ * warp replays the event list of its block's warp (as many times as
+ * the block's reps, where its events were cut short) and always the
  * warp that is ready first moves on:
  *
  *   issue    its scheduler (one of four) issues the run of
@@ -19,7 +23,11 @@
  *   store    the same pipes, without waiting; partly written sectors
  *            cost L2 more than whole ones;
  *   wait     the warp stalls until that load's result has arrived;
- *   barrier  the warp waits for the rest of its block.
+ *   barrier  the warp waits for the rest of its block;
+ *   grid     (a cooperative launch's grid barrier) the warp waits
+ *            until every block on the SM has arrived -- the others
+ *            are taken to arrive when these do -- and the barrier's
+ *            cost.
  *
  * Each pipe is a server with the time it is next free, so queueing and
  * bandwidth limits come out of the same arithmetic as latency: a kernel
@@ -27,6 +35,14 @@
  * waits on the busiest pipe.  The SM's share of L2 and DRAM bandwidth
  * is the GPU's divided by the SMs the grid keeps busy, up to what one
  * SM can move.
+ *
+ * Lower bounds.  Whatever the simulation says, a launch takes no less
+ * than its DRAM traffic (scaled from the sample) at the data sheet's
+ * peak bandwidth, its lane-instructions at the whole GPU's peak issue
+ * rate, and its heaviest block's at one SM's (every block that ran
+ * was counted, sampled or not).  The simulation stays well above them
+ * for an even grid; the last is what a launch whose work sits in one
+ * block meets.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,17 +56,28 @@
 struct sim_warp {
 	const struct perf_warp *trace;
 	size_t pos;
+	uint32_t loop, loops;    /* replays of the trace: done, to do */
+	uint32_t base;           /* load ids of the replays done */
 	uint32_t issued;         /* loads issued so far */
 	double t;
 	int slot;               /* block slot */
-	int at_barrier, done, in_heap;
+	int at_barrier, at_grid, done, in_heap;
 	double ring[RING];
 };
 
 struct sim_slot {
 	uint64_t block;          /* the SM's block number, or UINT64_MAX */
-	int live, arrived;
+	int live, arrived, grid;
 	double bar_t;
+};
+
+/* The samples the SM's blocks take, in turn: each sample k (heaviest
+ * first) count[k] times, one round after another. */
+struct sim_order {
+	size_t *by_cost;         /* sample numbers, heaviest first */
+	uint64_t *count;
+	size_t n, pos;
+	uint64_t round;
 };
 
 struct sim {
@@ -67,6 +94,8 @@ struct sim {
 	/* the SM's rates, per cycle */
 	double dram_bpc, l2ld_spc, l2st_spc, l2part_spc;
 	int *heap, nheap;        /* ready warps, earliest first */
+	struct sim_order order;
+	double grid_t;           /* the latest arrival at a grid barrier */
 	/* busy cycles per pipe, for the limit */
 	double busy_issue, busy_lsu, busy_l2, busy_dram;
 	double end;
@@ -154,6 +183,91 @@ static int heap_pop(struct sim *s)
 	return top;
 }
 
+/* ---- which samples the SM's blocks take ---- */
+
+static void order_release(struct sim_order *o)
+{
+	free(o->by_cost);
+	free(o->count);
+	memset(o, 0, sizeof(*o));
+}
+
+/* The heaviest sample once, then nb - 1 blocks shared among the
+ * samples by the blocks each stands for (the largest remainders
+ * rounding up); 0 or -1. */
+static int order_init(struct sim_order *o, const struct perf_gpu *g,
+		      const struct perf_collect *pc, uint64_t nblocks,
+		      uint64_t nb)
+{
+	size_t n = pc->nblocks;
+	double *cost = calloc(n, sizeof(*cost)), *w = calloc(n, sizeof(*w));
+	double total = 0, *frac = calloc(n, sizeof(*frac));
+	uint64_t given = 0;
+	int rc = -1;
+
+	memset(o, 0, sizeof(*o));
+	o->by_cost = calloc(n, sizeof(*o->by_cost));
+	o->count = calloc(n, sizeof(*o->count));
+	o->n = n;
+	if (!cost || !w || !frac || !o->by_cost || !o->count)
+		goto out;
+	for (size_t k = 0; k < n; k++) {
+		size_t j = k;
+
+		cost[k] = perf_block_cost(g, &pc->blocks[k].work);
+		w[k] = perf_sample_weight(pc, k, nblocks);
+		total += w[k];
+		/* insertion sort, heaviest first, ties in sample order */
+		while (j > 0 && cost[o->by_cost[j - 1]] < cost[k]) {
+			o->by_cost[j] = o->by_cost[j - 1];
+			j--;
+		}
+		o->by_cost[j] = k;
+	}
+	for (size_t k = 0; k < n; k++) {
+		double q = (double)(nb - 1) * w[k] / total;
+
+		o->count[k] = (uint64_t)q;
+		frac[k] = q - (double)o->count[k];
+		given += o->count[k];
+	}
+	while (given < nb - 1) {
+		size_t best = o->by_cost[0];
+
+		for (size_t j = 0; j < n; j++)
+			if (frac[o->by_cost[j]] > frac[best])
+				best = o->by_cost[j];
+		frac[best] = -1;
+		o->count[best]++;
+		given++;
+	}
+	o->count[o->by_cost[0]]++;
+	rc = 0;
+out:
+	free(cost);
+	free(w);
+	free(frac);
+	if (rc)
+		order_release(o);
+	return rc;
+}
+
+/* The sample the SM's next block takes. */
+static size_t order_next(struct sim_order *o)
+{
+	for (;;) {
+		size_t k;
+
+		if (o->pos == o->n) {
+			o->pos = 0;
+			o->round++;
+		}
+		k = o->by_cost[o->pos++];
+		if (o->count[k] > o->round)
+			return k;
+	}
+}
+
 /* Put the SM's next block (if any) on slot s, once the SM's block
  * dispatch, one block at a time, gets to it after t. */
 static void start_block(struct sim *s, int k, double t)
@@ -169,9 +283,10 @@ static void start_block(struct sim *s, int k, double t)
 	t = max2(t, s->dispatch_free) + s->g->block_launch_clk;
 	s->dispatch_free = t;
 	sl->block = s->next_block++;
-	b = &s->pc->blocks[sl->block % s->pc->nblocks];
+	b = &s->pc->blocks[order_next(&s->order)];
 	sl->live = 0;
 	sl->arrived = 0;
+	sl->grid = 0;
 	sl->bar_t = 0;
 	for (int i = 0; i < s->wpb; i++) {
 		struct sim_warp *w = &s->w[k * s->wpb + i];
@@ -179,6 +294,7 @@ static void start_block(struct sim *s, int k, double t)
 		memset(w, 0, sizeof(*w));
 		w->slot = k;
 		w->t = t;
+		w->loops = b->reps > 1.5 ? (uint32_t)(b->reps + 0.5) : 1;
 		if (i < b->nwarps) {
 			w->trace = &b->warps[i];
 			sl->live++;
@@ -209,6 +325,35 @@ static void maybe_release(struct sim *s, int k)
 	sl->bar_t = 0;
 }
 
+/* Every block on the SM has a warp at the grid barrier (force: any
+ * number of them): let them go, the barrier's cost after the last
+ * arrived.  1 when some went. */
+static int release_grid(struct sim *s, int force)
+{
+	int waiting = 0;
+
+	for (int k = 0; k < s->nslots; k++) {
+		if (s->slot[k].live && !s->slot[k].grid && !force)
+			return 0;
+		waiting += s->slot[k].grid;
+	}
+	if (!waiting)
+		return 0;
+	for (int i = 0; i < s->nslots * s->wpb; i++) {
+		struct sim_warp *w = &s->w[i];
+
+		if (w->at_grid) {
+			w->at_grid = 0;
+			w->t = s->grid_t + s->g->grid_sync_clk;
+			heap_push(s, i);
+		}
+	}
+	for (int k = 0; k < s->nslots; k++)
+		s->slot[k].grid = 0;
+	s->grid_t = 0;
+	return 1;
+}
+
 static void warp_done(struct sim *s, struct sim_warp *w)
 {
 	struct sim_slot *sl = &s->slot[w->slot];
@@ -220,6 +365,7 @@ static void warp_done(struct sim *s, struct sim_warp *w)
 		start_block(s, w->slot, w->t);
 	else
 		maybe_release(s, w->slot);
+	release_grid(s, 0);
 }
 
 /* The DRAM latency of a request for n lines: each line's is the
@@ -266,15 +412,20 @@ static double with_filler(const struct sim *s, const struct sim_warp *w,
 			  int slot, const struct perf_event *e, double done)
 {
 	const struct sim_warp *f;
+	uint32_t dep;
 
 	if (!e->partial || (int)e->partial > s->wpb)
 		return done;
 	f = &s->w[slot * s->wpb + e->partial - 1];
-	if (f == w ? e->dep >= w->issued : e->dep >= f->issued)
-		return max2(done, w->t + s->latency); /* not yet sent */
-	if (f->issued - e->dep > RING)
+	if (!f->trace)
 		return done;
-	return max2(done, f->ring[e->dep % RING]);
+	/* the load of the same replay of the filler's trace */
+	dep = e->dep + (f == w ? w->base : w->loop * f->trace->loads);
+	if (dep >= f->issued)
+		return max2(done, w->t + s->latency); /* not yet sent */
+	if (f->issued - dep > RING)
+		return done;
+	return max2(done, f->ring[dep % RING]);
 }
 
 static void store_path(struct sim *s, double t, const struct perf_event *e)
@@ -321,9 +472,9 @@ static void step(struct sim *s, struct sim_warp *w, int idx)
 		break;
 	case PE_GLD:
 		start = lsu(s, w->t, e->lines);
-		w->ring[e->n % RING] = with_filler(s, w, w->slot, e,
-					load_path(s, s->lsu_free, e));
-		w->issued = e->n + 1;
+		w->ring[(e->n + w->base) % RING] = with_filler(s, w, w->slot,
+					e, load_path(s, s->lsu_free, e));
+		w->issued = e->n + w->base + 1;
 		w->t = start;
 		break;
 	case PE_GST:
@@ -333,22 +484,28 @@ static void step(struct sim *s, struct sim_warp *w, int idx)
 		break;
 	case PE_SLD:
 		start = lsu(s, w->t, e->lines);
-		w->ring[e->n % RING] = s->lsu_free +
-				       s->g->shared_latency_clk;
-		w->issued = e->n + 1;
+		w->ring[(e->n + w->base) % RING] = s->lsu_free +
+						   s->g->shared_latency_clk;
+		w->issued = e->n + w->base + 1;
 		w->t = start;
 		break;
 	case PE_SST:
 		w->t = lsu(s, w->t, e->lines);
 		break;
 	case PE_WAIT:
-		w->t = max2(w->t, w->ring[e->n % RING]);
+		w->t = max2(w->t, w->ring[(e->n + w->base) % RING]);
 		break;
 	case PE_BAR:
 		w->at_barrier = 1;
 		sl->arrived++;
 		sl->bar_t = max2(sl->bar_t, w->t);
 		maybe_release(s, w->slot);
+		break;
+	case PE_GBAR:
+		w->at_grid = 1;
+		sl->grid++;
+		s->grid_t = max2(s->grid_t, w->t);
+		release_grid(s, 0);
 		break;
 	default:
 		break;
@@ -391,14 +548,17 @@ static const char *limit_of(const struct sim *s)
 	return "memory latency (too few loads in flight)";
 }
 
+/* The grid's DRAM bytes and L2 sectors: each sampled block's events,
+ * times its replays, times the blocks it stands for. */
 static void totals(const struct perf_collect *pc, uint64_t nblocks,
 		   struct perf_estimate *e)
 {
-	double dram = 0, l2 = 0;
+	for (size_t b = 0; b < pc->nblocks; b++) {
+		const struct perf_block *pb = &pc->blocks[b];
+		double dram = 0, l2 = 0, k;
 
-	for (size_t b = 0; b < pc->nblocks; b++)
-		for (int w = 0; w < pc->blocks[b].nwarps; w++) {
-			const struct perf_warp *pw = &pc->blocks[b].warps[w];
+		for (int w = 0; w < pb->nwarps; w++) {
+			const struct perf_warp *pw = &pb->warps[w];
 
 			for (size_t i = 0; i < pw->n; i++) {
 				const struct perf_event *ev = &pw->ev[i];
@@ -412,8 +572,37 @@ static void totals(const struct perf_collect *pc, uint64_t nblocks,
 				}
 			}
 		}
-	e->dram_bytes = dram * (double)nblocks / (double)pc->nblocks;
-	e->l2_sectors = l2 * (double)nblocks / (double)pc->nblocks;
+		k = perf_sample_weight(pc, b, nblocks) * pb->reps;
+		e->dram_bytes += k * dram;
+		e->l2_sectors += k * l2;
+	}
+}
+
+/* The data sheet's floor under the simulated time (see the top). */
+static void lower_bounds(const struct perf_gpu *g,
+			 const struct perf_collect *pc,
+			 struct perf_estimate *e)
+{
+	double launch = g->launch_us / 1e3, clk_per_ms = g->sm_ghz * 1e6;
+	double lanes = 32.0 * g->peak_warp_insns_per_clk; /* an SM, a clock */
+	double dram = e->dram_bytes / (g->peak_dram_gbps * 1e6) + launch;
+	double issue = e->work.lane_insns /
+		       (lanes * g->sms * clk_per_ms) + launch;
+	double block = (double)pc->most.lane_insns /
+		       (lanes * clk_per_ms) + launch;
+
+	if (dram > e->ms) {
+		e->ms = dram;
+		e->limit = "DRAM bandwidth at the data sheet's peak";
+	}
+	if (issue > e->ms) {
+		e->ms = issue;
+		e->limit = "instruction issue at the GPU's peak";
+	}
+	if (block > e->ms) {
+		e->ms = block;
+		e->limit = "one block's instructions on one SM";
+	}
 }
 
 /* One pass over the SM with DRAM latency `latency`; 0 or -1. */
@@ -435,7 +624,8 @@ static int run_sm(struct sim *s, const struct perf_launch *l, int active,
 	s->slot = calloc((size_t)s->nslots, sizeof(*s->slot));
 	s->heap = calloc((size_t)s->nslots * (size_t)s->wpb + 1,
 			 sizeof(*s->heap));
-	if (!s->w || !s->slot || !s->heap) {
+	if (!s->w || !s->slot || !s->heap ||
+	    order_init(&s->order, s->g, s->pc, l->nblocks, s->nb)) {
 		free(s->w);
 		free(s->slot);
 		free(s->heap);
@@ -443,17 +633,29 @@ static int run_sm(struct sim *s, const struct perf_launch *l, int active,
 	}
 	for (i = 0; i < s->nslots; i++)
 		start_block(s, i, 0);
-	while ((i = heap_pop(s)) >= 0) {
-		struct sim_warp *w = &s->w[i];
+	for (;;) {
+		struct sim_warp *w;
 
+		/* warps left at a grid barrier that the SM's other blocks
+		 * no longer reach go on */
+		if ((i = heap_pop(s)) < 0 && release_grid(s, 1))
+			i = heap_pop(s);
+		if (i < 0)
+			break;
+		w = &s->w[i];
 		/* a warp runs on while it stays the earliest */
 		for (;;) {
 			if (w->pos >= w->trace->n) {
+				if (++w->loop < w->loops) {
+					w->pos = 0;
+					w->base += w->trace->loads;
+					continue;
+				}
 				warp_done(s, w);
 				break;
 			}
 			step(s, w, i);
-			if (w->at_barrier || w->in_heap)
+			if (w->at_barrier || w->at_grid || w->in_heap)
 				break;
 			if (s->nheap && earlier(s, s->heap[0], i)) {
 				heap_push(s, i);
@@ -465,6 +667,7 @@ static int run_sm(struct sim *s, const struct perf_launch *l, int active,
 	free(s->w);
 	free(s->slot);
 	free(s->heap);
+	order_release(&s->order);
 	return 0;
 }
 
@@ -483,6 +686,9 @@ int perf_simulate(const struct perf_gpu *g, const struct perf_collect *pc,
 	memset(e, 0, sizeof(*e));
 	if (!pc || !pc->nblocks || !l->nblocks)
 		return -1;
+	for (size_t b = 0; b < pc->nblocks; b++)
+		if (pc->blocks[b].st)
+			return -1;  /* a block that never ended: a fault */
 	e->active_sms = l->nblocks < (uint64_t)g->sms ? (int)l->nblocks
 						      : g->sms;
 	for (int pass = 0; pass < 4; pass++) {
@@ -509,5 +715,7 @@ int perf_simulate(const struct perf_gpu *g, const struct perf_collect *pc,
 	if (g->launch_us / 1e3 > e->ms / 2)
 		e->limit = "launch overhead (too little work to fill the GPU)";
 	totals(pc, l->nblocks, e);
+	perf_sample_grid_work(pc, l->nblocks, &e->work);
+	lower_bounds(g, pc, e);
 	return 0;
 }

@@ -1,7 +1,10 @@
 /*
  * The runtime's side of the performance model (perf.h, wgemu.h): while
  * a prediction is open, every launch is sampled and simulated on the
- * chosen GPU, and copies and memsets are charged what they move.
+ * chosen GPU, and copies and memsets are charged what they move.  The
+ * prediction's plan -- the sample's seed, whether to extend every
+ * launch's sample, its cap on interpretation -- goes to each launch's
+ * collector; the first launch that has no prediction stops it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +30,10 @@ static struct {
 	size_t nregs;
 	int keep;
 	int program;                /* opened from $WGEMU_PREDICT */
+	/* the plan (wgemu_perf_sample) and what was interpreted */
+	uint64_t seed, budget, spent;
+	int extend;
+	char why[256];              /* no prediction: why ("" while none) */
 	struct kept {
 		struct perf_collect *pc;
 		struct perf_launch l;
@@ -81,7 +88,51 @@ int wgemu_perf_begin(const char *gpu, int sampled_only)
 	P.only = sampled_only;
 	P.n = 0;
 	P.total_ms = 0;
+	P.seed = 0;
+	P.extend = 0;
+	P.budget = PERF_PREDICTION_CAP;
+	P.spent = 0;
+	P.why[0] = '\0';
 	return 0;
+}
+
+void wgemu_perf_sample(uint64_t seed, int extend, uint64_t budget)
+{
+	P.seed = seed;
+	P.extend = extend;
+	P.budget = budget ? budget : PERF_PREDICTION_CAP;
+}
+
+uint64_t wgemu_perf_interpreted(void)
+{
+	return P.spent;
+}
+
+const char *wgemu_perf_why(void)
+{
+	return P.g && P.why[0] ? P.why : NULL;
+}
+
+int wgemu_perf_coverage(double in_bytes, double out_bytes, char *why,
+			size_t len)
+{
+	double ld = 0, st = 0;
+	int store;
+
+	for (size_t i = 0; i < P.n; i++) {
+		ld += P.v[i].load_bytes;
+		st += P.v[i].store_bytes;
+	}
+	if (st >= PERF_COVERAGE * out_bytes && ld >= PERF_COVERAGE * in_bytes)
+		return 0;
+	store = st < PERF_COVERAGE * out_bytes;
+	snprintf(why, len, "the performance call's launches, as sampled, "
+		 "%s %.1f MiB of the %.0f MiB %s: the sample does not show "
+		 "where the work is done", store ? "store" : "load",
+		 (store ? st : ld) / 1048576,
+		 (store ? out_bytes : in_bytes) / 1048576,
+		 store ? "output" : "input");
+	return 1;
 }
 
 void wgemu_perf_end(void)
@@ -179,6 +230,14 @@ struct perf_collect *emu_perf_prepare(struct emu_launch_cfg *cfg,
 	cfg->perf = perf_collect_new(P.g, threads,
 				     static_smem + cfg->dyn_smem);
 	cfg->perf_only = P.only;
+	if (!cfg->perf)
+		return NULL;
+	cfg->perf->seed = P.seed;
+	cfg->perf->extend = P.extend;
+	cfg->perf->left = P.budget > P.spent ? P.budget - P.spent : 0;
+	cfg->perf->block_cap = PERF_BLOCK_CAP;
+	if (P.only && P.why[0])
+		perf_stop(cfg->perf, "%s", P.why); /* nothing runs */
 	return cfg->perf;
 }
 
@@ -199,7 +258,13 @@ double emu_perf_finish(struct perf_collect *pc, const char *mangled,
 	l.threads = cfg->block[0] * cfg->block[1] * cfg->block[2];
 	l.smem = static_smem + cfg->dyn_smem;
 	l.regs = regs_of(mangled);
-	if (!perf_simulate(P.g, pc, &l, &e) && (r = add())) {
+	P.spent += pc->counted.lane_insns;
+	if (!pc->why[0] && perf_simulate(P.g, pc, &l, &e))
+		perf_stop(pc, "the launch of '%.100s' could not be predicted: "
+			  "no block of its sample ran to its end", demangled);
+	if (pc->why[0] && !P.why[0])
+		snprintf(P.why, sizeof(P.why), "%s", pc->why);
+	if (!pc->why[0] && (r = add())) {
 		snprintf(r->kernel, sizeof(r->kernel), "%s", demangled);
 		memcpy(r->grid, cfg->grid, sizeof(r->grid));
 		memcpy(r->block, cfg->block, sizeof(r->block));
@@ -210,6 +275,9 @@ double emu_perf_finish(struct perf_collect *pc, const char *mangled,
 		r->blocks_per_sm = e.blocks_per_sm;
 		r->sampled = e.sampled;
 		r->regs = l.regs;
+		r->lane_insns = e.work.lane_insns;
+		r->load_bytes = e.work.ld_bytes;
+		r->store_bytes = e.work.st_bytes;
 		snprintf(r->limit, sizeof(r->limit), "%s", e.limit);
 		P.total_ms += e.ms;
 		ms = e.ms;
@@ -245,6 +313,8 @@ void emu_perf_transfer(int kind, uint64_t bytes)
 	}
 	r->ms = P.g->launch_us / 1e3 + (double)bytes / (gbps * 1e6);
 	r->dram_bytes = (double)bytes * (kind == EMU_PERF_D2D ? 2 : 1);
+	r->store_bytes = kind == EMU_PERF_HOST ? 0 : (double)bytes;
+	r->load_bytes = kind == EMU_PERF_D2D ? (double)bytes : 0;
 	snprintf(r->limit, sizeof(r->limit), "%s",
 		 kind == EMU_PERF_HOST ? "PCIe" : "DRAM bandwidth");
 	P.total_ms += r->ms;

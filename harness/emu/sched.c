@@ -395,70 +395,179 @@ static int run_grid(struct xctx *x)
 	return 0;
 }
 
-/* One block, collected for the performance model. */
-static int run_collected(struct xctx *x, uint64_t b)
+/* ---- the performance model's blocks (perf.h) ---- */
+
+void sched_work_now(const struct xctx *x, struct perf_work *w)
+{
+	const struct wgemu_counters *c = &x->res->total;
+
+	w->lane_insns = x->lane_insns;
+	w->ld_sectors = c->global_load_sectors + c->global_atomic_sectors;
+	w->st_sectors = c->global_store_sectors + c->global_atomic_sectors;
+	w->ld_bytes = x->gld_bytes;
+	w->st_bytes = x->gst_bytes;
+}
+
+void sched_work_add(const struct xctx *x, const struct perf_work *from,
+		    struct perf_work *to)
+{
+	struct perf_work now;
+
+	sched_work_now(x, &now);
+	to->lane_insns += now.lane_insns - from->lane_insns;
+	to->ld_sectors += now.ld_sectors - from->ld_sectors;
+	to->st_sectors += now.st_sectors - from->st_sectors;
+	to->ld_bytes += now.ld_bytes - from->ld_bytes;
+	to->st_bytes += now.st_bytes - from->st_bytes;
+}
+
+uint64_t sched_perf_cap(struct xctx *x, uint64_t cap)
+{
+	uint64_t budget = x->budget;
+
+	if (x->cfg->perf_only && x->lane_insns < x->budget &&
+	    cap < x->budget - x->lane_insns) {
+		x->budget = x->lane_insns + cap;
+		x->perf_capped = 1;
+	}
+	return budget;
+}
+
+static void set_bid(struct xctx *x, uint64_t b)
 {
 	const struct emu_launch_cfg *cfg = x->cfg;
 	uint64_t gx = cfg->grid[0], gy = cfg->grid[1];
-	int rc;
 
 	x->bid[0] = (unsigned)(b % gx);
 	x->bid[1] = (unsigned)(b / gx % gy);
 	x->bid[2] = (unsigned)(b / gx / gy);
-	if (perf_block_begin(cfg->perf, x->nwarps))
-		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
-				 "out of host memory");
-	x->perf = cfg->perf;
+}
+
+/* Block b, counted: 0, or -1 at a fault. */
+static int run_counted(struct xctx *x, uint64_t b)
+{
+	struct perf_work from, w;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	set_bid(x, b);
+	sched_work_now(x, &from);
 	rc = run_block(x);
-	perf_block_end(cfg->perf);
-	x->perf = NULL;
+	sched_work_add(x, &from, &w);
+	perf_count_block(x->cfg->perf, &w);
 	return rc;
 }
 
+/* Block b, collected for the performance model, within the caps of a
+ * prediction: 0, or -1 at a fault or past a cap (the collector then
+ * says why). */
+static int run_collected(struct xctx *x, uint64_t b)
+{
+	struct perf_collect *pc = x->cfg->perf;
+	uint64_t cap = pc->left < pc->block_cap ? pc->left : pc->block_cap;
+	uint64_t budget;
+	struct perf_work from, w;
+	int k, rc;
+
+	memset(&w, 0, sizeof(w));
+	set_bid(x, b);
+	k = perf_block_begin(pc, b, x->nwarps);
+	if (k < 0)
+		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+				 "out of host memory");
+	budget = sched_perf_cap(x, cap);
+	sched_work_now(x, &from);
+	x->perf = pc;
+	rc = run_block(x);
+	x->perf = NULL;
+	sched_work_add(x, &from, &w);
+	perf_block_end(pc, k, &w);
+	perf_count_block(pc, &w);
+	if (x->cfg->perf_only)
+		pc->left -= w.lane_insns < pc->left ? w.lane_insns : pc->left;
+	if (x->perf_capped == 2)
+		perf_stop(pc, "block (%u,%u,%u) of '%.100s' ran past %llu "
+			  "lane-instructions, the most the performance model "
+			  "interprets %s", x->bid[0], x->bid[1], x->bid[2],
+			  x->kname, (unsigned long long)cap,
+			  cap == pc->block_cap ? "of one block" :
+			  "of a prediction's sampled blocks in all");
+	x->budget = budget;
+	x->perf_capped = 0;
+	return rc;
+}
+
+static int in_sample(const struct perf_collect *pc, uint64_t b)
+{
+	for (size_t i = 0; i < pc->nblocks; i++)
+		if (pc->blocks[i].id == b)
+			return 1;
+	return 0;
+}
+
 /*
- * The performance model's sample (perf.h): blocks spread over the grid,
- * until PERF_SAMPLE_MAX blocks or PERF_SAMPLE_BUDGET lane-instructions.
- * With cfg->perf_only nothing else runs (the output is incomplete);
- * otherwise every block runs and only the sampled ones are collected.
+ * A prediction's sample alone (cfg->perf_only: nothing else runs, the
+ * output is incomplete): the sample's blocks (perf_sample.c) until
+ * PERF_SAMPLE_BUDGET lane-instructions after PERF_SAMPLE_MIN blocks,
+ * then, while the sampled blocks' work is uneven (or the prediction
+ * asks for it), the blocks that extend it, until PERF_EXTEND_BUDGET
+ * more.
+ */
+static int run_sample_only(struct xctx *x, uint64_t nb)
+{
+	struct perf_collect *pc = x->cfg->perf;
+	size_t n = perf_sample_count(nb), lim = perf_sample_limit(nb), i;
+	uint64_t start = x->lane_insns;
+
+	for (i = 0; i < n; i++) {
+		if (i >= PERF_SAMPLE_MIN &&
+		    x->lane_insns - start > PERF_SAMPLE_BUDGET)
+			break;
+		if (run_collected(x, perf_sample_block(nb, pc->seed, i)))
+			return -1;
+	}
+	start = x->lane_insns;
+	for (i = n; i < lim && (pc->extend || perf_sample_uneven(pc)); i++) {
+		uint64_t b = perf_sample_block(nb, pc->seed, i);
+
+		if (x->lane_insns - start > PERF_EXTEND_BUDGET)
+			break;
+		if (!in_sample(pc, b) && run_collected(x, b))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The performance model's sample of a launch that runs whole (a
+ * program's, 'warpgrade emu'): every block runs and is counted, the
+ * sample's blocks (perf_sample.c, without extension: its blocks are
+ * chosen before any has run) are collected.  With cfg->perf_only only
+ * the sample runs (run_sample_only).
  */
 static int run_sampled(struct xctx *x)
 {
 	const struct emu_launch_cfg *cfg = x->cfg;
 	uint64_t nb = (uint64_t)cfg->grid[0] * cfg->grid[1] * cfg->grid[2];
-	size_t n = perf_sample_count(nb), k = 0;
-	uint64_t *pick = calloc(n ? n : 1, sizeof(*pick));
+	size_t n = perf_sample_count(nb);
+	uint64_t *pick;
 	int rc = 0;
 
+	if (cfg->perf_only)
+		/* a prediction that has stopped runs nothing more */
+		return cfg->perf->why[0] ? 0 : run_sample_only(x, nb);
+	pick = calloc(n ? n : 1, sizeof(*pick));
 	if (!pick)
 		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
 				 "out of host memory");
-	for (size_t i = 0; i < n; i++) {
-		if (i >= PERF_SAMPLE_MIN && x->lane_insns > PERF_SAMPLE_BUDGET)
-			break;
-		pick[k++] = perf_sample_block(nb, i);
-		if (cfg->perf_only && (rc = run_collected(x, pick[k - 1])))
-			break;
-	}
-	if (!cfg->perf_only && !rc) {
-		uint64_t b = 0;
+	for (size_t i = 0; i < n; i++)
+		pick[i] = perf_sample_block(nb, cfg->perf->seed, i);
+	for (uint64_t b = 0; b < nb && !rc; b++) {
+		int in = 0;
 
-		for (unsigned bz = 0; bz < cfg->grid[2] && !rc; bz++)
-			for (unsigned by = 0; by < cfg->grid[1] && !rc; by++)
-				for (unsigned bx = 0; bx < cfg->grid[0] && !rc;
-				     bx++, b++) {
-					int in = 0;
-
-					for (size_t i = 0; i < k && !in; i++)
-						in = pick[i] == b;
-					if (in) {
-						rc = run_collected(x, b);
-						continue;
-					}
-					x->bid[0] = bx;
-					x->bid[1] = by;
-					x->bid[2] = bz;
-					rc = run_block(x);
-				}
+		for (size_t i = 0; i < n && !in; i++)
+			in = pick[i] == b;
+		rc = in ? run_collected(x, b) : run_counted(x, b);
 	}
 	free(pick);
 	return rc;

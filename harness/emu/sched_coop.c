@@ -20,10 +20,18 @@
  * block's: a launch of 264 blocks of 1,024 threads has some 400 MB of
  * registers, which clearing anew at every launch would cost more than
  * running it.
+ *
+ * For the performance model (perf.h) every block is counted, and the
+ * blocks of the sample (perf_sample.c) are collected, each its own
+ * collector's block, entered at each of its turns: sampled blocks
+ * cannot run alone, since a grid barrier waits for all.  A prediction
+ * runs the whole grid (it fits on the GPU at once), within what is
+ * left of the prediction's cap.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "emu/exec.h"
+#include "emu/perf.h"
 #include "emu/race.h"
 
 /* lane instructions a warp runs before the next gives way: a spinning
@@ -43,6 +51,10 @@ struct coop_block {
 	struct race_shadow sh;
 	uint32_t epoch, block_epoch;
 	int stuck;
+	/* the performance model: in the sample, its number in the
+	 * collector (-1 before it starts), and its work so far */
+	int sampled, perf;
+	struct perf_work work;
 };
 
 /* the blocks of the largest cooperative launch so far, for the next */
@@ -124,9 +136,48 @@ static void leave(struct xctx *x, struct coop_block *b)
 	b->stuck = x->stuck;
 }
 
+/* The turn of block b (grid index i) begins: collected when sampled;
+ * 0 or -1. */
+static int perf_enter(struct xctx *x, struct coop_block *b, uint64_t i,
+		      struct perf_work *from)
+{
+	struct perf_collect *pc = x->cfg->perf;
+
+	if (!pc)
+		return 0;
+	if (b->sampled && b->perf < 0 &&
+	    (b->perf = perf_block_begin(pc, i, x->nwarps)) < 0)
+		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+				 "out of host memory");
+	if (b->perf >= 0) {
+		perf_block_enter(pc, b->perf);
+		x->perf = pc;
+	}
+	sched_work_now(x, from);
+	return 0;
+}
+
+/* ... and ends (rc: the turn's), its work counted. */
+static void perf_leave(struct xctx *x, struct coop_block *b,
+		       const struct perf_work *from, int rc)
+{
+	struct perf_collect *pc = x->cfg->perf;
+
+	x->perf = NULL;
+	if (!pc)
+		return;
+	sched_work_add(x, from, &b->work);
+	if (rc != STEP_DONE)
+		return;
+	if (b->perf >= 0)
+		perf_block_end(pc, b->perf, &b->work);
+	perf_count_block(pc, &b->work);
+}
+
 /* one turn of block i: STEP_MORE, STEP_DONE or -1 */
 static int turn(struct xctx *x, struct coop_block *b, uint64_t i)
 {
+	struct perf_work from;
 	int rc;
 
 	if (b->state == CB_NEW) {
@@ -135,26 +186,73 @@ static int turn(struct xctx *x, struct coop_block *b, uint64_t i)
 					 -1, "out of host memory");
 		enter(x, b, i);
 		b->state = CB_RUNNING;
-		rc = sched_block_start(x);
+		rc = perf_enter(x, b, i, &from);
+		if (!rc)
+			rc = sched_block_start(x);
 		if (!rc)
 			rc = sched_block_step(x);
 	} else {
 		enter(x, b, i);
-		rc = sched_block_step(x);
+		rc = perf_enter(x, b, i, &from);
+		if (!rc)
+			rc = sched_block_step(x);
 	}
+	perf_leave(x, b, &from, rc);
 	leave(x, b);
 	if (rc == STEP_DONE)
 		b->state = CB_DONE;
 	return rc;
 }
 
+/* The sample's blocks marked, the workspace named, the prediction's
+ * cap applied; the budget to restore.  Nothing runs once the
+ * prediction has stopped (*stopped). */
+static uint64_t perf_plan(struct xctx *x, struct coop_block *b, uint64_t nb,
+			  int *stopped)
+{
+	struct perf_collect *pc = x->cfg->perf;
+
+	*stopped = 0;
+	for (uint64_t i = 0; i < nb; i++) {
+		b[i].sampled = 0;
+		b[i].perf = -1;
+		memset(&b[i].work, 0, sizeof(b[i].work));
+	}
+	if (!pc)
+		return x->budget;
+	*stopped = x->cfg->perf_only && pc->why[0];
+	for (size_t k = 0; k < perf_sample_count(nb); k++)
+		b[perf_sample_block(nb, pc->seed, k)].sampled = 1;
+	pc->grid_ws = x->cfg->grid_ws;
+	return sched_perf_cap(x, pc->left);
+}
+
+/* After the launch: what the prediction has left, and whether the cap
+ * stopped it. */
+static void perf_done(struct xctx *x, uint64_t start, uint64_t budget)
+{
+	struct perf_collect *pc = x->cfg->perf;
+	uint64_t spent = x->lane_insns - start;
+
+	if (pc && x->cfg->perf_only)
+		pc->left -= spent < pc->left ? spent : pc->left;
+	if (pc && x->perf_capped == 2)
+		perf_stop(pc, "the cooperative launch of '%.100s' ran past "
+			  "%llu lane-instructions, the most the performance "
+			  "model interprets of a prediction in all", x->kname,
+			  (unsigned long long)(x->budget - start));
+	x->budget = budget;
+	x->perf_capped = 0;
+}
+
 int coop_run_grid(struct xctx *x)
 {
 	const unsigned *g = x->cfg->grid;
 	uint64_t nb = (uint64_t)g[0] * g[1] * g[2], left = nb, i;
+	uint64_t start = x->lane_insns, budget;
 	struct warp *own = x->warps;
 	struct coop_block *b;
-	int rc = 0, idle_rounds = 0;
+	int rc = 0, idle_rounds = 0, stopped;
 
 	if (blocks_reserve(nb))
 		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
@@ -162,6 +260,9 @@ int coop_run_grid(struct xctx *x)
 	b = g_blocks;
 	for (i = 0; i < nb; i++)
 		b[i].state = CB_NEW;
+	budget = perf_plan(x, b, nb, &stopped);
+	if (stopped)
+		left = 0;
 	while (left && rc >= 0) {
 		uint64_t last = 0;
 		int idle = IDLE_SPIN;
@@ -195,5 +296,6 @@ int coop_run_grid(struct xctx *x)
 	}
 	x->warps = own;
 	x->slice_end = UINT64_MAX;
+	perf_done(x, start, budget);
 	return rc < 0 ? -1 : 0;
 }

@@ -144,11 +144,25 @@ int wgemu_dry_forced(void);
  * wgemu_perf_end every launch is predicted on the named GPU ("H100",
  * "H200"; -1 when unknown): a sample of its blocks is interpreted and
  * one SM simulated.  With sampled_only, launches run nothing but their
- * sample and copies and memsets move nothing -- the device's contents
- * are then meaningless, which suits a prediction of a record's time.
- * Each launch, memset and copy gets an entry; the total is their sum.
+ * sample (a cooperative launch: its whole grid, the sample collected)
+ * and copies and memsets move nothing -- the device's contents are then
+ * meaningless, which suits a prediction of a record's time.  Each
+ * launch, memset and copy gets an entry; the total is their sum.
  * wgemu_perf_regs gives the model a kernel's registers per thread (from
  * ptxas) for its occupancy; without it 32 are assumed.
+ *
+ * wgemu_perf_sample, after wgemu_perf_begin, sets the sample of the
+ * launches that follow: its blocks drawn from seed (0 until set), with
+ * extend every launch's sample extended as far as its budget allows
+ * (as it is anyway where its blocks' work is uneven), and with
+ * sampled_only at most budget lane-instructions interpreted in the
+ * whole prediction (0: the model's cap, PERF_PREDICTION_CAP).
+ * wgemu_perf_interpreted says how many were.
+ *
+ * A prediction may have no result: a launch past the model's caps on
+ * interpretation, or one it could not predict.  wgemu_perf_why then
+ * says why (the first reason; NULL while there is none), and later
+ * launches run nothing.  The total is meaningless once it is set.
  */
 struct wgemu_perf_launch {
 	char kernel[128];      /* demangled, or "(memset)", "(copy ...)" */
@@ -161,8 +175,21 @@ struct wgemu_perf_launch {
 	size_t sampled;        /* blocks interpreted */
 	unsigned regs;         /* 0: not known */
 	char limit[64];        /* what bounds it, in words */
+	/* the whole launch's, counted or scaled from its sample: lane-
+	 * instructions, and the global bytes its lanes load and store
+	 * (a memset's and a device copy's bytes; none for host copies) */
+	double lane_insns, load_bytes, store_bytes;
 };
 int wgemu_perf_begin(const char *gpu, int sampled_only);
+void wgemu_perf_sample(uint64_t seed, int extend, uint64_t budget);
+uint64_t wgemu_perf_interpreted(void);
+const char *wgemu_perf_why(void);
+/* Do the open prediction's launches, memsets and device copies, scaled
+ * to their grids, load in_bytes and store out_bytes (all but the
+ * sample's error, PERF_COVERAGE)?  0 when they do; 1 when not, why
+ * saying what they fall short of. */
+int wgemu_perf_coverage(double in_bytes, double out_bytes, char *why,
+			size_t len);
 void wgemu_perf_end(void);
 size_t wgemu_perf_count(void);
 int wgemu_perf_get(size_t i, struct wgemu_perf_launch *out);

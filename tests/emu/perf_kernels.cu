@@ -1,6 +1,10 @@
 // Kernels of the performance model's tests (tests/check_perf.c): the
-// seed's three transposes and a tiled transpose over a capped grid.
+// seed's three transposes, a tiled transpose over a capped grid, one
+// that a single block does, and one with grid barriers.
 // PTX in perf_kernels.ptx (tests/emu/gen-ptx).
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
 
 // reads coalesced, writes 4*rows bytes apart
 extern "C" __global__ void naive_read_coalesced(float *out, const float *in,
@@ -73,4 +77,61 @@ extern "C" __global__ void copy4(float4 *out, const float4 *in, int rows,
 
 	if (i < (size_t)rows * cols / 4)
 		out[i] = in[i];
+}
+
+// tiled_stride's work done by one block, `who`, walking every tile; the
+// other blocks return at once (the sample must find it: check_perf.c)
+extern "C" __global__ void one_block_tiled(float *out, const float *in,
+					   int rows, int cols, int who)
+{
+	__shared__ float t[32][33];
+	int tx = (cols + 31) / 32, ty = (rows + 31) / 32;
+
+	if ((int)blockIdx.x != who)
+		return;
+	for (int k = 0; k < tx * ty; k++) {
+		int c0 = k % tx * 32, r0 = k / tx * 32, c = c0 + threadIdx.x;
+
+		for (int j = threadIdx.y; j < 32; j += 8)
+			if (r0 + j < rows && c < cols)
+				t[j][threadIdx.x] =
+					in[(size_t)(r0 + j) * cols + c];
+		__syncthreads();
+		int r = r0 + threadIdx.x;
+		for (int j = threadIdx.y; j < 32; j += 8)
+			if (c0 + j < cols && r < rows)
+				out[(size_t)(c0 + j) * rows + r] =
+					t[threadIdx.x][j];
+		__syncthreads();
+	}
+}
+
+// tiled_stride with a grid barrier after each round of tiles, for a
+// cooperative launch
+extern "C" __global__ void tiled_stride_sync(float *out, const float *in,
+					     int rows, int cols)
+{
+	cg::grid_group g = cg::this_grid();
+	__shared__ float t[32][33];
+	int tx = (cols + 31) / 32, ty = (rows + 31) / 32;
+
+	for (int k0 = 0; k0 < tx * ty; k0 += gridDim.x) {
+		int k = k0 + blockIdx.x;
+
+		if (k < tx * ty) {
+			int c0 = k % tx * 32, r0 = k / tx * 32;
+			int c = c0 + threadIdx.x, r = r0 + threadIdx.x;
+
+			for (int j = threadIdx.y; j < 32; j += 8)
+				if (r0 + j < rows && c < cols)
+					t[j][threadIdx.x] =
+					    in[(size_t)(r0 + j) * cols + c];
+			__syncthreads();
+			for (int j = threadIdx.y; j < 32; j += 8)
+				if (c0 + j < cols && r < rows)
+					out[(size_t)(c0 + j) * rows + r] =
+					    t[threadIdx.x][j];
+		}
+		g.sync();
+	}
 }
