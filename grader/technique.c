@@ -332,6 +332,61 @@ static int timed_kernels_measured(const struct verify *v, char *why,
 	return 0;
 }
 
+/* The sampling error a timed call's scaled sectors may have. */
+#define TIMED_SLACK 1.1
+
+/*
+ * The timed call's kernels must not only be the measured ones but work
+ * as they did there: its kernels' global sectors (the performance
+ * call's replay scales its sample to the grid) within the coalescing
+ * limit of what the performance shape's data needs, no bank conflicts
+ * in the sampled blocks where the measured calls had none, and data
+ * staged through dynamic shared memory where they staged it.  A kernel
+ * that takes another path at the performance shape (a parameter, a
+ * size) fails here.  0, or 1 with why.
+ */
+static int timed_traffic_measured(const struct verify *v,
+				  const struct sums *t, char *why, size_t len)
+{
+	const struct measured_call *pc = &v->perf_call;
+	const uint64_t *c = pc->stu.c;
+	double min = ceil((double)exercise_shape_elems(v->ex->perf_shape) *
+			  (double)v->ex->elem_size / 32);
+	double limit = v->cfg->coalescing_limit * TIMED_SLACK;
+
+	if (!pc->have_stu || !pc->kernels)
+		return 0;
+	for (int st = 0; st < 2; st++) {
+		double sec = (double)c[st ? PC_GST_SEC : PC_GLD_SEC];
+
+		if ((v->ex->techniques & EXERCISE_TECH_COALESCED) &&
+		    sec > limit * min) {
+			snprintf(why, len, "the timed call's kernels %s about "
+				 "%.0f sectors for %.0f sectors of data (%.2f "
+				 "of the least): the kernel timed works "
+				 "otherwise than the kernel measured",
+				 st ? "store" : "load", sec, min, sec / min);
+			return 1;
+		}
+	}
+	if ((v->ex->techniques & EXERCISE_TECH_NO_CONFLICTS) &&
+	    !(t->stu[PC_SLD_CONF] + t->stu[PC_SST_CONF]) &&
+	    c[PC_SLD_CONF] + c[PC_SST_CONF]) {
+		snprintf(why, len, "the timed call has %llu shared-memory bank "
+			 "conflicts where the measured calls had none",
+			 (unsigned long long)(c[PC_SLD_CONF] +
+					      c[PC_SST_CONF]));
+		return 1;
+	}
+	if ((v->ex->techniques & EXERCISE_TECH_DYNAMIC_SHARED) &&
+	    t->stu[PC_DS_MOVED] && !c[PC_DS_MOVED]) {
+		snprintf(why, len, "the timed call moves no data through "
+			 "dynamic shared memory where the measured calls did");
+		return 1;
+	}
+	return 0;
+}
+
 /* Every check of the exercise, failed (0) or not measured (-1) with
  * the same reason. */
 static void all_checks(struct verify *v, int passed, const char *fmt,
@@ -463,7 +518,8 @@ void technique_evaluate(struct verify *v)
 			result_add_flag(r, "work on the host");
 		return;
 	}
-	if (timed_kernels_measured(v, why, sizeof(why))) {
+	if (timed_kernels_measured(v, why, sizeof(why)) ||
+	    timed_traffic_measured(v, &t, why, sizeof(why))) {
 		all_checks(v, 0, "not credited: %s", why);
 		predicted_speedup(v, &t);
 		return;

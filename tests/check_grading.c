@@ -1190,6 +1190,42 @@ START_TEST(timed_kernel_must_be_measured)
 }
 END_TEST
 
+/* The timed call must also work as the measured calls did: its
+ * kernels' sectors, scaled from the prediction's sample, within the
+ * limit of what the performance shape's data needs. */
+START_TEST(timed_traffic_must_be_measured)
+{
+	struct fixture fx;
+	const struct exercise *ex = exercise_find("coalesced_transpose");
+	uint64_t min = exercise_shape_elems(ex->perf_shape) * 4 / 32;
+
+	for (int strided = 0; strided < 2; strided++) {
+		measured_fixture(&fx, "coalesced_transpose");
+		for (size_t k = 0; k < EXERCISE_MEASURED; k++) {
+			fx.v.measured[k].kernels = calloc(1,
+				sizeof(*fx.v.measured[k].kernels));
+			fx.v.measured[k].kernels->count = 1;
+			fx.v.measured[k].kernels->k[0].hash = 11;
+		}
+		fx.v.perf_call.kernels = calloc(1,
+						sizeof(*fx.v.perf_call.kernels));
+		fx.v.perf_call.kernels->count = 1;
+		fx.v.perf_call.kernels->k[0].hash = 11;
+		fx.v.perf_call.have_stu = 1;
+		fx.v.perf_call.stu.c[PC_GLD_SEC] = min;
+		fx.v.perf_call.stu.c[PC_GST_SEC] = strided ? 8 * min : min;
+		end(&fx, 1);
+		ck_assert_int_eq(fx.res.status, strided ? STATUS_TECH :
+				 STATUS_OK);
+		if (strided)
+			ck_assert_ptr_nonnull(strstr(check_named(&fx,
+				"coalesced global stores")->detail,
+				"works otherwise than the kernel measured"));
+		release(&fx);
+	}
+}
+END_TEST
+
 START_TEST(replay_failure_is_ours)
 {
 	struct fixture fx;
@@ -1414,6 +1450,7 @@ static Suite *grading_suite(void)
 	tcase_add_test(t, replay_failure_is_ours);
 	tcase_add_test(t, copies_never_dilute_the_kernels);
 	tcase_add_test(t, timed_kernel_must_be_measured);
+	tcase_add_test(t, timed_traffic_must_be_measured);
 	tcase_add_test(t, replay_at_what_the_emulator_lacks);
 	tcase_add_test(t, staging_checks_need_the_data_to_pass_through);
 	tcase_add_test(p, no_prediction_is_stated);

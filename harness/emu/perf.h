@@ -231,6 +231,7 @@ struct perf_launch {
 /* A whole grid's work: counted, or scaled from its sample. */
 struct perf_grid_work {
 	double lane_insns, ld_bytes, st_bytes;
+	double ld_sectors, st_sectors;    /* atomics in both */
 };
 
 struct perf_estimate {

@@ -163,6 +163,8 @@ void perf_sample_grid_work(const struct perf_collect *pc, uint64_t nblocks,
 		w->lane_insns = (double)c->lane_insns;
 		w->ld_bytes = (double)c->ld_bytes;
 		w->st_bytes = (double)c->st_bytes;
+		w->ld_sectors = (double)c->ld_sectors;
+		w->st_sectors = (double)c->st_sectors;
 		return;
 	}
 	for (size_t b = 0; b < pc->nblocks; b++) {
@@ -172,5 +174,7 @@ void perf_sample_grid_work(const struct perf_collect *pc, uint64_t nblocks,
 		w->lane_insns += k * (double)c->lane_insns;
 		w->ld_bytes += k * (double)c->ld_bytes;
 		w->st_bytes += k * (double)c->st_bytes;
+		w->ld_sectors += k * (double)c->ld_sectors;
+		w->st_sectors += k * (double)c->st_sectors;
 	}
 }

@@ -278,6 +278,8 @@ double emu_perf_finish(struct perf_collect *pc, const char *mangled,
 		r->lane_insns = e.work.lane_insns;
 		r->load_bytes = e.work.ld_bytes;
 		r->store_bytes = e.work.st_bytes;
+		r->load_sectors = e.work.ld_sectors;
+		r->store_sectors = e.work.st_sectors;
 		snprintf(r->limit, sizeof(r->limit), "%s", e.limit);
 		P.total_ms += e.ms;
 		ms = e.ms;

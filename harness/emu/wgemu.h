@@ -177,8 +177,10 @@ struct wgemu_perf_launch {
 	char limit[64];        /* what bounds it, in words */
 	/* the whole launch's, counted or scaled from its sample: lane-
 	 * instructions, and the global bytes its lanes load and store
-	 * (a memset's and a device copy's bytes; none for host copies) */
+	 * (a memset's and a device copy's bytes; none for host copies)
+	 * and the sectors those touch (a kernel's; atomics in both) */
 	double lane_insns, load_bytes, store_bytes;
+	double load_sectors, store_sectors;
 };
 int wgemu_perf_begin(const char *gpu, int sampled_only);
 void wgemu_perf_sample(uint64_t seed, int extend, uint64_t budget);
