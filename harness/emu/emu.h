@@ -290,6 +290,10 @@ struct emu_launch_cfg {
 	 * (%envreg1/%envreg2), 0 in an ordinary launch */
 	int cooperative;
 	uint64_t grid_ws;
+	/* blocks of the launch that fit on the device at once (0: one):
+	 * an ordinary launch's block that waits on another runs beside
+	 * this many (sched_coop.c) */
+	unsigned resident;
 };
 
 struct emu_result {

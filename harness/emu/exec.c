@@ -1004,16 +1004,16 @@ over_limit(struct xctx *x, struct warp *w, struct sentry *e,
 	if (x->cfg->cooperative || (uint64_t)g[0] * g[1] * g[2] == 1)
 		return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
 				 __builtin_ctz(m), "instruction budget of "
-				 "%llu exhausted (endless loop%s?)",
+				 "%llu exhausted (endless loop%s? "
+				 "WGEMU_INSN_LIMIT raises the budget)",
 				 (unsigned long long)x->budget,
 				 x->cfg->cooperative ? ", or blocks waiting "
 				 "for one that never comes" : "");
 	return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
 			 __builtin_ctz(m), "instruction budget of %llu "
 			 "exhausted (endless loop? or a block waiting for "
-			 "another: the blocks of an ordinary launch run one "
-			 "after another, a cooperative launch runs them "
-			 "together)", (unsigned long long)x->budget);
+			 "another that never comes; WGEMU_INSN_LIMIT raises "
+			 "the budget)", (unsigned long long)x->budget);
 }
 
 /* bra and ret: to the target, or a divergence (reconv.c) */

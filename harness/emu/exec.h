@@ -122,6 +122,9 @@ struct xctx {
 	int idle;                     /* the last step wrote nothing and
 				       * all its warps waited (IDLE_WAIT)
 				       * or spun (IDLE_SPIN): sched_coop.c */
+	/* an ordinary launch's blocks: 1 may run beside others when one
+	 * waits on another (run_grid), 2 they do (sched_coop.c) */
+	int window;
 	struct emu_alloc *cache;
 	uint64_t sink[EMU_WARP_SIZE];
 	uint64_t clock;
@@ -379,14 +382,16 @@ void sched_new_epoch(struct xctx *x);
  * set, x->warps, x->smem and x->sh its own), and run each of its warps
  * once until it stops or gives way, releasing a barrier all reached:
  * STEP_DONE when every warp has exited, STEP_MORE otherwise, -1 at a
- * fault (a deadlock included). */
-enum { STEP_MORE, STEP_DONE };
+ * fault (a deadlock included); STEP_BLOCKED when the block of an
+ * ordinary launch that may run beside others (x->window 1) waits on
+ * memory nothing of it changes. */
+enum { STEP_MORE, STEP_DONE, STEP_BLOCKED };
 int sched_block_start(struct xctx *x);
 int sched_block_step(struct xctx *x);
 /* The fault of a deadlocked block (x's), by why: its warps wait on
  * mbarriers, spin on memory nothing running changes, or (a cooperative
  * launch) every block's do; returns -1. */
-enum { DL_MBAR, DL_SPIN, DL_GRID };
+enum { DL_MBAR, DL_SPIN, DL_GRID, DL_WINDOW };
 enum { IDLE_NO, IDLE_WAIT, IDLE_SPIN };
 /* idle steps in a row that make a deadlock where some warps wait on an
  * mbarrier: far more than the 16 tries libcu++ makes before it backs
@@ -430,6 +435,10 @@ void spin_release(struct xctx *x);
 int coop_run_grid(struct xctx *x);
 /* the time slice of the warp about to run: x->slice_end */
 void coop_slice(struct xctx *x);
+/* The rest of an ordinary launch whose block `first` (x's, running)
+ * waits on another: its blocks resident together from there, as many
+ * as fit on the device, in turns; 0, or -1 at the first fault. */
+int coop_run_window(struct xctx *x, uint64_t first);
 
 /* ---- devlib.c ---- */
 int devlib_vprintf(struct xctx *x, struct warp *w,

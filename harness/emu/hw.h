@@ -41,6 +41,13 @@
 #define EMU_SMEM_PER_SM      233472u
 #define EMU_SMEM_RESERVED    1024u       /* the system's, per block */
 
+/* ---- the interpreter's budget (sched.c) ---- */
+/* lane-instructions a launch may run before WGEMU_FAULT_LIMIT: at least
+ * EMU_INSN_BUDGET (about a minute), EMU_INSN_PER_THREAD a thread in a
+ * big launch; $WGEMU_INSN_LIMIT sets it */
+#define EMU_INSN_BUDGET      20000000000ull
+#define EMU_INSN_PER_THREAD  65536ull
+
 /* ---- device memory ---- */
 /* cudaMalloc's alignment on an H100, which is its textureAlignment: a
  * linear or pitched texture must start at a multiple of it */

@@ -42,6 +42,29 @@ int race_reserve(struct race_shadow *s, size_t bytes)
 	return 0;
 }
 
+static void copy_entries(struct race_entries *d,
+			 const struct race_entries *s, size_t n)
+{
+	memcpy(d->wep, s->wep, n * 4);
+	memcpy(d->rep, s->rep, n * 4);
+	memcpy(d->ww, s->ww, n * 2);
+	memcpy(d->rw, s->rw, n * 2);
+	memcpy(d->wpc, s->wpc, n * 4);
+}
+
+void race_copy(struct race_shadow *dst, const struct race_shadow *src,
+	       size_t bytes)
+{
+	size_t w = bytes / 4 + 1;
+
+	if (w > src->words)
+		w = src->words;
+	copy_entries(&dst->word, &src->word, w);
+	copy_entries(&dst->byte, &src->byte, 4 * w);
+	memcpy(dst->split, src->split, w);
+	memcpy(dst->stage, src->stage, w * 8);
+}
+
 static void free_entries(struct race_entries *e)
 {
 	free(e->wep);

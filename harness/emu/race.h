@@ -49,6 +49,10 @@ struct race_hit {
 /* Room for bytes of shared memory (new entries never written): 0 or -1
  * out of memory (the shadow then is as it was). */
 int race_reserve(struct race_shadow *s, size_t bytes);
+/* The entries of the first bytes of shared memory from src to dst
+ * (reserved for as many): a running block moving to other memory. */
+void race_copy(struct race_shadow *dst, const struct race_shadow *src,
+	       size_t bytes);
 void race_release(struct race_shadow *s);
 
 /* the decision on one entry i (a word or a byte at byte offset off) */

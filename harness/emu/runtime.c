@@ -1170,6 +1170,8 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	cfg.params = params;
 	cfg.cooperative = g_coop_ws != 0;
 	cfg.grid_ws = g_coop_ws;
+	cfg.resident = (unsigned)(blocks_per_sm(k, (unsigned)nthreads, smem) *
+				  EMU_SM_COUNT);
 	if (g_dry != 1)
 		trace_launch(k, grid, block, smem, params, f->kparam_bytes,
 			     cfg.cooperative);

@@ -182,20 +182,20 @@ int sched_deadlock(struct xctx *x, int why)
 	 * or at the branch of its spin */
 	in = &w->fr[w->nf - 1].f->insns[w->stack[w->sp - 1].pc -
 					  (w->yield != Y_SPIN)];
-	if (why == DL_GRID)
+	if (why == DL_GRID || why == DL_WINDOW)
 		return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
 				 __builtin_ctz(w->live), "deadlock: every "
 				 "block left waits on memory that no thread "
 				 "running changes (a block waiting for one "
-				 "that exited, or at a grid barrier that "
-				 "another never reaches?)");
+				 "that exited, %s?)", why == DL_GRID ?
+				 "or at a grid barrier that another never "
+				 "reaches" : "or for one that a GPU cannot "
+				 "run beside it: as many blocks run at once "
+				 "as fit on the device");
 	return emu_fault(x, WGEMU_FAULT_LIMIT, in, w->id,
 			 __builtin_ctz(w->live), "deadlock: %u threads of the "
 			 "block wait on %s", pending, why == DL_SPIN ?
-			 "memory that no thread running changes (the blocks "
-			 "of an ordinary launch run one after another: a "
-			 "block waiting for another never sees it; a "
-			 "cooperative launch runs them together)" :
+			 "memory that no thread running changes" :
 			 "mbarrier phases that no thread can complete (the "
 			 "others exited or wait at a barrier)");
 }
@@ -212,12 +212,16 @@ static int after_yield(struct xctx *x, int ran, int blocked, int spun,
 {
 	x->idle = written != spin_written(x) || blocked != ran ? IDLE_NO :
 		  spun == ran ? IDLE_SPIN : IDLE_WAIT;
-	if (x->idle == IDLE_NO || (spun && x->cfg->cooperative)) {
+	if (x->idle == IDLE_NO ||
+	    (spun && (x->cfg->cooperative || x->window == 2))) {
 		x->stuck = 0;
 		return STEP_MORE;
 	}
 	if (x->idle == IDLE_WAIT && ++x->stuck < STUCK_STEPS)
 		return STEP_MORE;
+	/* another block may change what it waits on: run them together */
+	if (spun && x->window == 1)
+		return STEP_BLOCKED;
 	return sched_deadlock(x, spun ? DL_SPIN : DL_MBAR);
 }
 
@@ -231,7 +235,7 @@ int sched_block_step(struct xctx *x)
 
 		if (w->state != W_RUN)
 			continue;
-		if (x->cfg->cooperative)
+		if (x->cfg->cooperative || x->window == 2)
 			coop_slice(x);
 		spin_arm(x, w);
 		w->yield = Y_NONE;
@@ -252,14 +256,15 @@ int sched_block_step(struct xctx *x)
 	return release_or_done(x);
 }
 
-/* one block, start to end: 0, or -1 at a fault */
+/* one block, start to end: 0, 1 when it waits on another block
+ * (STEP_BLOCKED), or -1 at a fault */
 static int run_block(struct xctx *x)
 {
 	int rc = sched_block_start(x);
 
 	while (rc == STEP_MORE)
 		rc = sched_block_step(x);
-	return rc == STEP_DONE ? 0 : -1;
+	return rc == STEP_DONE ? 0 : rc == STEP_BLOCKED ? 1 : -1;
 }
 
 size_t emu_static_smem(const struct emu_module *m, int k)
@@ -286,6 +291,26 @@ static uint64_t env_u64(const char *name, uint64_t def)
 		return def;
 	v = strtoull(s, &end, 0);
 	return *end ? def : (uint64_t)v;
+}
+
+/*
+ * A launch's instruction budget: $WGEMU_INSN_LIMIT when set; else it
+ * grows with the launch -- EMU_INSN_PER_THREAD lane-instructions for
+ * each of its threads, at least EMU_INSN_BUDGET -- so that a big honest
+ * launch is never cut short while an endless loop in a small one stops
+ * within about a minute (a spin nothing can end stops at once,
+ * spin.c).
+ */
+static uint64_t launch_budget(const struct emu_launch_cfg *cfg)
+{
+	uint64_t threads = (uint64_t)cfg->grid[0] * cfg->grid[1] *
+			   cfg->grid[2] * cfg->block[0] * cfg->block[1] *
+			   cfg->block[2];
+	uint64_t scaled = threads * EMU_INSN_PER_THREAD;
+
+	if (getenv("WGEMU_INSN_LIMIT"))
+		return env_u64("WGEMU_INSN_LIMIT", EMU_INSN_BUDGET);
+	return scaled > EMU_INSN_BUDGET ? scaled : EMU_INSN_BUDGET;
 }
 
 /* a launch that cannot have the host memory it needs */
@@ -378,18 +403,31 @@ int sched_reserve_local(struct xctx *x, struct warp *warps, int n)
 	return 0;
 }
 
-/* every block of the grid, x fastest; 0, or -1 at the first fault */
+/*
+ * Every block of the grid, x fastest, one after another -- until one
+ * waits on another block: a GPU runs as many at once as fit on it, so
+ * from there they run together (sched_coop.c).  0, or -1 at the first
+ * fault.
+ */
 static int run_grid(struct xctx *x)
 {
 	const unsigned *grid = x->cfg->grid;
+	uint64_t b = 0;
 
+	x->window = x->cfg->resident > 1 &&
+		    (uint64_t)grid[0] * grid[1] * grid[2] > 1;
 	for (unsigned bz = 0; bz < grid[2]; bz++)
 		for (unsigned by = 0; by < grid[1]; by++)
-			for (unsigned bx = 0; bx < grid[0]; bx++) {
+			for (unsigned bx = 0; bx < grid[0]; bx++, b++) {
+				int rc;
+
 				x->bid[0] = bx;
 				x->bid[1] = by;
 				x->bid[2] = bz;
-				if (run_block(x))
+				rc = run_block(x);
+				if (rc == 1)	/* the rest, together */
+					return coop_run_window(x, b);
+				if (rc)
 					return -1;
 			}
 	return 0;
@@ -606,8 +644,7 @@ int emu_run(const struct emu_module *m, int k,
 		out_of_memory(res);
 		goto out;
 	}
-	x.budget = cfg->insn_limit ? cfg->insn_limit :
-		   env_u64("WGEMU_INSN_LIMIT", 20000000000ull);
+	x.budget = cfg->insn_limit ? cfg->insn_limit : launch_budget(cfg);
 	x.limit = x.budget;
 	x.slice_end = UINT64_MAX;
 	x.checks = env_u64("WGEMU_CHECKS", 1) != 0 &&

@@ -1,5 +1,7 @@
 /*
- * A cooperative launch (cudaLaunchCooperativeKernel): the device runs
+ * A cooperative launch (cudaLaunchCooperativeKernel), and an ordinary
+ * launch once one of its blocks waits on another (coop_run_window): the
+ * device runs
  * every block of the grid at once (the runtime refuses a grid that does
  * not fit), so blocks may wait on each other -- cooperative groups'
  * grid.sync() adds to a counter in the grid workspace (%envreg1 and
@@ -243,6 +245,105 @@ static void perf_done(struct xctx *x, uint64_t start, uint64_t budget)
 			  (unsigned long long)(x->budget - start));
 	x->budget = budget;
 	x->perf_capped = 0;
+}
+
+/*
+ * An ordinary launch's blocks from first on, resident together (a GPU
+ * runs as many at once as fit on it, cfg->resident): block first, which
+ * waits on another and is x's running block, moves into a slot of its
+ * own, the next blocks take the other slots in index order, each block
+ * that ends gives its slot to the next, and the slots take turns as a
+ * cooperative launch's blocks do.  A round in which every resident
+ * block spun with nothing written is a deadlock: they wait on a block
+ * that cannot be resident with them, or one that exited.
+ */
+static int window_move_in(struct xctx *x, struct coop_block *b)
+{
+	if (block_alloc(x, b))
+		return -1;
+	for (int k = 0; k < x->nwarps; k++) {
+		struct warp t = b->warps[k];
+
+		b->warps[k] = x->warps[k];
+		x->warps[k] = t;
+	}
+	memcpy(b->smem, x->smem, x->smem_size);
+	race_copy(&b->sh, x->sh, x->smem_size);
+	leave(x, b);
+	b->state = CB_RUNNING;
+	b->perf = -1;
+	b->sampled = 0;
+	return 0;
+}
+
+int coop_run_window(struct xctx *x, uint64_t first)
+{
+	const unsigned *g = x->cfg->grid;
+	uint64_t nb = (uint64_t)g[0] * g[1] * g[2], next = first + 1;
+	uint64_t nslots = nb - first, *which, left = nb - first;
+	struct warp *own = x->warps;
+	struct race_shadow *own_sh = x->sh;
+	uint8_t *own_smem = x->smem;
+	struct coop_block *b;
+	int rc = 0, idle_rounds = 0;
+
+	if (nslots > x->cfg->resident)
+		nslots = x->cfg->resident;
+	which = calloc(nslots, sizeof(*which));
+	if (!which || blocks_reserve(nslots) ||
+	    window_move_in(x, &g_blocks[0])) {
+		free(which);
+		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+				 "out of host memory");
+	}
+	b = g_blocks;
+	which[0] = first;
+	for (uint64_t s = 1; s < nslots; s++) {
+		b[s].state = CB_NEW;
+		b[s].perf = -1;
+		b[s].sampled = 0;
+		which[s] = next++;
+	}
+	x->window = 2;
+	while (left && rc >= 0) {
+		uint64_t last = 0;
+		int idle = IDLE_SPIN;
+
+		for (uint64_t s = 0; s < nslots && rc >= 0; s++) {
+			if (b[s].state == CB_DONE)
+				continue;
+			rc = turn(x, &b[s], which[s]);
+			if (rc == STEP_DONE) {
+				left--;
+				if (next < nb) {
+					b[s].state = CB_NEW;
+					which[s] = next++;
+				}
+			}
+			if (rc != STEP_MORE || x->idle < idle)
+				idle = rc == STEP_MORE ? x->idle : IDLE_NO;
+			last = s;
+		}
+		idle_rounds = idle == IDLE_NO ? 0 : idle_rounds + 1;
+		if (rc >= 0 && left && (idle == IDLE_SPIN ||
+					(idle == IDLE_WAIT &&
+					 idle_rounds >= STUCK_STEPS))) {
+			enter(x, &b[last], which[last]);
+			rc = sched_deadlock(x, DL_WINDOW);
+		}
+	}
+	for (uint64_t s = 0; s < nslots; s++)
+		for (int k = 0; k < b[s].nwarps; k++) {
+			free(b[s].warps[k].local);
+			b[s].warps[k].local = NULL;
+		}
+	free(which);
+	x->warps = own;
+	x->sh = own_sh;
+	x->smem = own_smem;
+	x->window = 0;
+	x->slice_end = UINT64_MAX;
+	return rc < 0 ? -1 : 0;
 }
 
 int coop_run_grid(struct xctx *x)
