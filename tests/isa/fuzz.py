@@ -1,0 +1,85 @@
+"""Random straight-line kernels for the differential fuzzer (gen.py
+--fuzz N): each kernel runs a chain of forms drawn from the conformance
+forms -- each form's sources are earlier results of the chain or the
+lane's inputs, reinterpreted to the form's types -- and stores the last
+result and an xor-fold of all of them, so that a difference anywhere in
+the chain shows.  Approximate forms are left out (their bits are not
+the ISA's to fix)."""
+import random
+
+import gen
+
+CHAIN = 12
+
+
+def _cast(var, frm, to):
+    """PTX moving register var of type frm into a fresh register of type
+    to: a bit reinterpretation, zero-extended or truncated"""
+    fb, tb = gen.SIZE[frm], gen.SIZE[to]
+    if frm == "pred" or to == "pred":
+        return None
+    rf, rt = gen.reg_type(frm), gen.reg_type(to)
+    if fb == tb:
+        return "mov.%s %%%%TO, %s;" % (rt, var)
+    return "cvt.u%d.u%d %%%%TO, %s;" % (tb, fb, var)
+
+
+def _usable(form):
+    name, _, srcs, res = form
+    return ("~" not in name and ":" not in name and res not in
+            ("pred", "pred2") and "pred" not in srcs and
+            len(srcs) <= 3 and not name.startswith("set."))
+
+
+def kernel(name, forms):
+    body = [".visible .entry %s(.param .u64 pin, .param .u64 pout)" % name,
+            "{", "\t.reg .b32 %r<4>;", "\t.reg .b64 %rd<8>;",
+            "\t.reg .b64 %in<3>;", "\t.reg .b64 %x;"]
+    regs, code, n = [], [], 0
+    code += ["\tld.param.u64 %rd0, [pin];", "\tld.param.u64 %rd1, [pout];",
+             "\tmov.u32 %r0, %tid.x;", "\tmul.wide.u32 %rd3, %r0, 24;",
+             "\tadd.s64 %rd2, %rd0, %rd3;", "\tmul.wide.u32 %rd4, %r0, 16;",
+             "\tadd.s64 %rd5, %rd1, %rd4;", "\tmov.b64 %x, 0;"]
+    for i in range(3):
+        code.append("\tld.global.b64 %%in%d, [%%rd2+%d];" % (i, 8 * i))
+        regs.append(("%%in%d" % i, "b64"))
+    decl = set()
+    for form, dtype, srcs, res in forms:
+        ops = []
+        for t in srcs:
+            src, st = regs[-1 - (len(ops) * 5 + n) % len(regs)]
+            tmp = "%%c%d" % n
+            n += 1
+            cast = _cast(src, st, t)
+            decl.add("\t.reg .%s %s;" % (gen.reg_type(t), tmp))
+            code.append("\t" + cast.replace("%%TO", tmp))
+            ops.append(tmp)
+        out = "%%v%d" % n
+        n += 1
+        decl.add("\t.reg .%s %s;" % (gen.reg_type(res), out))
+        code.append("\t%s %s, %s;" % (form, out, ", ".join(ops)))
+        regs.append((out, res))
+        wide = "%%w%d" % n
+        n += 1
+        decl.add("\t.reg .b64 %s;" % wide)
+        code.append("\t" + _cast(out, res, "b64").replace("%%TO", wide))
+        code.append("\txor.b64 %%x, %%x, %s;" % wide)
+    last, lt = regs[-1]
+    wide = "%%w%d" % n
+    decl.add("\t.reg .b64 %s;" % wide)
+    code.append("\t" + _cast(last, lt, "b64").replace("%%TO", wide))
+    code += ["\tst.global.b64 [%%rd5], %s;" % wide,
+             "\tst.global.b64 [%rd5+8], %x;", "\tret;", "}"]
+    return "\n".join(body + sorted(decl) + code) + "\n"
+
+
+def forms(seed, n, all_forms):
+    """n kernels of CHAIN random forms: returned as gen.write's forms,
+    each a ready kernel (its form field holds its text)"""
+    rng = random.Random(seed)
+    usable = [f for f in all_forms if _usable(f)]
+    out = []
+    for k in range(n):
+        chain = [rng.choice(usable) for _ in range(CHAIN)]
+        out.append(("fuzz%d" % k, chain))
+    return out
