@@ -14,7 +14,6 @@
 
 #include "bigbuf.h"
 #include "diff.h"
-#include "emu/wgemu.h"
 #include "lacks.h"
 #include "technique.h"
 #include "util.h"
@@ -332,18 +331,18 @@ static enum status error_status(const struct verify *v,
 {
 	*lk = NULL;
 	switch (e->fault_kind) {
-	case WGEMU_FAULT_UNSUPPORTED:
+	case PROTO_FAULT_UNSUPPORTED:
 		/* the emulator's processes skip the GPU-only shapes */
 		if (v->job_flags & PROTO_JOB_SKIP_GPU_ONLY)
 			*lk = lacks_match(v->lacks, e->message);
 		return *lk ? STATUS_XX : STATUS_RE;
-	case WGEMU_FAULT_OUT_OF_BOUNDS:
+	case PROTO_FAULT_OUT_OF_BOUNDS:
 		return STATUS_OOB;
-	case WGEMU_FAULT_RACE:
+	case PROTO_FAULT_RACE:
 		return STATUS_RACE;
-	case WGEMU_FAULT_LIMIT:
+	case PROTO_FAULT_LIMIT:
 		return STATUS_TO;
-	case WGEMU_FAULT_NONE:
+	case PROTO_FAULT_NONE:
 		break;
 	default:
 		return STATUS_RE;

@@ -208,11 +208,31 @@ struct proto_launches {
 	struct proto_launch launch[PROTO_MAX_LAUNCHES];
 };
 
+/* The kinds of kernel fault an ERROR frame carries: the wire's own
+ * words, so that the grader reads them without the emulator's headers.
+ * The runner and the replay map the emulator's kinds to these
+ * (harness/emufault.h); the values are the wire encoding and never
+ * change. */
+enum proto_fault {
+	PROTO_FAULT_NONE = 0,          /* a GPU, or no fault */
+	PROTO_FAULT_OUT_OF_BOUNDS = 1, /* access outside any allocation */
+	PROTO_FAULT_RACE = 2,          /* shared-memory race between warps */
+	PROTO_FAULT_UNINIT_SHARED = 3, /* shared memory read, never written */
+	PROTO_FAULT_BARRIER = 4,       /* divergent or missing barrier */
+	PROTO_FAULT_UNSUPPORTED = 5,   /* what the emulator cannot run */
+	PROTO_FAULT_MISALIGNED = 6,    /* misaligned address */
+	PROTO_FAULT_TRAP = 7,          /* trap or other kernel error */
+	PROTO_FAULT_LIMIT = 8,         /* instruction budget spent (hang) */
+	PROTO_FAULT_ASSERT = 9,        /* a failed assert() in a kernel */
+	PROTO_FAULT_RESOURCES = 10,    /* the emulator ran out of memory */
+	PROTO_FAULT_MAX
+};
+
 struct proto_error {
 	uint32_t phase;
 	uint32_t index;       /* shape index or repetition */
 	int32_t cuda_code;    /* cudaError_t value, 0 when not a CUDA error */
-	uint32_t fault_kind;  /* enum wgemu_fault_kind, 0 on a GPU */
+	uint32_t fault_kind;  /* enum proto_fault; any value may arrive */
 	char name[64];        /* e.g. "cudaErrorIllegalAddress" */
 	char message[512];
 };
@@ -299,7 +319,7 @@ enum proto_note_kind {
 			      * code */
 	NOTE_FAULT,          /* a replayed launch faulted */
 	NOTE_UNSUPPORTED,    /* a replayed launch reached what the emulator
-			      * cannot run (WGEMU_FAULT_UNSUPPORTED) */
+			      * cannot run (PROTO_FAULT_UNSUPPORTED) */
 	NOTE_KIND_MAX
 };
 

@@ -38,6 +38,7 @@
 
 #include "emu/trace.h"
 #include "emu/wgemu.h"
+#include "emufault.h"
 #include "exercise.h"
 #include "objptx.h"
 #include "protocol.h"
@@ -460,7 +461,7 @@ static int do_launch(struct replay *r, const struct emu_trace_op *op)
 	const void *k = op->value == r->hash ?
 			wgemu_module_kernel(r->mod, op->name) : NULL;
 	char fault[512];
-	enum wgemu_fault_kind kind;
+	enum proto_fault kind;
 
 	if (!k)
 		return note(r, NOTE_FOREIGN_KERNEL, "it launches '%s', which "
@@ -472,10 +473,10 @@ static int do_launch(struct replay *r, const struct emu_trace_op *op)
 		return note(r, NOTE_MISMATCH, "a launch of '%s' the emulator "
 			    "refuses (%s)", op->name,
 			    cudaGetErrorString(cudaGetLastError()));
-	kind = wgemu_last_fault(fault, sizeof(fault));
-	if (kind == WGEMU_FAULT_UNSUPPORTED)
+	kind = emufault_to_proto(wgemu_last_fault(fault, sizeof(fault)));
+	if (kind == PROTO_FAULT_UNSUPPORTED)
 		return note(r, NOTE_UNSUPPORTED, "%s", fault);
-	if (kind != WGEMU_FAULT_NONE)
+	if (kind != PROTO_FAULT_NONE)
 		return note(r, NOTE_FAULT, "%s", fault);
 	note_kernel(r, op->name);
 	return 0;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "crashlog.h"
+#include "emufault.h"
 #include "exercise.h"
 #include "launches.h"
 #include "protocol.h"
@@ -57,7 +58,7 @@ void runner_die_internal(const char *msg)
 	memset(&e, 0, sizeof(e));
 	snprintf(e.name, sizeof(e.name), "runner");
 	snprintf(e.message, sizeof(e.message), "%s", msg);
-	e.fault_kind = 0;
+	e.fault_kind = PROTO_FAULT_NONE;
 	e.cuda_code = -1;
 	proto_buf_init(&b);
 	proto_enc_error(&b, &e);
@@ -72,6 +73,7 @@ int runner_send_cuda_error(struct runner *r, unsigned phase, size_t index,
 	struct proto_error e;
 	struct proto_buf b;
 	char fault[512] = "";
+	enum wgemu_fault_kind kind = WGEMU_FAULT_NONE;
 
 	if (r->errors_sent++ >= MAX_ERROR_FRAMES)
 		return 0;
@@ -81,8 +83,8 @@ int runner_send_cuda_error(struct runner *r, unsigned phase, size_t index,
 	e.cuda_code = (int32_t)err;
 	snprintf(e.name, sizeof(e.name), "%s", cudaGetErrorName(err));
 	if (wgemu_last_fault)
-		e.fault_kind = (uint32_t)wgemu_last_fault(fault,
-							  sizeof(fault));
+		kind = wgemu_last_fault(fault, sizeof(fault));
+	e.fault_kind = emufault_to_proto(kind);
 	snprintf(e.message, sizeof(e.message), "%s: %s%s%s", where,
 		 cudaGetErrorString(err), fault[0] ? ": " : "", fault);
 	proto_buf_init(&b);

@@ -18,7 +18,6 @@
 #include "result.h"
 #include "score.h"
 #include "verify.h"
-#include "emu/wgemu.h"
 
 /* ---- verdicts and scoring ---- */
 
@@ -702,7 +701,7 @@ START_TEST(unsupported_from_a_runner_is_re)
 	struct fixture fx;
 	struct proto_buf b;
 	struct proto_error e = { PROTO_PHASE_CORRECTNESS, 9, 801,
-				 WGEMU_FAULT_UNSUPPORTED,
+				 PROTO_FAULT_UNSUPPORTED,
 				 "cudaErrorNotSupported", "the instruction "
 				 "'mbarrier.init' is not implemented" };
 
@@ -727,7 +726,7 @@ static const char check_output[] =
 static void send_unsupported(struct fixture *fx, const char *fault)
 {
 	struct proto_error e = { PROTO_PHASE_CORRECTNESS, 9, 801,
-				 WGEMU_FAULT_UNSUPPORTED,
+				 PROTO_FAULT_UNSUPPORTED,
 				 "cudaErrorNotSupported", "" };
 	struct proto_buf b;
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emufault.h"
 #include "protocol.h"
 
 static int take(struct proto_buf *b, enum proto_type *t,
@@ -303,6 +304,51 @@ START_TEST(error_and_launches_round_trip)
 }
 END_TEST
 
+/* The wire's fault kinds are the numbers the emulator's kinds always
+ * had on the wire: each emulator kind maps to the protocol's kind of the
+ * same value, and an ERROR frame carries it as that u32. */
+START_TEST(fault_kinds_keep_their_wire_values)
+{
+	static const struct {
+		enum wgemu_fault_kind emu;
+		enum proto_fault wire;
+	} kinds[] = {
+		{ WGEMU_FAULT_NONE, PROTO_FAULT_NONE },
+		{ WGEMU_FAULT_OUT_OF_BOUNDS, PROTO_FAULT_OUT_OF_BOUNDS },
+		{ WGEMU_FAULT_RACE, PROTO_FAULT_RACE },
+		{ WGEMU_FAULT_UNINIT_SHARED, PROTO_FAULT_UNINIT_SHARED },
+		{ WGEMU_FAULT_BARRIER, PROTO_FAULT_BARRIER },
+		{ WGEMU_FAULT_UNSUPPORTED, PROTO_FAULT_UNSUPPORTED },
+		{ WGEMU_FAULT_MISALIGNED, PROTO_FAULT_MISALIGNED },
+		{ WGEMU_FAULT_TRAP, PROTO_FAULT_TRAP },
+		{ WGEMU_FAULT_LIMIT, PROTO_FAULT_LIMIT },
+		{ WGEMU_FAULT_ASSERT, PROTO_FAULT_ASSERT },
+		{ WGEMU_FAULT_RESOURCES, PROTO_FAULT_RESOURCES },
+	};
+	size_t nk = sizeof(kinds) / sizeof(kinds[0]);
+	struct proto_error e = { 1, 2, 801, PROTO_FAULT_UNSUPPORTED, "n",
+				 "m" };
+	struct proto_buf b;
+
+	ck_assert_uint_eq(nk, PROTO_FAULT_MAX);
+	for (size_t i = 0; i < nk; i++) {
+		ck_assert_int_eq(emufault_to_proto(kinds[i].emu),
+				 kinds[i].wire);
+		ck_assert_int_eq((int)kinds[i].wire, (int)i);
+		ck_assert_int_eq((int)kinds[i].emu, (int)i);
+	}
+	/* phase, index, cuda_code, then the kind: bytes 12..15 */
+	proto_buf_init(&b);
+	proto_enc_error(&b, &e);
+	ck_assert_uint_ge(b.len, PROTO_HEADER_SIZE + 16);
+	ck_assert_uint_eq(b.data[PROTO_HEADER_SIZE + 12], 5);
+	ck_assert_uint_eq(b.data[PROTO_HEADER_SIZE + 13] |
+			  b.data[PROTO_HEADER_SIZE + 14] |
+			  b.data[PROTO_HEADER_SIZE + 15], 0);
+	proto_buf_release(&b);
+}
+END_TEST
+
 START_TEST(stream_split_anywhere)
 {
 	struct proto_buf b;
@@ -484,6 +530,7 @@ static Suite *protocol_suite(void)
 	tcase_add_test(rt, record_key_note_replay_round_trip);
 	tcase_add_test(rt, kernels_round_trip);
 	tcase_add_test(rt, error_and_launches_round_trip);
+	tcase_add_test(rt, fault_kinds_keep_their_wire_values);
 	tcase_add_test(st, stream_split_anywhere);
 	tcase_add_test(st, truncated_frame_pending);
 	tcase_add_test(ho, hostile_headers_rejected);
