@@ -142,6 +142,20 @@ int proto_decoder_next(struct proto_decoder *d, enum proto_type *type,
 /* 1 when bytes of an incomplete frame are still held (call at EOF). */
 int proto_decoder_pending(const struct proto_decoder *d);
 
+/* Read one whole frame from fd, blocking: its header, checked as the
+ * decoder checks it (magic, version, type, a payload of at most cap
+ * bytes; 0 or more than PROTO_MAX_PAYLOAD means PROTO_MAX_PAYLOAD), then
+ * its payload into buf, which holds cap bytes.  Short reads and EINTR are
+ * retried.  Returns 1 with *type and *len set; 0 at the end of the
+ * stream before a frame's first byte; -1 with the reason in why (when
+ * not NULL): a read error, the stream ending inside a header or a
+ * payload, a bad header, a payload longer than cap (left unread: the
+ * stream cannot be resynchronised, stop reading it).  For a process
+ * that has nothing to do but wait for its next frame (the runner, the
+ * replay); the grader, which must not block, uses the decoder. */
+int proto_read_frame(int fd, enum proto_type *type, void *buf, size_t cap,
+		     size_t *len, char *why, size_t whylen);
+
 const char *proto_type_name(enum proto_type t);
 
 /* ---- messages ---- */

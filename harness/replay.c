@@ -29,7 +29,6 @@
  * says whether the emulator can run the object's PTX at all.
  */
 #include <cuda_runtime_api.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,52 +80,36 @@ static void die(const char *what)
 
 /* ---- input ---- */
 
-static int read_exactly(unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = read(0, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Read the job and the record (RECORD frames up to its length). */
 static void read_input(struct replay *r)
 {
-	unsigned char h[PROTO_HEADER_SIZE], *buf = malloc(PROTO_MAX_PAYLOAD);
-	struct proto_decoder d;
+	unsigned char *buf = malloc(PROTO_MAX_PAYLOAD);
 	enum proto_type t;
-	const unsigned char *p;
 	size_t n, filled = 0;
 	int have_job = 0;
+	char why[160], msg[200];
 
 	if (!buf)
 		die("out of memory");
-	proto_decoder_init(&d, PROTO_MAX_PAYLOAD);
-	while (!read_exactly(h, sizeof(h))) {
-		size_t len = (size_t)h[8] | (size_t)h[9] << 8 |
-			     (size_t)h[10] << 16 | (size_t)h[11] << 24;
+	for (;;) {
 		struct proto_record m;
+		int got = proto_read_frame(0, &t, buf, PROTO_MAX_PAYLOAD, &n,
+					   why, sizeof(why));
 
-		if (len > PROTO_MAX_PAYLOAD || read_exactly(buf, len) ||
-		    proto_decoder_feed(&d, h, sizeof(h)) ||
-		    proto_decoder_feed(&d, buf, len) ||
-		    proto_decoder_next(&d, &t, &p, &n) != 1)
-			die("malformed input");
+		if (got < 0) {
+			snprintf(msg, sizeof(msg), "malformed input: %s", why);
+			die(msg);
+		}
+		if (got == 0)
+			break;
 		if (t == PROTO_REPLAY && !have_job) {
-			if (proto_dec_replay(p, n, &r->job))
+			if (proto_dec_replay(buf, n, &r->job))
 				die("malformed job");
 			have_job = 1;
 			continue;
 		}
 		if (t != PROTO_RECORD || !have_job ||
-		    proto_dec_record(p, n, &m) || m.offset != filled ||
+		    proto_dec_record(buf, n, &m) || m.offset != filled ||
 		    (r->rec && m.total_bytes != r->rec_len))
 			die("malformed record");
 		if (!r->rec) {
@@ -140,7 +123,6 @@ static void read_input(struct replay *r)
 	}
 	if (!have_job || filled != r->rec_len)
 		die("no job, or a record cut short");
-	proto_decoder_release(&d);
 	free(buf);
 }
 
