@@ -14,8 +14,8 @@
 #include "exercise.h"
 #include "lacks.h"
 #include "protocol.h"
-#include "report.h"
 #include "result.h"
+#include "result_json.h"
 #include "score.h"
 #include "verify.h"
 
@@ -1218,7 +1218,7 @@ START_TEST(json_has_the_documented_fields)
 	strcpy(r.ex[0].first_failure.got, "2");
 	strcpy(r.ex[0].first_failure.reason, "wrong value \xff here");
 	r.ex[0].message = strdup("bad \xc3\x28 utf8");
-	s = report_json(&r);
+	s = result_json(&r);
 	root = json_loads(s, 0, &je);
 	ck_assert_msg(root != NULL, "invalid JSON: %s", je.text);
 	for (const char *const *k = (const char *const[]){ "tool", "version",
@@ -1245,7 +1245,7 @@ START_TEST(json_has_the_documented_fields)
 	/* an unusable submission still gives an object with error */
 	free(r.error);
 	r.error = strdup("cannot open 'x.zip': not an archive");
-	s = report_json(&r);
+	s = result_json(&r);
 	root = json_loads(s, 0, &je);
 	ck_assert_ptr_nonnull(root);
 	ck_assert_ptr_nonnull(json_object_get(root, "error"));
