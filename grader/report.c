@@ -265,11 +265,167 @@ static void text_line(FILE *f, const struct line_finding *l,
 	fputc('\n', f);
 }
 
+/* Escape sequences of the text view: none without colour. */
+struct text_style {
+	int colour;
+	const char *bold, *dim, *off;
+};
+
+/* An exercise's correctness line and its first failure. */
+static void text_correctness(FILE *f, const struct exercise_result *e,
+			     const struct text_style *st)
+{
+	const struct failure *ff = &e->first_failure;
+
+	fprintf(f, "      correctness %zu/%zu shapes (sweep %zu/%zu, "
+		"edges %zu/%zu)  %.2f pts\n", e->passed, e->total,
+		e->sweep_passed, e->sweep_total, e->edge_passed,
+		e->edge_total, e->score_correctness);
+	if (!ff->present)
+		return;
+	fprintf(f, "      first failure: shape #%zu (%s=%lld, %s=%lld): ",
+		ff->shape_index, e->ex->dim_m, (long long)ff->m,
+		e->ex->dim_n, (long long)ff->n);
+	puts_clean(f, ff->reason);
+	fputc('\n', f);
+	if (ff->index >= 0) {
+		fprintf(f, "        element %lld: expected ", ff->index);
+		puts_clean(f, ff->expected);
+		fputs(", got ", f);
+		puts_clean(f, ff->got);
+		fputc('\n', f);
+	}
+	text_failure(f, e->ex, ff, st->bold, st->off);
+	if (ff->win.present)
+		text_window(f, e->ex, &ff->win);
+}
+
+/* An exercise's technique checks and their points. */
+static void text_technique(FILE *f, const struct exercise_result *e,
+			   const struct text_style *st)
+{
+	for (size_t k = 0; k < e->nchecks; k++) {
+		const struct check_result *c = &e->checks[k];
+		const char *mark = c->passed == 1 ? "pass" :
+				   c->passed == 0 ? "FAIL" : "not measured";
+		char *name = formats_inert(c->name, "", "?");
+
+		fprintf(f, "      technique: %-32s %s", name, mark);
+		free(name);
+		if (!isnan(c->value))
+			fprintf(f, " (%.3g, limit %.3g)", c->value, c->limit);
+		fprintf(f, "\n");
+		if (c->has_shape)
+			fprintf(f, "        first failing shape: #%zu "
+				"(%s=%lld, %s=%lld)\n", c->shape_index,
+				e->ex->dim_m, (long long)c->m,
+				e->ex->dim_n, (long long)c->n);
+		/* checks that fail for one reason say it once */
+		if (c->detail[0] && !same_as_next(e, k)) {
+			fprintf(f, "        %s", st->dim);
+			puts_clean(f, c->detail);
+			fprintf(f, "%s\n", st->off);
+		}
+		for (size_t j = 0; j < c->nlines; j++)
+			text_line(f, &c->lines[j], st->bold, st->off);
+	}
+	fprintf(f, "      technique %.2f pts", e->score_technique);
+	if (e->sweep_passed < e->sweep_total)
+		fprintf(f, " %s(counted once the sweep passes)%s", st->dim,
+			st->off);
+	fprintf(f, "\n");
+}
+
+/* The speedup line of an exercise, by the model that measured it. */
+static void text_speedup(FILE *f, const struct exercise_result *e,
+			 const struct text_style *st)
+{
+	if (!strcmp(e->perf_model, "time")) {
+		fprintf(f, "      performance: %.3f ms vs reference %.3f ms: "
+			"speedup %.2fx [%.2f, %.2f]", e->student_ms,
+			e->reference_ms, e->speedup, e->ci_low, e->ci_high);
+		if (!isnan(e->bandwidth_fraction))
+			fprintf(f, ", %.0f%% of copy bandwidth",
+				100 * e->bandwidth_fraction);
+		fprintf(f, "\n");
+	} else if (!strcmp(e->perf_model, "predicted")) {
+		fputs("      performance: predicted ", f);
+		puts_clean(f, e->perf_gpu);
+		fprintf(f, " time %.3f ms (reference %.3f ms): %.2fx -- a "
+			"prediction of the emulator's model, not a "
+			"measurement\n", e->student_ms, e->reference_ms,
+			e->speedup);
+		if (e->perf_why[0]) {
+			fprintf(f, "        %s", st->dim);
+			puts_clean(f, e->perf_why);
+			fprintf(f, "%s\n", st->off);
+		}
+	} else {
+		fprintf(f, "      performance (traffic model): %.2fx the "
+			"reference's efficiency\n", e->speedup);
+	}
+}
+
+/* An exercise's performance, its flags and their points. */
+static void text_performance(FILE *f, const struct exercise_result *e,
+			     const struct text_style *st)
+{
+	if (!strcmp(e->perf_model, "bandwidth") &&
+	    !isnan(e->bandwidth_fraction))
+		fprintf(f, "      performance: %.3f ms, %.0f%% of the "
+			"device's copy bandwidth (no reference kernels here: "
+			"measured against copy bandwidth, not the "
+			"reference)\n", e->student_ms,
+			100 * e->bandwidth_fraction);
+	if (!isnan(e->speedup))
+		text_speedup(f, e, st);
+	for (size_t k = 0; k < e->nflags; k++) {
+		fprintf(f, "      %sflag:%s ", st->colour ? "\033[1;31m" : "",
+			st->off);
+		puts_clean(f, e->flags[k]);
+		fprintf(f, " (no performance credit)\n");
+	}
+	fprintf(f, "      performance %.2f pts", e->score_performance);
+	if (e->passed < e->total)
+		fprintf(f, " %s(counted once every shape passes)%s", st->dim,
+			st->off);
+	fprintf(f, "\n");
+}
+
+static void text_exercise(FILE *f, const struct exercise_result *e,
+			  const struct text_style *st)
+{
+	fprintf(f, "\n  %s%-8s%s %s%-20s%s %6.2f / %.0f\n",
+		st->colour ? status_colour(e->status) : "",
+		status_name(e->status), st->off, st->bold, e->ex->name,
+		st->off, e->score, e->max_score);
+	if (e->message && *e->message && e->status != STATUS_OK) {
+		fputs("      ", f);
+		puts_clean(f, e->message);
+		fputc('\n', f);
+	}
+	if (e->compile_log && *e->compile_log)
+		indent_block(f, e->compile_log, 20);
+	if (e->runner_output && *e->runner_output) {
+		fprintf(f, "      output of the program (stdout, stderr):\n");
+		indent_block(f, e->runner_output, 12);
+	}
+	text_warnings(f, e, st->dim, st->off);
+	if (e->status == STATUS_CE || e->status == STATUS_MISSING ||
+	    e->status == STATUS_REJECTED || e->status == STATUS_XX)
+		return;
+	text_correctness(f, e, st);
+	text_technique(f, e, st);
+	text_performance(f, e, st);
+}
+
 void report_text(FILE *f, const struct grade_result *r, int colour)
 {
-	const char *bold = colour ? "\033[1m" : "";
-	const char *dim = colour ? "\033[2m" : "";
-	const char *off = colour ? "\033[0m" : "";
+	const struct text_style st = {
+		colour, colour ? "\033[1m" : "", colour ? "\033[2m" : "",
+		colour ? "\033[0m" : ""
+	};
+	const char *bold = st.bold, *dim = st.dim, *off = st.off;
 
 	fprintf(f, "%swarpgrade %s%s: ", bold, WG_VERSION, off);
 	puts_clean(f, r->submission ? r->submission : "?");
@@ -294,136 +450,8 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 		fprintf(f, "  %sno GPU: correctness and technique are exact; "
 			"performance is the emulator's prediction of the "
 			"time on a GPU, not a measurement%s\n", dim, off);
-	for (size_t i = 0; i < r->nex; i++) {
-		const struct exercise_result *e = &r->ex[i];
-		const struct failure *ff = &e->first_failure;
-
-		fprintf(f, "\n  %s%-8s%s %s%-20s%s %6.2f / %.0f\n",
-			colour ? status_colour(e->status) : "",
-			status_name(e->status), off, bold, e->ex->name, off,
-			e->score, e->max_score);
-		if (e->message && *e->message && e->status != STATUS_OK) {
-			fputs("      ", f);
-			puts_clean(f, e->message);
-			fputc('\n', f);
-		}
-		if (e->compile_log && *e->compile_log)
-			indent_block(f, e->compile_log, 20);
-		if (e->runner_output && *e->runner_output) {
-			fprintf(f, "      output of the program (stdout, "
-				"stderr):\n");
-			indent_block(f, e->runner_output, 12);
-		}
-		text_warnings(f, e, dim, off);
-		if (e->status == STATUS_CE || e->status == STATUS_MISSING ||
-		    e->status == STATUS_REJECTED || e->status == STATUS_XX)
-			continue;
-		fprintf(f, "      correctness %zu/%zu shapes (sweep %zu/%zu, "
-			"edges %zu/%zu)  %.2f pts\n", e->passed, e->total,
-			e->sweep_passed, e->sweep_total, e->edge_passed,
-			e->edge_total, e->score_correctness);
-		if (ff->present) {
-			fprintf(f, "      first failure: shape #%zu (%s=%lld, "
-				"%s=%lld): ", ff->shape_index,
-				e->ex->dim_m, (long long)ff->m, e->ex->dim_n,
-				(long long)ff->n);
-			puts_clean(f, ff->reason);
-			fputc('\n', f);
-			if (ff->index >= 0) {
-				fprintf(f, "        element %lld: expected ",
-					ff->index);
-				puts_clean(f, ff->expected);
-				fputs(", got ", f);
-				puts_clean(f, ff->got);
-				fputc('\n', f);
-			}
-			text_failure(f, e->ex, ff, bold, off);
-			if (ff->win.present)
-				text_window(f, e->ex, &ff->win);
-		}
-		for (size_t k = 0; k < e->nchecks; k++) {
-			const struct check_result *c = &e->checks[k];
-			const char *mark = c->passed == 1 ? "pass" :
-					   c->passed == 0 ? "FAIL" :
-					   "not measured";
-			char *name = formats_inert(c->name, "", "?");
-
-			fprintf(f, "      technique: %-32s %s", name, mark);
-			free(name);
-			if (!isnan(c->value))
-				fprintf(f, " (%.3g, limit %.3g)", c->value,
-					c->limit);
-			fprintf(f, "\n");
-			if (c->has_shape)
-				fprintf(f, "        first failing shape: #%zu "
-					"(%s=%lld, %s=%lld)\n", c->shape_index,
-					e->ex->dim_m, (long long)c->m,
-					e->ex->dim_n, (long long)c->n);
-			/* checks that fail for one reason say it once */
-			if (c->detail[0] && !same_as_next(e, k)) {
-				fprintf(f, "        %s", dim);
-				puts_clean(f, c->detail);
-				fprintf(f, "%s\n", off);
-			}
-			for (size_t j = 0; j < c->nlines; j++)
-				text_line(f, &c->lines[j], bold, off);
-		}
-		fprintf(f, "      technique %.2f pts", e->score_technique);
-		if (e->sweep_passed < e->sweep_total)
-			fprintf(f, " %s(counted once the sweep passes)%s",
-				dim, off);
-		fprintf(f, "\n");
-		if (!strcmp(e->perf_model, "bandwidth") &&
-		    !isnan(e->bandwidth_fraction))
-			fprintf(f, "      performance: %.3f ms, %.0f%% of the "
-				"device's copy bandwidth (no reference "
-				"kernels here: measured against copy "
-				"bandwidth, not the reference)\n",
-				e->student_ms, 100 * e->bandwidth_fraction);
-		if (!isnan(e->speedup)) {
-			if (!strcmp(e->perf_model, "time")) {
-				fprintf(f, "      performance: %.3f ms vs "
-					"reference %.3f ms: speedup %.2fx "
-					"[%.2f, %.2f]", e->student_ms,
-					e->reference_ms, e->speedup,
-					e->ci_low, e->ci_high);
-				if (!isnan(e->bandwidth_fraction))
-					fprintf(f, ", %.0f%% of copy "
-						"bandwidth",
-						100 * e->bandwidth_fraction);
-				fprintf(f, "\n");
-			} else if (!strcmp(e->perf_model, "predicted")) {
-				fputs("      performance: predicted ", f);
-				puts_clean(f, e->perf_gpu);
-				fprintf(f, " time %.3f ms (reference %.3f ms):"
-					" %.2fx -- a prediction of the "
-					"emulator's model, not a measurement"
-					"\n", e->student_ms,
-					e->reference_ms, e->speedup);
-				if (e->perf_why[0]) {
-					fprintf(f, "        %s", dim);
-					puts_clean(f, e->perf_why);
-					fprintf(f, "%s\n", off);
-				}
-			} else {
-				fprintf(f, "      performance (traffic model):"
-					" %.2fx the reference's efficiency\n",
-					e->speedup);
-			}
-		}
-		for (size_t k = 0; k < e->nflags; k++)
-		{
-			fprintf(f, "      %sflag:%s ", colour ? "\033[1;31m" :
-				"", off);
-			puts_clean(f, e->flags[k]);
-			fprintf(f, " (no performance credit)\n");
-		}
-		fprintf(f, "      performance %.2f pts", e->score_performance);
-		if (e->passed < e->total)
-			fprintf(f, " %s(counted once every shape passes)%s",
-				dim, off);
-		fprintf(f, "\n");
-	}
+	for (size_t i = 0; i < r->nex; i++)
+		text_exercise(f, &r->ex[i], &st);
 	fprintf(f, "\n  %stotal %.2f / %.0f%s  %s(%.1f s)%s\n", bold,
 		r->score, r->max_score, off, dim, r->seconds, off);
 }
