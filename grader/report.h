@@ -28,7 +28,8 @@ void report_failure_grid(FILE *f, const struct exercise *ex,
  * they blame, hints, and the source with its measured traffic. */
 void report_html(FILE *f, const struct grade_result *r);
 
-/* Colour for a stream: a terminal, NO_COLOR unset, TERM not "dumb". */
+/* Colour for a stream: a terminal, NO_COLOR unset or empty, TERM not
+ * "dumb". */
 int report_want_colour(FILE *f);
 
 #endif

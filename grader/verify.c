@@ -107,7 +107,8 @@ void verify_process_begin(struct verify *v, uint32_t phases,
 	}
 }
 
-void verify_format_value(const struct exercise *ex, const void *p,
+/* A 4-byte value of the output as the report prints it. */
+static void format_value(const struct exercise *ex, const void *p,
 			 char *buf, size_t len)
 {
 	uint32_t bits;
@@ -226,9 +227,9 @@ static enum status judge_region(struct verify *v, size_t index,
 					    es))
 			i++;
 		f->index = (long long)i;
-		verify_format_value(ex, v->exp_buf + i * es, f->expected,
-				    sizeof(f->expected));
-		verify_format_value(ex, out + i * es, f->got, sizeof(f->got));
+		format_value(ex, v->exp_buf + i * es, f->expected,
+			     sizeof(f->expected));
+		format_value(ex, out + i * es, f->got, sizeof(f->got));
 		snprintf(f->reason, sizeof(f->reason), "wrong value at element "
 			 "%zu", i);
 		diff_describe(ex, s, v->in_buf, v->exp_buf, out, f);
@@ -412,20 +413,14 @@ static int on_launches(struct verify *v, const unsigned char *p, size_t n)
 			return proto_fail(v, "launches of shape %u out of "
 					  "place", l.index);
 		v->sent[l.index] |= 2;
-		if (!l.total)
-			v->zero_launch_calls++;
 	} else if (l.index != 0 || v->keys_asked != 1) {
 		/* the first timed repetition's, once */
 		return proto_fail(v, "launches of repetition %u out of "
 				  "place", l.index);
 	}
-	v->launches += l.total;
-	for (uint32_t i = 0; i < l.count; i++) {
-		if (l.launch[i].dynamic_shared_bytes)
-			v->dynamic_shared_used = 1;
+	for (uint32_t i = 0; i < l.count; i++)
 		if (!l.launch[i].on_given_stream)
 			v->off_stream_launch = 1;
-	}
 	return 0;
 }
 
