@@ -33,8 +33,10 @@ ifeq ($(DEVELOPER),1)
 WARN += -Werror
 endif
 OPT ?= -O2 -g
-CPPFLAGS += -I. -Iharness -Iexercises -Igrader -I$(CUDA_HOME)/include \
-	-D_GNU_SOURCE -DWG_CUDA_HOME='"$(CUDA_HOME)"'
+# Include paths apart from CPPFLAGS: the grader's objects get their own
+# (below, "the trust boundary").
+INCLUDES = -I. -Iharness -Iexercises -Igrader -I$(CUDA_HOME)/include
+CPPFLAGS += -D_GNU_SOURCE -DWG_CUDA_HOME='"$(CUDA_HOME)"'
 CFLAGS += -std=c11 $(OPT) $(WARN) -MMD -MP $(COVFLAGS)
 LDFLAGS += $(COVFLAGS)
 
@@ -113,7 +115,32 @@ all: bin/warpgrade build/libwgrunner.a build/libwgemu.a build/wg-probe \
 build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# The trust boundary.  The grader is trusted; the emulator is the
+# untrusted side's (docs/SECURITY.md), and the grader reads the runner
+# and the replay only through the wire (harness/protocol.h).  So a
+# grader object is compiled with grader/, exercises/ and
+# build/include/grader/, which holds links to the few harness headers
+# the grader shares with the runner, and no path from which harness/emu/
+# can be reached.  A path can still be spelt out ("../harness/emu/..."):
+# after each grader object, mk/trusted-includes reads the headers it was
+# compiled with (its dependency file) and fails the build if any of them
+# lies under harness/emu/, however it was named.
+GRADER_HARNESS_H := protocol.h bigbuf.h crashlog.h wraps.h
+GRADER_INC := build/include/grader
+GRADER_INC_H := $(addprefix $(GRADER_INC)/,$(GRADER_HARNESS_H))
+build/grader/%.o: INCLUDES = -Igrader -Iexercises -I$(GRADER_INC)
+build/grader/%.o: grader/%.c | $(GRADER_INC_H)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)sh mk/trusted-includes $(@:.o=.d) harness/emu || \
+		{ rm -f $@; exit 1; }
+
+$(GRADER_INC_H): $(GRADER_INC)/%.h: harness/%.h
+	@mkdir -p $(dir $@)
+	$(Q)ln -sfn ../../../$< $@
 
 build/libwgcore.a: $(COMMON_OBJ) $(GRADER_OBJ)
 	$(if $(Q),@echo "  AR      $@")
@@ -140,7 +167,8 @@ build/libwgemu.a: $(EMU_OBJ)
 build/wg-probe: harness/probe.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LINK    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 \
+	$(Q)$(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) -o $@ $< \
+		-L$(CUDA_HOME)/lib64 \
 		-lcudart_static -ldl -lrt -lpthread
 
 # The emulator's compile and link flags are compiled into the grader.
@@ -159,19 +187,34 @@ build/tests/%: tests/%.c build/libwgcore.a build/libwgrunner.a \
 		build/libwgemu.a
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  TEST    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests -o $@ $< \
+	$(Q)$(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests \
+		-o $@ $< \
 		build/libwgcore.a build/libwgrunner.a build/libwgemu.a \
 		$(LDFLAGS) $(LIB_LIBS) \
 		$(CHECK_LIBS) -lm -lpthread
 
 # ---- user targets ----
-.PHONY: all check check-gpu demo bench coverage deps clean fuzz
+.PHONY: all check check-gpu demo bench coverage deps clean fuzz check-trust
 
 deps:
 	$(INSTALL_DEPS)
 
 check: all $(TEST_BIN)
 	$(Q)tests/run-tests $(TEST_BIN)
+
+# `make check` reads every grader object's headers again, and makes sure
+# the check itself still refuses an emulator header.
+check: check-trust
+check-trust: all
+	$(Q)for d in $(patsubst %.o,%.d,$(GRADER_OBJ) build/grader/main.o); \
+	do sh mk/trusted-includes $$d harness/emu || exit 1; done
+	$(Q)printf 'x.o: grader/x.c grader/../harness/emu/wgemu.h\n' \
+		> build/trust-probe.dep
+	$(Q)if sh mk/trusted-includes build/trust-probe.dep harness/emu \
+		2>/dev/null; then echo "mk/trusted-includes let" \
+		"harness/emu/wgemu.h through" >&2; exit 1; fi
+	$(Q)rm -f build/trust-probe.dep
+	@echo "trust boundary: no grader object reads harness/emu/"
 
 check-gpu: all
 	$(Q)tests/run-gpu-tests

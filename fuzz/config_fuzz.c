@@ -1,7 +1,7 @@
 /*
  * libFuzzer target for the readers of files a person or an earlier run
  * wrote: the grading configuration (score_config_load), the JSON archive
- * reader (results_parse) and everything that consumes what it returns,
+ * reader (result_json_parse) and everything that consumes what it returns,
  * which batch and leaderboard use on result directories anyone with
  * write access could have edited.  What must hold: no crash, no leak, no
  * hang; bad input is an error with a message.
@@ -26,6 +26,7 @@
 #include "formats.h"
 #include "leaderboard.h"
 #include "result.h"
+#include "result_json.h"
 #include "score.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -67,7 +68,7 @@ static void fuzz_result(const char *text)
 	int exit_status;
 
 	result_init(&r);
-	if (results_parse(text, &r, &exit_status, err, sizeof(err)))
+	if (result_json_parse(text, &r, &exit_status, err, sizeof(err)))
 		return;
 	score_config_default(&cfg);
 	for (int k = 0; k < FORMAT_COUNT; k++)

@@ -30,7 +30,7 @@
 #include "formats.h"
 #include "gpukeep.h"
 #include "grade.h"
-#include "report.h"
+#include "result_json.h"
 #include "sandbox.h"
 #include "score.h"
 #include "util.h"
@@ -379,7 +379,7 @@ static void finish_child(struct sched *s, const struct child *c)
 	if (!res->timed_out && (code == GRADE_OK || code == GRADE_UNUSABLE ||
 			      code == GRADE_INTERNAL))
 		text = read_file(tmp, 64u << 20, &len);
-	if (text && !results_parse(text, &r, NULL, err, sizeof(err))) {
+	if (text && !result_json_parse(text, &r, NULL, err, sizeof(err))) {
 		exit_status = code;
 		doc = with_exit(text, exit_status);
 	}
@@ -419,7 +419,7 @@ static void finish_child(struct sched *s, const struct child *c)
 		r.seconds = now_s() - c->started;
 		exit_status = GRADE_INTERNAL;
 		{
-			char *raw = report_json(&r);
+			char *raw = result_json(&r);
 
 			doc = with_exit(raw, exit_status);
 			free(raw);
@@ -460,7 +460,7 @@ static int already_graded(struct sched *s, const struct entry *e)
 
 	result_init(&r);
 	if (!access(path, F_OK)) {
-		if (results_load_status(path, &r, &status)) {
+		if (result_json_load_status(path, &r, &status)) {
 			warning("regrading '%s': its result is unreadable",
 				e->file);
 		} else if (!results_internal(&r, status)) {

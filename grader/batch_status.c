@@ -21,6 +21,7 @@
 
 #include "formats.h"
 #include "result.h"
+#include "result_json.h"
 #include "util.h"
 
 #define MANIFEST ".manifest.json"
@@ -189,7 +190,7 @@ static enum outcome classify(const char *out, const char *name,
 		return MISSING;
 	result_init(&r);
 	if (strlen(text) != len ||
-	    results_parse(text, &r, &exit_status, err, sizeof(err))) {
+	    result_json_parse(text, &r, &exit_status, err, sizeof(err))) {
 		free(text);
 		return UNREADABLE;
 	}

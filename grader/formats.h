@@ -1,11 +1,11 @@
 /*
  * The integration views of a grading result: Gradescope results.json,
  * Autolab autoresult, PrairieLearn results.json and JUnit XML, next to the
- * text and JSON views of report.c; and the way back from the JSON archive
- * format into a grade_result, which `warpgrade batch` and `warpgrade
- * leaderboard` use.  Every view is computed from a grade_result alone (plus
- * the scoring configuration, for the points each part is worth), so a
- * result read back from an archive renders exactly like a fresh one.
+ * text view of report.h and the JSON archive format of result_json.h
+ * (which also reads a stored result back).  Every view is computed from
+ * a grade_result alone (plus the scoring configuration, for the points
+ * each part is worth), so a result read back from an archive renders
+ * exactly like a fresh one.
  *
  * Fault ownership carries through every view.  `exit_status` is the
  * grade command's exit status (GRADE_OK, GRADE_UNUSABLE, GRADE_INTERNAL):
@@ -14,8 +14,7 @@
  * the platform can express that (PrairieLearn: gradable false; Autolab:
  * no score line, so the job is reported as failed; see docs/INTEGRATIONS.md).
  *
- * Ownership: every formats_* string is the caller's to free.  results_*
- * fill a result_init'ed grade_result, which the caller releases.
+ * Ownership: every formats_* string is the caller's to free.
  */
 #ifndef FORMATS_H
 #define FORMATS_H
@@ -103,20 +102,5 @@ double results_mean_bandwidth(const struct grade_result *r);
 /* 1 when the result is the grader's fault (an XX exercise, or
  * exit_status GRADE_INTERNAL). */
 int results_internal(const struct grade_result *r, int exit_status);
-
-/*
- * Read a JSON archive document (report_json's output) back into r.
- * *exit_status (may be NULL) receives the "grader_exit" member batch
- * grading adds, else what the document implies (1 with an error, 3 with
- * an XX exercise, else 0).  0, or -1 with err set (the document is not a
- * warpgrade result, names an unknown exercise, has a member of the wrong
- * type); r is then released.
- */
-int results_parse(const char *text, struct grade_result *r,
-		  int *exit_status, char *err, size_t errlen);
-/* The same from a file (at most 64 MiB); -1 with error() printed. */
-int results_load(const char *path, struct grade_result *r);
-int results_load_status(const char *path, struct grade_result *r,
-			int *exit_status);
 
 #endif

@@ -16,7 +16,7 @@
 
 #include "formats.h"
 #include "grade.h"
-#include "report.h"
+#include "result_json.h"
 #include "util.h"
 
 void leaderboard_pseudonym(const void *key, size_t keylen, const char *name,
@@ -137,7 +137,7 @@ int leaderboard_load(struct leaderboard *lb, const char *dir,
 				     files[i]);
 
 		result_init(&e->r);
-		if (results_load_status(path, &e->r, &e->exit_status)) {
+		if (result_json_load_status(path, &e->r, &e->exit_status)) {
 			warning("skipping '%s'", path);
 			free(stem);
 			free(path);

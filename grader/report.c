@@ -1,9 +1,9 @@
 /*
- * Text and JSON views of the grading result (see report.h).
+ * The text view of the grading result (see report.h); the JSON one is
+ * result_json.c's, the HTML one report_html.c's.
  */
 #include "report.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,11 +265,169 @@ static void text_line(FILE *f, const struct line_finding *l,
 	fputc('\n', f);
 }
 
+/* Escape sequences of the text view: none without colour. */
+struct text_style {
+	int colour;
+	const char *bold, *dim, *off;
+};
+
+/* An exercise's correctness line and its first failure. */
+static void text_correctness(FILE *f, const struct exercise_result *e,
+			     const struct text_style *st)
+{
+	const struct failure *ff = &e->first_failure;
+
+	fprintf(f, "      correctness %zu/%zu shapes (sweep %zu/%zu, "
+		"edges %zu/%zu)  %.2f pts\n", e->passed, e->total,
+		e->sweep_passed, e->sweep_total, e->edge_passed,
+		e->edge_total, e->score_correctness);
+	if (!ff->present)
+		return;
+	fprintf(f, "      first failure: shape #%zu (%s=%lld, %s=%lld): ",
+		ff->shape_index, e->ex->dim_m, (long long)ff->m,
+		e->ex->dim_n, (long long)ff->n);
+	puts_clean(f, ff->reason);
+	fputc('\n', f);
+	if (ff->index >= 0) {
+		fprintf(f, "        element %lld: expected ", ff->index);
+		puts_clean(f, ff->expected);
+		fputs(", got ", f);
+		puts_clean(f, ff->got);
+		fputc('\n', f);
+	}
+	text_failure(f, e->ex, ff, st->bold, st->off);
+	if (ff->win.present)
+		text_window(f, e->ex, &ff->win);
+}
+
+/* An exercise's technique checks and their points. */
+static void text_technique(FILE *f, const struct exercise_result *e,
+			   const struct text_style *st)
+{
+	for (size_t k = 0; k < e->nchecks; k++) {
+		const struct check_result *c = &e->checks[k];
+		const char *mark = c->passed == 1 ? "pass" :
+				   c->passed == 0 ? "FAIL" : "not measured";
+		char *name = formats_inert(c->name, "", "?");
+
+		fprintf(f, "      technique: %-32s %s", name, mark);
+		free(name);
+		if (!isnan(c->value))
+			fprintf(f, " (%.3g, limit %.3g)", c->value, c->limit);
+		fprintf(f, "\n");
+		if (c->has_shape)
+			fprintf(f, "        first failing shape: #%zu "
+				"(%s=%lld, %s=%lld)\n", c->shape_index,
+				e->ex->dim_m, (long long)c->m,
+				e->ex->dim_n, (long long)c->n);
+		/* checks that fail for one reason say it once */
+		if (c->detail[0] && !same_as_next(e, k)) {
+			fprintf(f, "        %s", st->dim);
+			puts_clean(f, c->detail);
+			fprintf(f, "%s\n", st->off);
+		}
+		for (size_t j = 0; j < c->nlines; j++)
+			text_line(f, &c->lines[j], st->bold, st->off);
+	}
+	fprintf(f, "      technique %.2f pts", e->score_technique);
+	if (e->sweep_passed < e->sweep_total)
+		fprintf(f, " %s(counted once the sweep passes)%s", st->dim,
+			st->off);
+	fprintf(f, "\n");
+}
+
+/* The speedup line of an exercise, by the model that measured it. */
+static void text_speedup(FILE *f, const struct exercise_result *e,
+			 const struct text_style *st)
+{
+	if (!strcmp(e->perf_model, "time")) {
+		fprintf(f, "      performance: %.3f ms vs reference %.3f ms: "
+			"speedup %.2fx [%.2f, %.2f]", e->student_ms,
+			e->reference_ms, e->speedup, e->ci_low, e->ci_high);
+		if (!isnan(e->bandwidth_fraction))
+			fprintf(f, ", %.0f%% of copy bandwidth",
+				100 * e->bandwidth_fraction);
+		fprintf(f, "\n");
+	} else if (!strcmp(e->perf_model, "predicted")) {
+		fputs("      performance: predicted ", f);
+		puts_clean(f, e->perf_gpu);
+		fprintf(f, " time %.3f ms (reference %.3f ms): %.2fx -- a "
+			"prediction of the emulator's model, not a "
+			"measurement\n", e->student_ms, e->reference_ms,
+			e->speedup);
+		if (e->perf_why[0]) {
+			fprintf(f, "        %s", st->dim);
+			puts_clean(f, e->perf_why);
+			fprintf(f, "%s\n", st->off);
+		}
+	}
+}
+
+/* An exercise's performance, its flags and their points. */
+static void text_performance(FILE *f, const struct exercise_result *e,
+			     const struct text_style *st)
+{
+	if (!strcmp(e->perf_model, "bandwidth") &&
+	    !isnan(e->bandwidth_fraction))
+		fprintf(f, "      performance: %.3f ms, %.0f%% of the "
+			"device's copy bandwidth (no reference kernels here: "
+			"measured against copy bandwidth, not the "
+			"reference)\n", e->student_ms,
+			100 * e->bandwidth_fraction);
+	if (isnan(e->speedup) && !strcmp(e->perf_model, "predicted")) {
+		fprintf(f, "      performance: ");
+		puts_clean(f, e->perf_why);
+		fprintf(f, " -- no performance points\n");
+	}
+	if (!isnan(e->speedup))
+		text_speedup(f, e, st);
+	for (size_t k = 0; k < e->nflags; k++) {
+		fprintf(f, "      %sflag:%s ", st->colour ? "\033[1;31m" : "",
+			st->off);
+		puts_clean(f, e->flags[k]);
+		fprintf(f, " (no performance credit)\n");
+	}
+	fprintf(f, "      performance %.2f pts", e->score_performance);
+	if (e->passed < e->total)
+		fprintf(f, " %s(counted once every shape passes)%s", st->dim,
+			st->off);
+	fprintf(f, "\n");
+}
+
+static void text_exercise(FILE *f, const struct exercise_result *e,
+			  const struct text_style *st)
+{
+	fprintf(f, "\n  %s%-8s%s %s%-20s%s %6.2f / %.0f\n",
+		st->colour ? status_colour(e->status) : "",
+		status_name(e->status), st->off, st->bold, e->ex->name,
+		st->off, e->score, e->max_score);
+	if (e->message && *e->message && e->status != STATUS_OK) {
+		fputs("      ", f);
+		puts_clean(f, e->message);
+		fputc('\n', f);
+	}
+	if (e->compile_log && *e->compile_log)
+		indent_block(f, e->compile_log, 20);
+	if (e->runner_output && *e->runner_output) {
+		fprintf(f, "      output of the program (stdout, stderr):\n");
+		indent_block(f, e->runner_output, 12);
+	}
+	text_warnings(f, e, st->dim, st->off);
+	if (e->status == STATUS_CE || e->status == STATUS_MISSING ||
+	    e->status == STATUS_REJECTED || e->status == STATUS_XX)
+		return;
+	text_correctness(f, e, st);
+	text_technique(f, e, st);
+	text_performance(f, e, st);
+}
+
 void report_text(FILE *f, const struct grade_result *r, int colour)
 {
-	const char *bold = colour ? "\033[1m" : "";
-	const char *dim = colour ? "\033[2m" : "";
-	const char *off = colour ? "\033[0m" : "";
+	const struct text_style st = {
+		colour, colour ? "\033[1m" : "", colour ? "\033[2m" : "",
+		colour ? "\033[0m" : ""
+	};
+	const char *bold = st.bold, *dim = st.dim, *off = st.off;
 
 	fprintf(f, "%swarpgrade %s%s: ", bold, WG_VERSION, off);
 	puts_clean(f, r->submission ? r->submission : "?");
@@ -294,137 +452,8 @@ void report_text(FILE *f, const struct grade_result *r, int colour)
 		fprintf(f, "  %sno GPU: correctness and technique are exact; "
 			"performance is the emulator's prediction of the "
 			"time on a GPU, not a measurement%s\n", dim, off);
-	for (size_t i = 0; i < r->nex; i++) {
-		const struct exercise_result *e = &r->ex[i];
-		const struct failure *ff = &e->first_failure;
-
-		fprintf(f, "\n  %s%-8s%s %s%-20s%s %6.2f / %.0f\n",
-			colour ? status_colour(e->status) : "",
-			status_name(e->status), off, bold, e->ex->name, off,
-			e->score, e->max_score);
-		if (e->message && *e->message && e->status != STATUS_OK) {
-			fputs("      ", f);
-			puts_clean(f, e->message);
-			fputc('\n', f);
-		}
-		if (e->compile_log && *e->compile_log)
-			indent_block(f, e->compile_log, 20);
-		if (e->runner_output && *e->runner_output) {
-			fprintf(f, "      output of the program (stdout, "
-				"stderr):\n");
-			indent_block(f, e->runner_output, 12);
-		}
-		text_warnings(f, e, dim, off);
-		if (e->status == STATUS_CE || e->status == STATUS_MISSING ||
-		    e->status == STATUS_REJECTED || e->status == STATUS_XX)
-			continue;
-		fprintf(f, "      correctness %zu/%zu shapes (sweep %zu/%zu, "
-			"edges %zu/%zu)  %.2f pts\n", e->passed, e->total,
-			e->sweep_passed, e->sweep_total, e->edge_passed,
-			e->edge_total, e->score_correctness);
-		if (ff->present) {
-			fprintf(f, "      first failure: shape #%zu (%s=%lld, "
-				"%s=%lld): ", ff->shape_index,
-				e->ex->dim_m, (long long)ff->m, e->ex->dim_n,
-				(long long)ff->n);
-			puts_clean(f, ff->reason);
-			fputc('\n', f);
-			if (ff->index >= 0) {
-				fprintf(f, "        element %lld: expected ",
-					ff->index);
-				puts_clean(f, ff->expected);
-				fputs(", got ", f);
-				puts_clean(f, ff->got);
-				fputc('\n', f);
-			}
-			text_failure(f, e->ex, ff, bold, off);
-			if (ff->win.present)
-				text_window(f, e->ex, &ff->win);
-		}
-		for (size_t k = 0; k < e->nchecks; k++) {
-			const struct check_result *c = &e->checks[k];
-			const char *mark = c->passed == 1 ? "pass" :
-					   c->passed == 0 ? "FAIL" :
-					   "not measured";
-			char *name = formats_inert(c->name, "", "?");
-
-			fprintf(f, "      technique: %-32s %s", name, mark);
-			free(name);
-			if (!isnan(c->value))
-				fprintf(f, " (%.3g, limit %.3g)", c->value,
-					c->limit);
-			fprintf(f, "\n");
-			if (c->has_shape)
-				fprintf(f, "        first failing shape: #%zu "
-					"(%s=%lld, %s=%lld)\n", c->shape_index,
-					e->ex->dim_m, (long long)c->m,
-					e->ex->dim_n, (long long)c->n);
-			/* checks that fail for one reason say it once */
-			if (c->detail[0] && !same_as_next(e, k)) {
-				fprintf(f, "        %s", dim);
-				puts_clean(f, c->detail);
-				fprintf(f, "%s\n", off);
-			}
-			for (size_t j = 0; j < c->nlines; j++)
-				text_line(f, &c->lines[j], bold, off);
-		}
-		fprintf(f, "      technique %.2f pts", e->score_technique);
-		if (e->sweep_passed < e->sweep_total)
-			fprintf(f, " %s(counted once the sweep passes)%s",
-				dim, off);
-		fprintf(f, "\n");
-		if (!strcmp(e->perf_model, "bandwidth") &&
-		    !isnan(e->bandwidth_fraction))
-			fprintf(f, "      performance: %.3f ms, %.0f%% of the "
-				"device's copy bandwidth (no reference "
-				"kernels here: measured against copy "
-				"bandwidth, not the reference)\n",
-				e->student_ms, 100 * e->bandwidth_fraction);
-		if (isnan(e->speedup) && !strcmp(e->perf_model, "predicted")) {
-			fprintf(f, "      performance: ");
-			puts_clean(f, e->perf_why);
-			fprintf(f, " -- no performance points\n");
-		}
-		if (!isnan(e->speedup)) {
-			if (!strcmp(e->perf_model, "time")) {
-				fprintf(f, "      performance: %.3f ms vs "
-					"reference %.3f ms: speedup %.2fx "
-					"[%.2f, %.2f]", e->student_ms,
-					e->reference_ms, e->speedup,
-					e->ci_low, e->ci_high);
-				if (!isnan(e->bandwidth_fraction))
-					fprintf(f, ", %.0f%% of copy "
-						"bandwidth",
-						100 * e->bandwidth_fraction);
-				fprintf(f, "\n");
-			} else if (!strcmp(e->perf_model, "predicted")) {
-				fputs("      performance: predicted ", f);
-				puts_clean(f, e->perf_gpu);
-				fprintf(f, " time %.3f ms (reference %.3f ms):"
-					" %.2fx -- a prediction of the "
-					"emulator's model, not a measurement"
-					"\n", e->student_ms,
-					e->reference_ms, e->speedup);
-				if (e->perf_why[0]) {
-					fprintf(f, "        %s", dim);
-					puts_clean(f, e->perf_why);
-					fprintf(f, "%s\n", off);
-				}
-			}
-		}
-		for (size_t k = 0; k < e->nflags; k++)
-		{
-			fprintf(f, "      %sflag:%s ", colour ? "\033[1;31m" :
-				"", off);
-			puts_clean(f, e->flags[k]);
-			fprintf(f, " (no performance credit)\n");
-		}
-		fprintf(f, "      performance %.2f pts", e->score_performance);
-		if (e->passed < e->total)
-			fprintf(f, " %s(counted once every shape passes)%s",
-				dim, off);
-		fprintf(f, "\n");
-	}
+	for (size_t i = 0; i < r->nex; i++)
+		text_exercise(f, &r->ex[i], &st);
 	fprintf(f, "\n  %stotal %.2f / %.0f%s  %s(%.1f s)%s\n", bold,
 		r->score, r->max_score, off, dim, r->seconds, off);
 }
@@ -441,317 +470,4 @@ void report_timings(FILE *f, const struct grade_result *r)
 		timings_print(f, r->ex[i].ex ? r->ex[i].ex->name : "?",
 			      &r->ex[i].timings);
 	fprintf(f, "  total %.2f s\n", r->seconds);
-}
-
-json_t *report_json_text(const char *s)
-{
-	json_t *j;
-	char *clean;
-
-	if (!s)
-		return json_null();
-	j = json_string(s);
-	if (j)
-		return j;
-	clean = utf8_sanitize(s);
-	j = json_string(clean);
-	free(clean);
-	return j ? j : json_string("");
-}
-
-static json_t *num_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* Set key to v when v is a number (the line's kind decides which). */
-static void set_num(json_t *o, const char *key, double v)
-{
-	if (!isnan(v))
-		json_object_set_new(o, key, json_real(v));
-}
-
-static json_t *line_json(const struct line_finding *l)
-{
-	json_t *o = json_pack("{s:o, s:i, s:o}",
-			      "file", report_json_text(l->file),
-			      "line", l->line,
-			      "source", report_json_text(l->source));
-
-	set_num(o, "requests", l->requests);
-	set_num(o, "sectors", l->sectors);
-	set_num(o, "wavefronts", l->wavefronts);
-	set_num(o, "conflicts", l->conflicts);
-	set_num(o, "ideal", l->ideal);
-	json_object_set_new(o, "why", report_json_text(l->why));
-	return o;
-}
-
-static json_t *check_json(const struct check_result *c)
-{
-	json_t *lines = json_array(), *o;
-	char shape[64];
-
-	for (size_t i = 0; i < c->nlines; i++)
-		json_array_append_new(lines, line_json(&c->lines[i]));
-	o = json_pack("{s:s, s:o, s:o, s:o, s:s, s:o}", "name", c->name,
-		      "passed", c->passed < 0 ? json_null() :
-				json_boolean(c->passed),
-		      "value", num_or_null(c->value),
-		      "limit", num_or_null(c->limit),
-		      "detail", c->detail, "lines", lines);
-	if (c->has_shape) {
-		snprintf(shape, sizeof(shape), "%lldx%lld", (long long)c->m,
-			 (long long)c->n);
-		json_object_set_new(o, "shape", json_string(shape));
-		json_object_set_new(o, "shape_index",
-				    json_integer((json_int_t)c->shape_index));
-		json_object_set_new(o, "m", json_integer(c->m));
-		json_object_set_new(o, "n", json_integer(c->n));
-	}
-	return o;
-}
-
-/* The per-line traffic of the student's file (the source view). */
-static json_t *profile_json(const struct exercise_result *e)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < e->nprofile; i++) {
-		const struct line_traffic *t = &e->profile[i];
-
-		json_array_append_new(a, json_pack(
-			"{s:i, s:f, s:f, s:f, s:f, s:f, s:f}",
-			"line", t->line, "load_requests", t->ld_req,
-			"load_sectors", t->ld_sec, "store_requests",
-			t->st_req, "store_sectors", t->st_sec,
-			"shared_wavefronts", t->sh_wf,
-			"shared_conflicts", t->sh_conf));
-	}
-	return a;
-}
-
-/* Rows of cells, each as diff_cell's exact text. */
-static json_t *grid_json(const struct exercise *ex,
-			 const struct failure_window *w, const uint32_t *v)
-{
-	json_t *rows = json_array();
-
-	for (int r = 0; r < w->rows; r++) {
-		json_t *row = json_array();
-
-		for (int c = 0; c < w->cols; c++) {
-			char cell[32];
-
-			diff_cell(ex, v[r * w->cols + c], 1, cell,
-				  sizeof(cell));
-			json_array_append_new(row, json_string(cell));
-		}
-		json_array_append_new(rows, row);
-	}
-	return rows;
-}
-
-/* The picture of a first failure: where, the pattern, the cells. */
-static void failure_json(const struct exercise *ex, const struct failure *f,
-			 json_t *ff)
-{
-	const struct failure_window *w = &f->win;
-	const struct failure_location *l = &f->loc;
-
-	if (f->pattern[0]) {
-		json_object_set_new(ff, "pattern", json_string(f->pattern));
-		json_object_set_new(ff, "pattern_why",
-				    report_json_text(f->pattern_why));
-	}
-	if (w->present) {
-		json_object_set_new(ff, "row", json_integer(w->row));
-		json_object_set_new(ff, "col", json_integer(w->col));
-		json_object_set_new(ff, "diff", json_pack(
-			"{s:I, s:I, s:I, s:I, s:i, s:i, s:o, s:o}",
-			"out_rows", (json_int_t)w->out_rows,
-			"out_cols", (json_int_t)w->out_cols,
-			"row0", (json_int_t)w->row0,
-			"col0", (json_int_t)w->col0,
-			"rows", w->rows, "cols", w->cols,
-			"expected", grid_json(ex, w, w->expected),
-			"got", grid_json(ex, w, w->got)));
-	}
-	if (l->file[0])
-		json_object_set_new(ff, "location", json_pack(
-			"{s:o, s:i, s:o, s:o, s:o, s:o}",
-			"file", report_json_text(l->file), "line", l->line,
-			"source", report_json_text(l->source),
-			"thread", report_json_text(l->thread),
-			"block", report_json_text(l->block),
-			"what", report_json_text(l->what)));
-	if (l->file[0] && l->found_by[0])
-		json_object_set_new(json_object_get(ff, "location"),
-				    "found_by", report_json_text(l->found_by));
-	if (f->sanitizer[0])
-		json_object_set_new(ff, "sanitizer",
-				    report_json_text(f->sanitizer));
-}
-
-/* {"phase": seconds, ...} in the order recorded */
-static json_t *timings_json(const struct timings *t)
-{
-	json_t *o = json_object();
-
-	for (size_t i = 0; i < t->n; i++)
-		json_object_set_new(o, t->t[i].phase,
-				    json_real(t->t[i].seconds));
-	return o;
-}
-
-static json_t *exercise_json(const struct exercise_result *e)
-{
-	json_t *o, *checks, *flags, *ff = json_null(), *corr, *tech, *perf;
-	const struct failure *f = &e->first_failure;
-
-	if (f->present) {
-		char shape[64];
-
-		snprintf(shape, sizeof(shape), "%lldx%lld", (long long)f->m,
-			 (long long)f->n);
-		ff = json_pack("{s:s, s:I, s:o, s:o, s:o, s:I, s:I}",
-			       "shape", shape,
-			       "index", (json_int_t)f->shape_index,
-			       "expected", f->index >= 0 ?
-				       json_string(f->expected) : json_null(),
-			       "got", f->index >= 0 ?
-				       json_string(f->got) : json_null(),
-			       "reason", report_json_text(f->reason),
-			       "m", (json_int_t)f->m, "n", (json_int_t)f->n);
-		if (f->index >= 0)
-			json_object_set_new(ff, "element",
-					    json_integer(f->index));
-		failure_json(e->ex, f, ff);
-	}
-	corr = json_pack("{s:I, s:I, s:o, s:I, s:I, s:I, s:I}",
-			 "passed", (json_int_t)e->passed,
-			 "total", (json_int_t)e->total,
-			 "first_failure", ff,
-			 "sweep_passed", (json_int_t)e->sweep_passed,
-			 "sweep_total", (json_int_t)e->sweep_total,
-			 "edge_passed", (json_int_t)e->edge_passed,
-			 "edge_total", (json_int_t)e->edge_total);
-	checks = json_array();
-	for (size_t i = 0; i < e->nchecks; i++)
-		json_array_append_new(checks, check_json(&e->checks[i]));
-	tech = json_pack("{s:o, s:o}", "passed",
-			 e->technique_passed < 0 ? json_null() :
-			 json_boolean(e->technique_passed), "checks", checks);
-	flags = json_array();
-	for (size_t i = 0; i < e->nflags; i++)
-		json_array_append_new(flags, json_string(e->flags[i]));
-	perf = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "speedup", num_or_null(e->speedup),
-			 "ci_low", num_or_null(e->ci_low),
-			 "ci_high", num_or_null(e->ci_high),
-			 "student_ms", num_or_null(e->student_ms),
-			 "reference_ms", num_or_null(e->reference_ms),
-			 "bandwidth_fraction",
-			 num_or_null(e->bandwidth_fraction),
-			 "flags", flags,
-			 "model", e->perf_model[0] ?
-				  json_string(e->perf_model) : json_null());
-	if (!strcmp(e->perf_model, "predicted")) {
-		json_object_set_new(perf, "gpu", json_string(e->perf_gpu));
-		json_object_set_new(perf, "why", json_string(e->perf_why));
-	}
-	o = json_pack("{s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
-		      "name", e->ex->name,
-		      "status", status_name(e->status),
-		      "score", e->score,
-		      "max_score", e->max_score,
-		      "message",
-		      report_json_text(e->message ? e->message : ""),
-		      "correctness", corr,
-		      "technique", tech,
-		      "performance", perf,
-		      "points", json_pack("{s:f, s:f, s:f}",
-					  "correctness", e->score_correctness,
-					  "technique", e->score_technique,
-					  "performance",
-					  e->score_performance),
-		      "compile_log", report_json_text(e->compile_log));
-	if (e->runner_output && *e->runner_output)
-		json_object_set_new(o, "output",
-				    report_json_text(e->runner_output));
-	if (e->nwarnings) {
-		json_t *w = json_array();
-
-		for (size_t i = 0; i < e->nwarnings; i++)
-			json_array_append_new(w, json_pack("{s:I, s:o}",
-				"count", (json_int_t)e->warnings[i].count,
-				"message",
-				report_json_text(e->warnings[i].text)));
-		json_object_set_new(o, "warnings", w);
-	}
-	if (e->source)
-		json_object_set_new(o, "source", report_json_text(e->source));
-	if (e->nprofile)
-		json_object_set_new(o, "profile", profile_json(e));
-	if (e->timings.n)
-		json_object_set_new(o, "timings", timings_json(&e->timings));
-	return o;
-}
-
-char *report_json(const struct grade_result *r)
-{
-	json_t *root, *arr;
-
-	arr = json_array();
-	for (size_t i = 0; i < r->nex; i++)
-		json_array_append_new(arr, exercise_json(&r->ex[i]));
-	root = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:I, s:f, s:f, "
-			 "s:o, s:o, s:f}",
-			 "tool", WG_TOOL, "version", WG_VERSION,
-			 "submission", report_json_text(r->submission ?
-							r->submission : ""),
-			 "backend", report_json_text(r->backend ?
-						     r->backend : "none"),
-			 "device", report_json_text(r->device ?
-						    r->device : "none"),
-			 "isolation", report_json_text(r->isolation ?
-						       r->isolation : ""),
-			 "seed", (json_int_t)r->seed,
-			 "score", r->score, "max_score", r->max_score,
-			 "exercises", arr,
-			 "generated", report_json_text(r->generated ?
-						       r->generated : ""),
-			 "seconds", r->seconds);
-	if (!root)
-		BUG("cannot build the JSON result");
-	if (r->error)
-		json_object_set_new(root, "error",
-				    report_json_text(r->error));
-	if (r->nnotes) {
-		json_t *notes = json_array();
-
-		for (size_t i = 0; i < r->nnotes; i++)
-			json_array_append_new(notes,
-					      report_json_text(r->notes[i]));
-		json_object_set_new(root, "notes", notes);
-	}
-	if (r->timings.n)
-		json_object_set_new(root, "timings", timings_json(&r->timings));
-	return report_json_dump(root);
-}
-
-char *report_json_dump(json_t *root)
-{
-	char *s, *out;
-
-	if (!root)
-		BUG("cannot build a JSON document");
-	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-			     JSON_REAL_PRECISION(10));
-	json_decref(root);
-	if (!s)
-		BUG("cannot serialise a JSON document");
-	out = xstrfmt("%s\n", s);
-	free(s);
-	return out;
 }

@@ -1,18 +1,15 @@
 /*
- * Views of a grade_result: human text and the JSON archive format.  The
- * JSON is what `warpgrade batch` and `warpgrade leaderboard` read back
- * (report_json_parse), so the two directions live together.
+ * The views of a grade_result that people read: text in a terminal (and
+ * in the Autolab and PrairieLearn views, which embed it) and one HTML
+ * page (report_html.c).  The JSON archive format is result_json.h's,
+ * the integration views formats.h's.
  */
 #ifndef REPORT_H
 #define REPORT_H
 
-#include <jansson.h>
 #include <stdio.h>
 
 #include "result.h"
-
-#define WG_TOOL "warpgrade"
-#define WG_VERSION "0.1.0"
 
 /* Human text; colour when `colour` is set. */
 void report_text(FILE *f, const struct grade_result *r, int colour);
@@ -31,17 +28,8 @@ void report_failure_grid(FILE *f, const struct exercise *ex,
  * they blame, hints, and the source with its measured traffic. */
 void report_html(FILE *f, const struct grade_result *r);
 
-/* The JSON document (owned string, ends with a newline). */
-char *report_json(const struct grade_result *r);
-
-/* A JSON string of text that may come from the submission (compiler
- * messages, its output): invalid UTF-8 becomes U+FFFD; NULL gives null. */
-json_t *report_json_text(const char *s);
-/* Serialise (2-space indent, key order kept) and release root; the
- * string is owned by the caller and ends with a newline. */
-char *report_json_dump(json_t *root);
-
-/* Colour for a stream: a terminal, NO_COLOR unset, TERM not "dumb". */
+/* Colour for a stream: a terminal, NO_COLOR unset or empty, TERM not
+ * "dumb". */
 int report_want_colour(FILE *f);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * The one internal result of grading a submission.  Every output format
  * (text, JSON, and the integrations) is a view of this structure, and the
- * JSON view is the archive format batch and leaderboard read back.
+ * JSON view (result_json.h) is the archive format batch and leaderboard
+ * read back.
  *
  * Ownership: a grade_result owns its exercise array and every string in
  * it; result_release frees them.  Numbers that were not measured are NAN
@@ -15,6 +16,10 @@
 
 #include "exercise.h"
 #include "timings.h"
+
+/* The tool and its version, as every view and stored result names them. */
+#define WG_TOOL "warpgrade"
+#define WG_VERSION "0.1.0"
 
 /* Verdicts, worst first (the order decides which one an exercise gets
  * when several apply).  XX is the grader's own fault and stands apart: it

@@ -14,7 +14,6 @@
 
 #include "bigbuf.h"
 #include "diff.h"
-#include "emu/wgemu.h"
 #include "lacks.h"
 #include "technique.h"
 #include "util.h"
@@ -108,7 +107,8 @@ void verify_process_begin(struct verify *v, uint32_t phases,
 	}
 }
 
-void verify_format_value(const struct exercise *ex, const void *p,
+/* A 4-byte value of the output as the report prints it. */
+static void format_value(const struct exercise *ex, const void *p,
 			 char *buf, size_t len)
 {
 	uint32_t bits;
@@ -227,9 +227,9 @@ static enum status judge_region(struct verify *v, size_t index,
 					    es))
 			i++;
 		f->index = (long long)i;
-		verify_format_value(ex, v->exp_buf + i * es, f->expected,
-				    sizeof(f->expected));
-		verify_format_value(ex, out + i * es, f->got, sizeof(f->got));
+		format_value(ex, v->exp_buf + i * es, f->expected,
+			     sizeof(f->expected));
+		format_value(ex, out + i * es, f->got, sizeof(f->got));
 		snprintf(f->reason, sizeof(f->reason), "wrong value at element "
 			 "%zu", i);
 		diff_describe(ex, s, v->in_buf, v->exp_buf, out, f);
@@ -332,18 +332,18 @@ static enum status error_status(const struct verify *v,
 {
 	*lk = NULL;
 	switch (e->fault_kind) {
-	case WGEMU_FAULT_UNSUPPORTED:
+	case PROTO_FAULT_UNSUPPORTED:
 		/* the emulator's processes skip the GPU-only shapes */
 		if (v->job_flags & PROTO_JOB_SKIP_GPU_ONLY)
 			*lk = lacks_match(v->lacks, e->message);
 		return *lk ? STATUS_XX : STATUS_RE;
-	case WGEMU_FAULT_OUT_OF_BOUNDS:
+	case PROTO_FAULT_OUT_OF_BOUNDS:
 		return STATUS_OOB;
-	case WGEMU_FAULT_RACE:
+	case PROTO_FAULT_RACE:
 		return STATUS_RACE;
-	case WGEMU_FAULT_LIMIT:
+	case PROTO_FAULT_LIMIT:
 		return STATUS_TO;
-	case WGEMU_FAULT_NONE:
+	case PROTO_FAULT_NONE:
 		break;
 	default:
 		return STATUS_RE;
@@ -413,20 +413,14 @@ static int on_launches(struct verify *v, const unsigned char *p, size_t n)
 			return proto_fail(v, "launches of shape %u out of "
 					  "place", l.index);
 		v->sent[l.index] |= 2;
-		if (!l.total)
-			v->zero_launch_calls++;
 	} else if (l.index != 0 || v->keys_asked != 1) {
 		/* the first timed repetition's, once */
 		return proto_fail(v, "launches of repetition %u out of "
 				  "place", l.index);
 	}
-	v->launches += l.total;
-	for (uint32_t i = 0; i < l.count; i++) {
-		if (l.launch[i].dynamic_shared_bytes)
-			v->dynamic_shared_used = 1;
+	for (uint32_t i = 0; i < l.count; i++)
 		if (!l.launch[i].on_given_stream)
 			v->off_stream_launch = 1;
-	}
 	return 0;
 }
 

@@ -13,14 +13,19 @@
  * PHASE and closed by DONE; in each phase only its frames (one LAUNCHES
  * and one RECORD per call, one PERF); nothing after the last DONE.  A
  * runner never decides that the grader failed: nothing it sends alone
- * makes an exercise XX.  A fault of the emulator's "cannot run" kind is
- * XX only when it names a kernel and an instruction that the grader's
- * own PTX check listed (v->lacks); any other is the runner's word.
+ * makes an exercise XX.  An ERROR frame's fault kind is the wire's
+ * (enum proto_fault): PROTO_FAULT_UNSUPPORTED, "the emulator cannot run
+ * this", is XX only from a runner on the emulator and only when it names
+ * a kernel and an instruction that the grader's own PTX check listed
+ * (v->lacks); any other is the runner's word.
  *
  * Call order: verify_init, then per runner process verify_process_begin,
  * verify_frame for every frame, verify_process_end with how it ended;
- * then the replays' findings (verify_measured_*); then verify_finish.
- * verify_release frees the scratch.
+ * then the replays (measure.c: verify_measured_replayable and
+ * verify_perf_replayable say which calls can be replayed, their
+ * findings go into v->measured[] and v->perf_call, the replayed output
+ * through verify_measured_region); then verify_finish.  verify_release
+ * frees the scratch.
  */
 #ifndef VERIFY_H
 #define VERIFY_H
@@ -75,11 +80,10 @@ struct verify {
 	unsigned char *in_buf, *exp_buf;
 	size_t scratch_cap;
 
-	/* launches */
-	unsigned long long launches;
-	int dynamic_shared_used;
+	/* a LAUNCHES frame said a launch went to a stream other than the
+	 * one the launcher was given: a flag (no performance credit),
+	 * never a verdict */
 	int off_stream_launch;
-	int zero_launch_calls;
 
 	/* per process */
 	uint32_t phases;      /* phases asked of the current process */
@@ -147,13 +151,13 @@ void verify_process_end(struct verify *v, const struct verify_exit *x);
 
 /* The measured call k: whether its output passed and its record arrived
  * whole (then it can be replayed). */
+int verify_measured_replayable(const struct verify *v, size_t k);
 /* The performance call's record came whole and every shape run passed:
  * worth predicting its time. */
 int verify_perf_replayable(const struct verify *v);
 /* Every shape run (GPU-only edges aside where they are skipped)
  * passed. */
 int verify_shapes_passed(const struct verify *v);
-int verify_measured_replayable(const struct verify *v, size_t k);
 /* The replayed output region of measured call k (guarded, as a runner
  * sends it), judged like a correctness shape. */
 void verify_measured_region(struct verify *v, size_t k,
@@ -163,9 +167,5 @@ void verify_measured_region(struct verify *v, size_t k,
 /* Fill in the exercise result (status, correctness, technique,
  * performance) and score it. */
 void verify_finish(struct verify *v);
-
-/* Exposed for tests: describe a 4-byte value as the report prints it. */
-void verify_format_value(const struct exercise *ex, const void *p,
-			 char *buf, size_t len);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +294,39 @@ int proto_decoder_feed(struct proto_decoder *d, const void *p, size_t n)
 	return 0;
 }
 
+/* A frame header checked: its type and payload length, or -1 with the
+ * reason in err (bad magic, another version, an unknown type, a payload
+ * over max).  The decoder and proto_read_frame share it. */
+static int check_header(const unsigned char h[PROTO_HEADER_SIZE],
+			size_t max, unsigned *type, size_t *plen, char *err,
+			size_t errlen)
+{
+	if (h[0] != PROTO_MAGIC0 || h[1] != PROTO_MAGIC1 ||
+	    h[2] != PROTO_MAGIC2) {
+		snprintf(err, errlen, "bad frame magic");
+		return -1;
+	}
+	if (h[3] != PROTO_VERSION) {
+		snprintf(err, errlen, "protocol version %u, expected %u", h[3],
+			 PROTO_VERSION);
+		return -1;
+	}
+	*type = h[4] | (unsigned)h[5] << 8;
+	if (*type == 0 || *type >= PROTO_TYPE_MAX || h[6] || h[7]) {
+		snprintf(err, errlen, "unknown frame type %u", *type);
+		return -1;
+	}
+	*plen = (size_t)h[8] | (size_t)h[9] << 8 | (size_t)h[10] << 16 |
+		(size_t)h[11] << 24;
+	if (*plen > max) {
+		snprintf(err, errlen,
+			 "frame of %zu bytes exceeds the %zu-byte cap", *plen,
+			 max);
+		return -1;
+	}
+	return 0;
+}
+
 int proto_decoder_next(struct proto_decoder *d, enum proto_type *type,
 		       const unsigned char **payload, size_t *len)
 {
@@ -305,31 +339,9 @@ int proto_decoder_next(struct proto_decoder *d, enum proto_type *type,
 	if (d->len - d->start < PROTO_HEADER_SIZE)
 		return 0;
 	h = d->buf + d->start;
-	if (h[0] != PROTO_MAGIC0 || h[1] != PROTO_MAGIC1 ||
-	    h[2] != PROTO_MAGIC2) {
-		strcpy(d->error, "bad frame magic");
+	if (check_header(h, d->max_payload, &t, &plen, d->error,
+			 sizeof(d->error)))
 		return -1;
-	}
-	if (h[3] != PROTO_VERSION) {
-		snprintf(d->error, sizeof(d->error),
-			 "protocol version %u, expected %u", h[3],
-			 PROTO_VERSION);
-		return -1;
-	}
-	t = h[4] | (unsigned)h[5] << 8;
-	if (t == 0 || t >= PROTO_TYPE_MAX || h[6] || h[7]) {
-		snprintf(d->error, sizeof(d->error), "unknown frame type %u",
-			 t);
-		return -1;
-	}
-	plen = (size_t)h[8] | (size_t)h[9] << 8 | (size_t)h[10] << 16 |
-	       (size_t)h[11] << 24;
-	if (plen > d->max_payload) {
-		snprintf(d->error, sizeof(d->error),
-			 "frame of %zu bytes exceeds the %zu-byte cap", plen,
-			 d->max_payload);
-		return -1;
-	}
 	if (d->len - d->start - PROTO_HEADER_SIZE < plen)
 		return 0;
 	*type = (enum proto_type)t;
@@ -342,6 +354,77 @@ int proto_decoder_next(struct proto_decoder *d, enum proto_type *type,
 int proto_decoder_pending(const struct proto_decoder *d)
 {
 	return d->len > d->start;
+}
+
+/* Up to n bytes of fd, retrying EINTR and short reads: n, fewer at the
+ * end of the stream, or -1 on a read error (errno set). */
+static ssize_t read_full(int fd, unsigned char *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = read(fd, p + got, n - got);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+static int read_fail(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+int proto_read_frame(int fd, enum proto_type *type, void *buf, size_t cap,
+		     size_t *len, char *why, size_t whylen)
+{
+	unsigned char h[PROTO_HEADER_SIZE];
+	char err[128];
+	unsigned t;
+	size_t plen;
+	ssize_t k;
+
+	if (why && whylen)
+		why[0] = '\0';
+	if (!cap || cap > PROTO_MAX_PAYLOAD)
+		cap = PROTO_MAX_PAYLOAD;
+	k = read_full(fd, h, sizeof(h));
+	if (k < 0)
+		return read_fail(why, whylen, "cannot read a frame: %s",
+				 strerror(errno));
+	if (k == 0)
+		return 0;
+	if ((size_t)k < sizeof(h))
+		return read_fail(why, whylen, "the stream ends inside a "
+				 "frame header (%zd of %d bytes)", k,
+				 PROTO_HEADER_SIZE);
+	if (check_header(h, cap, &t, &plen, err, sizeof(err)))
+		return read_fail(why, whylen, "%s", err);
+	k = read_full(fd, buf, plen);
+	if (k < 0)
+		return read_fail(why, whylen, "cannot read a %s frame: %s",
+				 proto_type_name((enum proto_type)t),
+				 strerror(errno));
+	if ((size_t)k < plen)
+		return read_fail(why, whylen, "the stream ends inside a %s "
+				 "frame (%zd of %zu payload bytes)",
+				 proto_type_name((enum proto_type)t), k, plen);
+	*type = (enum proto_type)t;
+	*len = plen;
+	return 1;
 }
 
 const char *proto_type_name(enum proto_type t)

@@ -142,6 +142,20 @@ int proto_decoder_next(struct proto_decoder *d, enum proto_type *type,
 /* 1 when bytes of an incomplete frame are still held (call at EOF). */
 int proto_decoder_pending(const struct proto_decoder *d);
 
+/* Read one whole frame from fd, blocking: its header, checked as the
+ * decoder checks it (magic, version, type, a payload of at most cap
+ * bytes; 0 or more than PROTO_MAX_PAYLOAD means PROTO_MAX_PAYLOAD), then
+ * its payload into buf, which holds cap bytes.  Short reads and EINTR are
+ * retried.  Returns 1 with *type and *len set; 0 at the end of the
+ * stream before a frame's first byte; -1 with the reason in why (when
+ * not NULL): a read error, the stream ending inside a header or a
+ * payload, a bad header, a payload longer than cap (left unread: the
+ * stream cannot be resynchronised, stop reading it).  For a process
+ * that has nothing to do but wait for its next frame (the runner, the
+ * replay); the grader, which must not block, uses the decoder. */
+int proto_read_frame(int fd, enum proto_type *type, void *buf, size_t cap,
+		     size_t *len, char *why, size_t whylen);
+
 const char *proto_type_name(enum proto_type t);
 
 /* ---- messages ---- */
@@ -208,11 +222,31 @@ struct proto_launches {
 	struct proto_launch launch[PROTO_MAX_LAUNCHES];
 };
 
+/* The kinds of kernel fault an ERROR frame carries: the wire's own
+ * words, so that the grader reads them without the emulator's headers.
+ * The runner and the replay map the emulator's kinds to these
+ * (harness/emufault.h); the values are the wire encoding and never
+ * change. */
+enum proto_fault {
+	PROTO_FAULT_NONE = 0,          /* a GPU, or no fault */
+	PROTO_FAULT_OUT_OF_BOUNDS = 1, /* access outside any allocation */
+	PROTO_FAULT_RACE = 2,          /* shared-memory race between warps */
+	PROTO_FAULT_UNINIT_SHARED = 3, /* shared memory read, never written */
+	PROTO_FAULT_BARRIER = 4,       /* divergent or missing barrier */
+	PROTO_FAULT_UNSUPPORTED = 5,   /* what the emulator cannot run */
+	PROTO_FAULT_MISALIGNED = 6,    /* misaligned address */
+	PROTO_FAULT_TRAP = 7,          /* trap or other kernel error */
+	PROTO_FAULT_LIMIT = 8,         /* instruction budget spent (hang) */
+	PROTO_FAULT_ASSERT = 9,        /* a failed assert() in a kernel */
+	PROTO_FAULT_RESOURCES = 10,    /* the emulator ran out of memory */
+	PROTO_FAULT_MAX
+};
+
 struct proto_error {
 	uint32_t phase;
 	uint32_t index;       /* shape index or repetition */
 	int32_t cuda_code;    /* cudaError_t value, 0 when not a CUDA error */
-	uint32_t fault_kind;  /* enum wgemu_fault_kind, 0 on a GPU */
+	uint32_t fault_kind;  /* enum proto_fault; any value may arrive */
 	char name[64];        /* e.g. "cudaErrorIllegalAddress" */
 	char message[512];
 };
@@ -299,7 +333,7 @@ enum proto_note_kind {
 			      * code */
 	NOTE_FAULT,          /* a replayed launch faulted */
 	NOTE_UNSUPPORTED,    /* a replayed launch reached what the emulator
-			      * cannot run (WGEMU_FAULT_UNSUPPORTED) */
+			      * cannot run (PROTO_FAULT_UNSUPPORTED) */
 	NOTE_NO_PREDICTION,  /* the performance model cannot predict the
 			      * performance call (the message says why) */
 	NOTE_KIND_MAX

@@ -32,7 +32,6 @@
  * says whether the emulator can run the object's PTX at all.
  */
 #include <cuda_runtime_api.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +41,7 @@
 #include "emu/perf.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
+#include "emufault.h"
 #include "exercise.h"
 #include "objptx.h"
 #include "protocol.h"
@@ -84,52 +84,36 @@ static void die(const char *what)
 
 /* ---- input ---- */
 
-static int read_exactly(unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = read(0, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Read the job and the record (RECORD frames up to its length). */
 static void read_input(struct replay *r)
 {
-	unsigned char h[PROTO_HEADER_SIZE], *buf = malloc(PROTO_MAX_PAYLOAD);
-	struct proto_decoder d;
+	unsigned char *buf = malloc(PROTO_MAX_PAYLOAD);
 	enum proto_type t;
-	const unsigned char *p;
 	size_t n, filled = 0;
 	int have_job = 0;
+	char why[160], msg[200];
 
 	if (!buf)
 		die("out of memory");
-	proto_decoder_init(&d, PROTO_MAX_PAYLOAD);
-	while (!read_exactly(h, sizeof(h))) {
-		size_t len = (size_t)h[8] | (size_t)h[9] << 8 |
-			     (size_t)h[10] << 16 | (size_t)h[11] << 24;
+	for (;;) {
 		struct proto_record m;
+		int got = proto_read_frame(0, &t, buf, PROTO_MAX_PAYLOAD, &n,
+					   why, sizeof(why));
 
-		if (len > PROTO_MAX_PAYLOAD || read_exactly(buf, len) ||
-		    proto_decoder_feed(&d, h, sizeof(h)) ||
-		    proto_decoder_feed(&d, buf, len) ||
-		    proto_decoder_next(&d, &t, &p, &n) != 1)
-			die("malformed input");
+		if (got < 0) {
+			snprintf(msg, sizeof(msg), "malformed input: %s", why);
+			die(msg);
+		}
+		if (got == 0)
+			break;
 		if (t == PROTO_REPLAY && !have_job) {
-			if (proto_dec_replay(p, n, &r->job))
+			if (proto_dec_replay(buf, n, &r->job))
 				die("malformed job");
 			have_job = 1;
 			continue;
 		}
 		if (t != PROTO_RECORD || !have_job ||
-		    proto_dec_record(p, n, &m) || m.offset != filled ||
+		    proto_dec_record(buf, n, &m) || m.offset != filled ||
 		    (r->rec && m.total_bytes != r->rec_len))
 			die("malformed record");
 		if (!r->rec) {
@@ -143,7 +127,6 @@ static void read_input(struct replay *r)
 	}
 	if (!have_job || filled != r->rec_len)
 		die("no job, or a record cut short");
-	proto_decoder_release(&d);
 	free(buf);
 }
 
@@ -464,7 +447,7 @@ static int do_launch(struct replay *r, const struct emu_trace_op *op)
 	const void *k = op->value == r->hash ?
 			wgemu_module_kernel(r->mod, op->name) : NULL;
 	char fault[512];
-	enum wgemu_fault_kind kind;
+	enum proto_fault kind;
 
 	if (!k)
 		return note(r, NOTE_FOREIGN_KERNEL, "it launches '%s', which "
@@ -476,10 +459,10 @@ static int do_launch(struct replay *r, const struct emu_trace_op *op)
 		return note(r, NOTE_MISMATCH, "a launch of '%s' the emulator "
 			    "refuses (%s)", op->name,
 			    cudaGetErrorString(cudaGetLastError()));
-	kind = wgemu_last_fault(fault, sizeof(fault));
-	if (kind == WGEMU_FAULT_UNSUPPORTED)
+	kind = emufault_to_proto(wgemu_last_fault(fault, sizeof(fault)));
+	if (kind == PROTO_FAULT_UNSUPPORTED)
 		return note(r, NOTE_UNSUPPORTED, "%s", fault);
-	if (kind != WGEMU_FAULT_NONE)
+	if (kind != PROTO_FAULT_NONE)
 		return note(r, NOTE_FAULT, "%s", fault);
 	note_kernel(r, op->name);
 	return 0;

@@ -11,7 +11,6 @@
  * oracle.  Nothing here forks (CUDA does not survive fork).
  */
 #include <cuda_runtime_api.h>
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "crashlog.h"
+#include "emufault.h"
 #include "exercise.h"
 #include "launches.h"
 #include "protocol.h"
@@ -57,7 +57,7 @@ void runner_die_internal(const char *msg)
 	memset(&e, 0, sizeof(e));
 	snprintf(e.name, sizeof(e.name), "runner");
 	snprintf(e.message, sizeof(e.message), "%s", msg);
-	e.fault_kind = 0;
+	e.fault_kind = PROTO_FAULT_NONE;
 	e.cuda_code = -1;
 	proto_buf_init(&b);
 	proto_enc_error(&b, &e);
@@ -72,6 +72,7 @@ int runner_send_cuda_error(struct runner *r, unsigned phase, size_t index,
 	struct proto_error e;
 	struct proto_buf b;
 	char fault[512] = "";
+	enum wgemu_fault_kind kind = WGEMU_FAULT_NONE;
 
 	if (r->errors_sent++ >= MAX_ERROR_FRAMES)
 		return 0;
@@ -81,8 +82,8 @@ int runner_send_cuda_error(struct runner *r, unsigned phase, size_t index,
 	e.cuda_code = (int32_t)err;
 	snprintf(e.name, sizeof(e.name), "%s", cudaGetErrorName(err));
 	if (wgemu_last_fault)
-		e.fault_kind = (uint32_t)wgemu_last_fault(fault,
-							  sizeof(fault));
+		kind = wgemu_last_fault(fault, sizeof(fault));
+	e.fault_kind = emufault_to_proto(kind);
 	snprintf(e.message, sizeof(e.message), "%s: %s%s%s", where,
 		 cudaGetErrorString(err), fault[0] ? ": " : "", fault);
 	proto_buf_init(&b);
@@ -110,49 +111,17 @@ void runner_send_done(unsigned phase, unsigned completed)
 	send(&b);
 }
 
-/* Read exactly n bytes of standard input; 0, or -1 at its end. */
-static int read_exactly(unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = read(0, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* One frame of type `want` from standard input (the grader keeps it
  * open: the keys of timed repetitions come later), its payload into
  * buf; the payload's length, or -1. */
 static long read_frame(enum proto_type want, unsigned char *buf, size_t cap)
 {
-	unsigned char h[PROTO_HEADER_SIZE];
-	struct proto_decoder d;
 	enum proto_type t;
-	const unsigned char *p;
-	size_t len, n;
-	long rc = -1;
+	size_t n;
 
-	if (read_exactly(h, sizeof(h)))
+	if (proto_read_frame(0, &t, buf, cap, &n, NULL, 0) != 1 || t != want)
 		return -1;
-	len = (size_t)h[8] | (size_t)h[9] << 8 | (size_t)h[10] << 16 |
-	      (size_t)h[11] << 24;
-	if (len > cap || read_exactly(buf, len))
-		return -1;
-	proto_decoder_init(&d, cap);
-	if (proto_decoder_feed(&d, h, sizeof(h)) == 0 &&
-	    proto_decoder_feed(&d, buf, len) == 0 &&
-	    proto_decoder_next(&d, &t, &p, &n) == 1 && t == want) {
-		memmove(buf, p, n);
-		rc = (long)n;
-	}
-	proto_decoder_release(&d);
-	return rc;
+	return (long)n;
 }
 
 static int read_job(struct proto_job *job)

@@ -24,7 +24,7 @@
 #include "build.h"
 #include "formats.h"
 #include "grade.h"
-#include "report.h"
+#include "result_json.h"
 #include "sample_results.h"
 #include "schemas/validate.h"
 
@@ -88,7 +88,7 @@ static void add_result_sub(const char *name, int which)
 	else
 		sample_result(&r, name, "cuda", "NVIDIA H100 80GB HBM3",
 			      sample_all_ok, 0.5 + 0.01 * (double)strlen(name));
-	doc = report_json(&r);
+	doc = result_json(&r);
 	snprintf(path, sizeof(path), "%s/%s", subs, name);
 	write_text(path, doc);
 	free(doc);

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "batch_status.h"
-#include "report.h"
+#include "result_json.h"
 #include "sample_results.h"
 
 static char root[64], res[128];
@@ -91,7 +91,7 @@ static void store(const char *name, int which)
 	else
 		sample_result(&r, name, "emu", "warpgrade emulator",
 			      which == 2 ? sample_mixed : sample_all_ok, 1);
-	doc = report_json(&r);
+	doc = result_json(&r);
 	v = json_loads(doc, 0, NULL);
 	ck_assert_ptr_nonnull(v);
 	json_object_set_new(v, "grader_exit", json_integer(which == 2 ?

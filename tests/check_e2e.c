@@ -27,6 +27,7 @@
 #include "build.h"
 #include "formats.h"
 #include "result.h"
+#include "result_json.h"
 #include "score.h"
 
 #define MAX_CASES 64
@@ -93,7 +94,7 @@ static char *text_of(json_t *root)
 
 	score_config_default(&cfg);
 	result_init(&r);
-	ck_assert_msg(!results_parse(json, &r, NULL, err, sizeof(err)),
+	ck_assert_msg(!result_json_parse(json, &r, NULL, err, sizeof(err)),
 		      "the result does not read back: %s", err);
 	text = formats_render(FORMAT_TEXT, &r, &cfg, 0, 0);
 	result_release(&r);

@@ -21,7 +21,7 @@
 
 #include "formats.h"
 #include "grade.h"
-#include "report.h"
+#include "result_json.h"
 #include "sample_results.h"
 #include "schemas/validate.h"
 
@@ -90,7 +90,7 @@ START_TEST(archive_round_trip)
 	int st = -1;
 
 	sample(_i, &r);
-	a = report_json(&r);
+	a = result_json(&r);
 	{
 		json_t *v = parse_json(a);
 
@@ -98,9 +98,9 @@ START_TEST(archive_round_trip)
 		json_decref(v);
 	}
 	result_init(&back);
-	ck_assert_msg(!results_parse(a, &back, &st, err, sizeof(err)), "%s",
+	ck_assert_msg(!result_json_parse(a, &back, &st, err, sizeof(err)), "%s",
 		      err);
-	b = report_json(&back);
+	b = result_json(&back);
 	ck_assert_str_eq(a, b);
 	/* with no grader_exit member, the status is what the result says */
 	ck_assert_int_eq(st, sample_status(_i));
@@ -147,7 +147,7 @@ START_TEST(archive_rejects)
 		char err[256] = "";
 
 		result_init(&r);
-		ck_assert_msg(results_parse(bad[i], &r, NULL, err,
+		ck_assert_msg(result_json_parse(bad[i], &r, NULL, err,
 					    sizeof(err)) == -1,
 			      "accepted: %s", bad[i]);
 		ck_assert_msg(err[0], "no reason for: %s", bad[i]);
@@ -167,7 +167,7 @@ START_TEST(archive_grader_exit)
 			  "\"grader_exit\": 3}";
 
 	result_init(&r);
-	ck_assert(!results_parse(doc, &r, &st, err, sizeof(err)));
+	ck_assert(!result_json_parse(doc, &r, &st, err, sizeof(err)));
 	ck_assert_int_eq(st, 3);
 	ck_assert_str_eq(r.error, "the grader did not finish");
 	result_release(&r);

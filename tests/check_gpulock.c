@@ -30,7 +30,7 @@
 #include "gpukeep.h"
 #include "gpulock.h"
 #include "protocol.h"
-#include "report.h"
+#include "result_json.h"
 #include "sample_results.h"
 #include "util.h"
 
@@ -375,7 +375,7 @@ START_TEST(batch_children_take_turns_on_the_gpu)
 			sample_result(&r, name, "cuda",
 				      "NVIDIA H100 80GB HBM3", sample_all_ok,
 				      0.7);
-		doc = report_json(&r);
+		doc = result_json(&r);
 		snprintf(path, sizeof(path), "%s/%s", subs, name);
 		write_text(path, doc);
 		free(doc);

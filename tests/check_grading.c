@@ -14,11 +14,11 @@
 #include "exercise.h"
 #include "lacks.h"
 #include "protocol.h"
-#include "report.h"
 #include "result.h"
+#include "report.h"
+#include "result_json.h"
 #include "score.h"
 #include "verify.h"
-#include "emu/wgemu.h"
 #include "schemas/validate.h"
 
 /* ---- verdicts and scoring ---- */
@@ -703,7 +703,7 @@ START_TEST(unsupported_from_a_runner_is_re)
 	struct fixture fx;
 	struct proto_buf b;
 	struct proto_error e = { PROTO_PHASE_CORRECTNESS, 9, 801,
-				 WGEMU_FAULT_UNSUPPORTED,
+				 PROTO_FAULT_UNSUPPORTED,
 				 "cudaErrorNotSupported", "the instruction "
 				 "'mbarrier.init' is not implemented" };
 
@@ -728,7 +728,7 @@ static const char check_output[] =
 static void send_unsupported(struct fixture *fx, const char *fault)
 {
 	struct proto_error e = { PROTO_PHASE_CORRECTNESS, 9, 801,
-				 WGEMU_FAULT_UNSUPPORTED,
+				 PROTO_FAULT_UNSUPPORTED,
 				 "cudaErrorNotSupported", "" };
 	struct proto_buf b;
 
@@ -956,7 +956,7 @@ static void reports(struct fixture *fx, char **text, json_t **perf)
 	f = open_memstream(text, &len);
 	report_text(f, &r, 0);
 	fclose(f);
-	s = report_json(&r);
+	s = result_json(&r);
 	root = json_loads(s, 0, &je);
 	ck_assert_msg(root != NULL, "invalid JSON: %s", je.text);
 	ck_assert_msg(!schema_validate("tests/schemas/result.schema.json",
@@ -1372,7 +1372,7 @@ START_TEST(json_has_the_documented_fields)
 	strcpy(r.ex[0].first_failure.got, "2");
 	strcpy(r.ex[0].first_failure.reason, "wrong value \xff here");
 	r.ex[0].message = strdup("bad \xc3\x28 utf8");
-	s = report_json(&r);
+	s = result_json(&r);
 	root = json_loads(s, 0, &je);
 	ck_assert_msg(root != NULL, "invalid JSON: %s", je.text);
 	for (const char *const *k = (const char *const[]){ "tool", "version",
@@ -1399,7 +1399,7 @@ START_TEST(json_has_the_documented_fields)
 	/* an unusable submission still gives an object with error */
 	free(r.error);
 	r.error = strdup("cannot open 'x.zip': not an archive");
-	s = report_json(&r);
+	s = result_json(&r);
 	root = json_loads(s, 0, &je);
 	ck_assert_ptr_nonnull(root);
 	ck_assert_ptr_nonnull(json_object_get(root, "error"));

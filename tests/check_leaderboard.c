@@ -20,7 +20,7 @@
 #include "formats.h"
 #include "grade.h"
 #include "leaderboard.h"
-#include "report.h"
+#include "result_json.h"
 #include "sample_results.h"
 
 static char dir[64];
@@ -28,7 +28,7 @@ static char dir[64];
 static void put(const char *name, struct grade_result *r, int exit_status)
 {
 	char path[256];
-	char *doc = report_json(r);
+	char *doc = result_json(r);
 
 	if (exit_status >= 0) {
 		/* as batch stores it */

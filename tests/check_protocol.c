@@ -3,9 +3,13 @@
  * (truncated, oversized, bad magic/version/type, lying lengths) rejected.
  */
 #include <check.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "emufault.h"
 #include "protocol.h"
 
 static int take(struct proto_buf *b, enum proto_type *t,
@@ -312,6 +316,51 @@ START_TEST(error_and_launches_round_trip)
 }
 END_TEST
 
+/* The wire's fault kinds are the numbers the emulator's kinds always
+ * had on the wire: each emulator kind maps to the protocol's kind of the
+ * same value, and an ERROR frame carries it as that u32. */
+START_TEST(fault_kinds_keep_their_wire_values)
+{
+	static const struct {
+		enum wgemu_fault_kind emu;
+		enum proto_fault wire;
+	} kinds[] = {
+		{ WGEMU_FAULT_NONE, PROTO_FAULT_NONE },
+		{ WGEMU_FAULT_OUT_OF_BOUNDS, PROTO_FAULT_OUT_OF_BOUNDS },
+		{ WGEMU_FAULT_RACE, PROTO_FAULT_RACE },
+		{ WGEMU_FAULT_UNINIT_SHARED, PROTO_FAULT_UNINIT_SHARED },
+		{ WGEMU_FAULT_BARRIER, PROTO_FAULT_BARRIER },
+		{ WGEMU_FAULT_UNSUPPORTED, PROTO_FAULT_UNSUPPORTED },
+		{ WGEMU_FAULT_MISALIGNED, PROTO_FAULT_MISALIGNED },
+		{ WGEMU_FAULT_TRAP, PROTO_FAULT_TRAP },
+		{ WGEMU_FAULT_LIMIT, PROTO_FAULT_LIMIT },
+		{ WGEMU_FAULT_ASSERT, PROTO_FAULT_ASSERT },
+		{ WGEMU_FAULT_RESOURCES, PROTO_FAULT_RESOURCES },
+	};
+	size_t nk = sizeof(kinds) / sizeof(kinds[0]);
+	struct proto_error e = { 1, 2, 801, PROTO_FAULT_UNSUPPORTED, "n",
+				 "m" };
+	struct proto_buf b;
+
+	ck_assert_uint_eq(nk, PROTO_FAULT_MAX);
+	for (size_t i = 0; i < nk; i++) {
+		ck_assert_int_eq(emufault_to_proto(kinds[i].emu),
+				 kinds[i].wire);
+		ck_assert_int_eq((int)kinds[i].wire, (int)i);
+		ck_assert_int_eq((int)kinds[i].emu, (int)i);
+	}
+	/* phase, index, cuda_code, then the kind: bytes 12..15 */
+	proto_buf_init(&b);
+	proto_enc_error(&b, &e);
+	ck_assert_uint_ge(b.len, PROTO_HEADER_SIZE + 16);
+	ck_assert_uint_eq(b.data[PROTO_HEADER_SIZE + 12], 5);
+	ck_assert_uint_eq(b.data[PROTO_HEADER_SIZE + 13] |
+			  b.data[PROTO_HEADER_SIZE + 14] |
+			  b.data[PROTO_HEADER_SIZE + 15], 0);
+	proto_buf_release(&b);
+}
+END_TEST
+
 START_TEST(stream_split_anywhere)
 {
 	struct proto_buf b;
@@ -480,6 +529,185 @@ START_TEST(lying_counts_rejected)
 }
 END_TEST
 
+/* ---- proto_read_frame over a pipe ---- */
+
+/* Pieces a writer thread puts on a pipe one write each, a pause and a
+ * signal to the reader between them (its blocked read returns EINTR:
+ * SIGUSR1's handler is installed without SA_RESTART), then closes it. */
+struct writer {
+	int fd;
+	pthread_t reader;
+	const unsigned char *piece[4];
+	size_t len[4];
+};
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static void *write_pieces(void *arg)
+{
+	struct writer *w = arg;
+
+	for (size_t i = 0; i < 4 && w->piece[i]; i++) {
+		if (i) {
+			usleep(20000);
+			pthread_kill(w->reader, SIGUSR1);
+			usleep(20000);
+		}
+		ck_assert_int_eq(write(w->fd, w->piece[i], w->len[i]),
+				 (ssize_t)w->len[i]);
+	}
+	close(w->fd);
+	return NULL;
+}
+
+/* A pipe whose write end the writer thread feeds; its read end. */
+static int pipe_from(struct writer *w, pthread_t *th)
+{
+	struct sigaction sa;
+	int fds[2];
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	ck_assert_int_eq(pipe(fds), 0);
+	w->fd = fds[1];
+	w->reader = pthread_self();
+	ck_assert_int_eq(pthread_create(th, NULL, write_pieces, w), 0);
+	return fds[0];
+}
+
+START_TEST(read_frame_whole_frames)
+{
+	struct proto_buf b;
+	struct proto_done done = { 1, 4096 }, got;
+	struct proto_phase_msg ph = { 2, 7 }, gph;
+	struct writer w = { 0 };
+	unsigned char buf[256];
+	enum proto_type t;
+	char why[128];
+	size_t n;
+	pthread_t th;
+	int fd;
+
+	proto_buf_init(&b);
+	proto_enc_phase(&b, &ph);
+	proto_enc_done(&b, &done);
+	w.piece[0] = b.data;
+	w.len[0] = b.len;
+	fd = pipe_from(&w, &th);
+	ck_assert_int_eq(proto_read_frame(fd, &t, buf, sizeof(buf), &n, why,
+					  sizeof(why)), 1);
+	ck_assert_int_eq(t, PROTO_PHASE);
+	ck_assert_int_eq(proto_dec_phase(buf, n, &gph), 0);
+	ck_assert_uint_eq(gph.count, 7);
+	ck_assert_int_eq(proto_read_frame(fd, &t, buf, sizeof(buf), &n, why,
+					  sizeof(why)), 1);
+	ck_assert_int_eq(t, PROTO_DONE);
+	ck_assert_int_eq(proto_dec_done(buf, n, &got), 0);
+	ck_assert_uint_eq(got.completed, 4096);
+	/* the end of the stream at a frame's boundary */
+	ck_assert_int_eq(proto_read_frame(fd, &t, buf, sizeof(buf), &n, why,
+					  sizeof(why)), 0);
+	pthread_join(th, NULL);
+	close(fd);
+	proto_buf_release(&b);
+}
+END_TEST
+
+START_TEST(read_frame_split_across_writes)
+{
+	struct proto_buf b;
+	struct proto_done done = { 1, 4103 }, got;
+	struct writer w = { 0 };
+	unsigned char buf[64];
+	enum proto_type t;
+	char why[128];
+	size_t n;
+	pthread_t th;
+	int fd;
+
+	proto_buf_init(&b);
+	proto_enc_done(&b, &done);
+	/* inside the header, at its end, inside the payload */
+	w.piece[0] = b.data;
+	w.len[0] = 5;
+	w.piece[1] = b.data + 5;
+	w.len[1] = PROTO_HEADER_SIZE - 5;
+	w.piece[2] = b.data + PROTO_HEADER_SIZE;
+	w.len[2] = 3;
+	w.piece[3] = b.data + PROTO_HEADER_SIZE + 3;
+	w.len[3] = b.len - PROTO_HEADER_SIZE - 3;
+	fd = pipe_from(&w, &th);
+	ck_assert_int_eq(proto_read_frame(fd, &t, buf, sizeof(buf), &n, why,
+					  sizeof(why)), 1);
+	ck_assert_int_eq(t, PROTO_DONE);
+	ck_assert_int_eq(proto_dec_done(buf, n, &got), 0);
+	ck_assert_uint_eq(got.completed, 4103);
+	pthread_join(th, NULL);
+	close(fd);
+	proto_buf_release(&b);
+}
+END_TEST
+
+/* A stream of the first `keep` bytes of a DONE frame (or a header of
+ * length `len` when len is not 0): what proto_read_frame says of it. */
+static int read_cut(size_t keep, unsigned len, size_t cap, char *why,
+		    size_t whylen)
+{
+	struct proto_buf b;
+	struct proto_done done = { 1, 1 };
+	struct writer w = { 0 };
+	unsigned char buf[64];
+	enum proto_type t;
+	size_t n;
+	pthread_t th;
+	int fd, rc;
+
+	proto_buf_init(&b);
+	proto_enc_done(&b, &done);
+	if (len) {
+		b.data[8] = (unsigned char)len;
+		b.data[9] = (unsigned char)(len >> 8);
+		b.data[10] = (unsigned char)(len >> 16);
+		b.data[11] = (unsigned char)(len >> 24);
+	}
+	w.piece[0] = b.data;
+	w.len[0] = keep < b.len ? keep : b.len;
+	fd = pipe_from(&w, &th);
+	rc = proto_read_frame(fd, &t, buf, cap, &n, why, whylen);
+	pthread_join(th, NULL);
+	close(fd);
+	proto_buf_release(&b);
+	return rc;
+}
+
+START_TEST(read_frame_eof_and_oversize)
+{
+	char why[128];
+
+	/* the end of the stream inside the header */
+	ck_assert_int_eq(read_cut(7, 0, 64, why, sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "inside a frame header"));
+	/* inside the payload */
+	ck_assert_int_eq(read_cut(PROTO_HEADER_SIZE + 3, 0, 64, why,
+				  sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "inside a done frame"));
+	/* a length over the caller's buffer, and over the protocol's cap */
+	ck_assert_int_eq(read_cut(PROTO_HEADER_SIZE, 65, 64, why,
+				  sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "exceeds the 64-byte cap"));
+	ck_assert_int_eq(read_cut(PROTO_HEADER_SIZE, PROTO_MAX_PAYLOAD + 1,
+				  0, why, sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "exceeds"));
+	/* nothing at all: the end, no error; and why may be NULL */
+	ck_assert_int_eq(read_cut(0, 0, 64, why, sizeof(why)), 0);
+	ck_assert_int_eq(read_cut(7, 0, 64, NULL, 0), -1);
+}
+END_TEST
+
 static Suite *protocol_suite(void)
 {
 	Suite *s = suite_create("protocol");
@@ -493,8 +721,12 @@ static Suite *protocol_suite(void)
 	tcase_add_test(rt, record_key_note_replay_round_trip);
 	tcase_add_test(rt, kernels_round_trip);
 	tcase_add_test(rt, error_and_launches_round_trip);
+	tcase_add_test(rt, fault_kinds_keep_their_wire_values);
 	tcase_add_test(st, stream_split_anywhere);
 	tcase_add_test(st, truncated_frame_pending);
+	tcase_add_test(st, read_frame_whole_frames);
+	tcase_add_test(st, read_frame_split_across_writes);
+	tcase_add_test(st, read_frame_eof_and_oversize);
 	tcase_add_test(ho, hostile_headers_rejected);
 	tcase_add_test(ho, decoder_cap_is_configurable);
 	tcase_add_test(ho, lying_counts_rejected);

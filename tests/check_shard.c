@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "batch.h"
-#include "report.h"
+#include "result_json.h"
 #include "sample_results.h"
 #include "shard.h"
 
@@ -248,7 +248,7 @@ static void setup(void)
 			sample_result(&r, name, "emu", "warpgrade emulator",
 				      i % 3 ? sample_all_ok : sample_mixed,
 				      0.1 * (double)i);
-		doc = report_json(&r);
+		doc = result_json(&r);
 		snprintf(path, sizeof(path), "%s/%s.cu", subs, name);
 		write_text(path, doc);
 		free(doc);

@@ -6,9 +6,10 @@
  * cooperative launch) or faults.
  * Operands are read as 32-wide columns (registers, the constant pool,
  * symbols), the guard predicate narrows the active mask, and each
- * instruction goes to its class's code (opcodes.h): the ALU (alu.c),
- * memory (memory.c), the SIMT stack (simt.c, reconv.c), or the lane and
- * warp operations here.  See exec.h for the map of the interpreter.
+ * instruction goes, in one dispatch, to the exec_ function opcodes.h
+ * names for it, which hands it to the ALU (alu.c), memory (memory.c),
+ * the SIMT stack (simt.c, reconv.c) or runs it here (the lane and warp
+ * operations).  See exec.h for the map of the interpreter.
  */
 #include <math.h>
 #include <string.h>

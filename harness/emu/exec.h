@@ -9,11 +9,16 @@
  *   sched_coop.c  a cooperative launch: every block resident, in turns
  *   mbarrier.c    mbarrier objects: phases, arrivals, transaction bytes
  *   spin.c    a warp spinning: the same state at a branch, nothing written
- *   exec.c    a warp's instruction loop: operands, dispatch by class
+ *   exec.c    a warp's instruction loop: operands, one dispatch per
+ *             instruction on its exec_ function, the lane and warp
+ *             operations
+ *   opcodes.c the tables opcodes.h generates (names, shapes, classes,
+ *             the exec_ function of each opcode)
  *   simt.c    the SIMT stack and call frames
  *   reconv.c  where divergent lanes meet again (immediate post-dominators)
  *   alu.c     integer, float and conversion arithmetic
- *   memory.c  address spaces, checks, ld/st/atom/cp.async
+ *   memory.c  address spaces, checks, ld/st/atom/cp.async, bulk copies
+ *   wmma.c    the wmma instructions, for memory.c (wmma.h)
  *   count.c   traffic counters (sectors, wavefronts, bank conflicts)
  *   race.c    shared-memory race tracking
  *   devlib.c  printf, assert, malloc/free on the device
@@ -341,8 +346,8 @@ int mem_bulk_copy(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		  uint32_t m, uint64_t *R, const struct emu_func *f);
 int mem_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	   uint32_t m, uint64_t *R, const struct emu_func *f);
-/* wmma.load, wmma.store, wmma.mma (wmma.c): each element access checked
- * and counted as an instruction of its own */
+/* wmma.load, wmma.store, wmma.mma, run by wmma.c: each element access
+ * checked and counted here as an instruction of its own */
 int mem_wmma(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	     uint32_t m, uint64_t *R, const struct emu_func *f);
 int mem_atom(struct xctx *x, struct warp *w, const struct emu_insn *in,
@@ -450,7 +455,7 @@ int devlib_heap(struct xctx *x, struct warp *w,
 		const struct emu_call *c, uint32_t m, int is_free);
 int devlib_is_builtin(const char *name);
 
-/* ---- reconv_rt.c ---- */
+/* ---- reconv.c ---- */
 int reconv_diverge(struct warp *w, const struct emu_insn *in, int pc,
 		   int target, uint32_t mask, uint32_t taken);
 
