@@ -335,6 +335,20 @@ static int timed_kernels_measured(const struct verify *v, char *why,
 /* The sampling error a timed call's scaled sectors may have. */
 #define TIMED_SLACK 1.1
 
+/* A check that passed is not credited, for why; one that failed keeps
+ * its own findings.  name NULL: every check. */
+static void demote(struct verify *v, const char *name, const char *why)
+{
+	for (size_t i = 0; i < v->res->nchecks; i++) {
+		struct check_result *k = &v->res->checks[i];
+
+		if (k->passed != 1 || (name && strcmp(k->name, name)))
+			continue;
+		k->passed = 0;
+		snprintf(k->detail, sizeof(k->detail), "not credited: %s", why);
+	}
+}
+
 /*
  * The timed call's kernels must not only be the measured ones but work
  * as they did there: its kernels' global sectors (the performance
@@ -343,48 +357,49 @@ static int timed_kernels_measured(const struct verify *v, char *why,
  * in the sampled blocks where the measured calls had none, and data
  * staged through dynamic shared memory where they staged it.  A kernel
  * that takes another path at the performance shape (a parameter, a
- * size) fails here.  0, or 1 with why.
+ * size) loses the checks the measured calls passed.
  */
-static int timed_traffic_measured(const struct verify *v,
-				  const struct sums *t, char *why, size_t len)
+static void timed_traffic_measured(struct verify *v, const struct sums *t)
 {
+	static const char *const coalesced[2] = {
+		"coalesced global loads", "coalesced global stores"
+	};
 	const struct measured_call *pc = &v->perf_call;
 	const uint64_t *c = pc->stu.c;
 	double min = ceil((double)exercise_shape_elems(v->ex->perf_shape) *
 			  (double)v->ex->elem_size / 32);
 	double limit = v->cfg->coalescing_limit * TIMED_SLACK;
+	char why[300];
 
 	if (!pc->have_stu || !pc->kernels)
-		return 0;
+		return;
 	for (int st = 0; st < 2; st++) {
 		double sec = (double)c[st ? PC_GST_SEC : PC_GLD_SEC];
 
-		if ((v->ex->techniques & EXERCISE_TECH_COALESCED) &&
-		    sec > limit * min) {
-			snprintf(why, len, "the timed call's kernels %s about "
-				 "%.0f sectors for %.0f sectors of data (%.2f "
-				 "of the least): the kernel timed works "
-				 "otherwise than the kernel measured",
-				 st ? "store" : "load", sec, min, sec / min);
-			return 1;
-		}
+		if (!(v->ex->techniques & EXERCISE_TECH_COALESCED) ||
+		    sec <= limit * min)
+			continue;
+		snprintf(why, sizeof(why), "the timed call's kernels %s about "
+			 "%.0f sectors for %.0f sectors of data (%.2f of the "
+			 "least): the kernel timed works otherwise than the "
+			 "kernel measured", st ? "store" : "load", sec, min,
+			 sec / min);
+		demote(v, coalesced[st], why);
 	}
 	if ((v->ex->techniques & EXERCISE_TECH_NO_CONFLICTS) &&
 	    !(t->stu[PC_SLD_CONF] + t->stu[PC_SST_CONF]) &&
 	    c[PC_SLD_CONF] + c[PC_SST_CONF]) {
-		snprintf(why, len, "the timed call has %llu shared-memory bank "
-			 "conflicts where the measured calls had none",
-			 (unsigned long long)(c[PC_SLD_CONF] +
-					      c[PC_SST_CONF]));
-		return 1;
+		snprintf(why, sizeof(why), "the timed call has %llu "
+			 "shared-memory bank conflicts where the measured "
+			 "calls had none", (unsigned long long)
+			 (c[PC_SLD_CONF] + c[PC_SST_CONF]));
+		demote(v, "no shared-memory bank conflicts", why);
 	}
 	if ((v->ex->techniques & EXERCISE_TECH_DYNAMIC_SHARED) &&
-	    t->stu[PC_DS_MOVED] && !c[PC_DS_MOVED]) {
-		snprintf(why, len, "the timed call moves no data through "
-			 "dynamic shared memory where the measured calls did");
-		return 1;
-	}
-	return 0;
+	    t->stu[PC_DS_MOVED] && !c[PC_DS_MOVED])
+		demote(v, "dynamic shared memory used", "the timed call moves "
+		       "no data through dynamic shared memory where the "
+		       "measured calls did");
 }
 
 /* Every check of the exercise, failed (0) or not measured (-1) with
@@ -518,12 +533,6 @@ void technique_evaluate(struct verify *v)
 			result_add_flag(r, "work on the host");
 		return;
 	}
-	if (timed_kernels_measured(v, why, sizeof(why)) ||
-	    timed_traffic_measured(v, &t, why, sizeof(why))) {
-		all_checks(v, 0, "not credited: %s", why);
-		predicted_speedup(v, &t);
-		return;
-	}
 	if (v->ex->techniques & EXERCISE_TECH_COALESCED) {
 		coalescing(v, LINES_LOADS,
 			   (double)(t.stu[PC_GLD_SEC] + t.stu[PC_GATOM_SEC]),
@@ -540,5 +549,9 @@ void technique_evaluate(struct verify *v)
 		conflicts(v, &t);
 	if (v->ex->techniques & EXERCISE_TECH_DYNAMIC_SHARED)
 		dynamic_shared(v, &t);
+	if (timed_kernels_measured(v, why, sizeof(why)))
+		demote(v, NULL, why);
+	else
+		timed_traffic_measured(v, &t);
 	predicted_speedup(v, &t);
 }
