@@ -48,14 +48,36 @@ static double round_int(double v, int rnd)
 }
 
 /*
+ * sin and cos .approx as the GPU computes them: the argument scaled to
+ * turns by a single-precision multiply rounding toward zero (so that a
+ * large one keeps only the turns a float can hold, and a huge one none),
+ * then the function of the fraction of a turn.  The product of two
+ * floats is exact in double; its truncation is the multiply's result.
+ */
+static float sin_cos_turns(int op, float x)
+{
+	double exact = (double)ftz32(x) * (double)0.15915494f;
+	float turns = (float)exact;
+	double frac;
+
+	if (fabs((double)turns) > fabs(exact))
+		turns = nextafterf(turns, 0.0f);
+	frac = fmodf(turns, 1.0f) * 6.283185307179586;
+
+	return (float)(op == OP_SIN ? sin(frac) : cos(frac));
+}
+
+/*
  * The lanes of a float op of one, two or three operands in type T:
  * get and put convert from and to the register bits, S is the suffix of
  * T's math functions (f, or none for double), FTZ flushes a subnormal
  * and ALL says whether .ftz also flushes c and the result (f32) or only
  * a and b (f64).  The values are volatile so that every operation runs
- * in the rounding mode alu_float set.
+ * in the rounding mode alu_float set.  NAN_BITS is the NaN the GPU
+ * gives for T where IEEE would pass one on (f32), or 0 to keep the
+ * host's choice, which is the GPU's (f64).
  */
-#define FLOAT_LANES(name, T, S, get, put, FTZ, ALL) \
+#define FLOAT_LANES(name, T, S, get, put, FTZ, ALL, NAN_BITS) \
 static void name(const struct emu_insn *in, uint32_t m, uint64_t *D, \
 		 const uint64_t *A, const uint64_t *B, const uint64_t *C) \
 { \
@@ -79,8 +101,9 @@ static void name(const struct emu_insn *in, uint32_t m, uint64_t *D, \
 		case OP_MUL: r = a * b; break; \
 		case OP_FMA: case OP_MAD: r = fma##S(a, b, c); break; \
 		case OP_DIV: r = a / b; break; \
-		case OP_MIN: r = fmin##S(a, b); break; \
-		case OP_MAX: r = fmax##S(a, b); break; \
+		case OP_MIN: case OP_MAX: \
+			r = (T)minmax(in, a, b); \
+			break; \
 		case OP_ABS: r = fabs##S(a); break; \
 		case OP_NEG: r = -a; break; \
 		case OP_SQRT: r = sqrt##S(a); break; \
@@ -88,23 +111,56 @@ static void name(const struct emu_insn *in, uint32_t m, uint64_t *D, \
 		case OP_RCP: r = (T)1 / a; break; \
 		case OP_EX2: r = exp2##S(a); break; \
 		case OP_LG2: r = log2##S(a); break; \
-		case OP_SIN: r = sin##S(a); break; \
+		case OP_SIN: case OP_COS: \
+			r = (T)sin_cos_turns(op, (float)a); \
+			break; \
 		case OP_TANH: r = tanh##S(a); break; \
-		case OP_COS: r = cos##S(a); break; \
 		case OP_COPYSIGN: r = copysign##S(b, a); break; \
 		default: r = 0; break; \
 		} \
 		if (ftz && ALL) \
 			r = FTZ(r); \
-		if (sat) \
-			r = isnan(r) ? (T)0 : r < 0 ? (T)0 : \
-			    r > 1 ? (T)1 : r; \
-		D[l] = put(r); \
+		if (sat)	/* NaN and -0 to +0 */ \
+			r = isnan(r) || r <= 0 ? (T)0 : r > 1 ? (T)1 : r; \
+		D[l] = NAN_BITS && isnan(r) && op != OP_COPYSIGN ? \
+		       (uint64_t)NAN_BITS : put(r); \
 	}); \
 }
 
-FLOAT_LANES(float_lanes32, float, f, u2f, f2u, ftz32, 1)
-FLOAT_LANES(float_lanes64, double, , u2d, d2u, ftz64, 0)
+/* min or max of the instruction: .NaN and .xorsign.abs (emu.h) */
+static double minmax(const struct emu_insn *in, double a, double b)
+{
+	double r;
+
+	if (!(in->sub & MM_XORSIGN))
+		return emu_fminmax(in->op == OP_MAX, in->sub & MM_NAN, a, b);
+	r = emu_fminmax(in->op == OP_MAX, in->sub & MM_NAN, fabs(a),
+			fabs(b));
+	return !isnan(r) && (signbit(a) != 0) != (signbit(b) != 0) ? -r : r;
+}
+
+FLOAT_LANES(float_lanes32, float, f, u2f, f2u, ftz32, 1, 0x7fffffffu)
+FLOAT_LANES(float_lanes64, double, , u2d, d2u, ftz64, 0, 0)
+
+/*
+ * The f64 lanes where the GPU's bits are not the host's: abs and neg of
+ * a NaN give it back quiet, its sign as it was; rcp.approx.ftz is the
+ * reciprocal of the operand's upper word alone, to an upper word, as the
+ * hardware's MUFU.RCP64H computes it.
+ */
+static void f64_fixups(const struct emu_insn *in, uint32_t m, uint64_t *D,
+		       const uint64_t *A)
+{
+	if (in->op == OP_ABS || in->op == OP_NEG)
+		LANES(D[l] = isnan(u2d(A[l])) ? A[l] | 1ull << 51 : D[l]);
+	else if (in->op == OP_RCP && (in->flags & F_APPROX))
+		LANES({
+			double hi = u2d(A[l] & ~0xffffffffull);
+
+			D[l] = isnan(hi) ? 0x7fffffff00000000ull :
+			       d2u(ftz64(1 / ftz64(hi))) & ~0xffffffffull;
+		});
+}
 
 /* a float op of one or two or three operands in f32 or f64 */
 int alu_float(struct xctx *x, const struct emu_insn *in, uint32_t m,
@@ -119,10 +175,14 @@ int alu_float(struct xctx *x, const struct emu_insn *in, uint32_t m,
 		old = fegetround();
 		fesetround(mode);
 	}
-	if (in->type == T_F64)
+	if (in->type == T_F64) {
 		float_lanes64(in, m, D, A, B, C);
-	else
+		f64_fixups(in, m, D, A);
+	} else {
 		float_lanes32(in, m, D, A, B, C);
+	}
+	if ((in->op == OP_MIN || in->op == OP_MAX) && in->type == T_F64)
+		LANES(D[l] = isnan(u2d(D[l])) ? 0x7fffffffffffffffull : D[l]);
 	if (mode != FE_TONEAREST)
 		fesetround(old);
 	(void)x;
@@ -135,10 +195,9 @@ static float h2f(uint16_t h)
 	return emu_f16_to_f32(h);
 }
 
-/* a float to the half type t (T_F16 or T_BF16) */
-uint64_t alu_to_half(int t, float v)
+uint64_t alu_to_half(int t, double v, int rnd)
 {
-	return t == T_BF16 ? emu_f32_to_bf16(v) : emu_f32_to_f16(v);
+	return emu_round_half(t, v, rnd);
 }
 
 /* cvt between integers: truncated or sign-extended, clamped with .sat */
@@ -171,15 +230,18 @@ static uint64_t cvt_int(const struct emu_insn *in, uint64_t a)
 }
 
 /* cvt of the float v to an integer of dt: rounded (toward zero unless
- * a rounding modifier says otherwise), NaN to 0, clamped to the range */
+ * a rounding modifier says otherwise), clamped to the range */
 static uint64_t cvt_float_int(const struct emu_insn *in, double v)
 {
 	int dt = in->type, dsz = emu_type_size[dt];
 	char dk = emu_type_kind[dt];
 	double lo, hi;
 
-	if (isnan(v))
-		return 0;
+	if (isnan(v))	/* the GPU's: 0 from single precision or less to
+			 * 32 bits or less, else the signed width's least */
+		return in->type2 != T_F64 && dsz <= 4 ? 0 :
+		       dk == 's' ? (uint64_t)sx(1ull << (dsz * 8 - 1), dsz) :
+		       1ull << (dsz * 8 - 1);
 	v = round_int(v, in->rnd ? in->rnd : R_RZI);
 	if (dk == 's') {
 		lo = -ldexp(1, dsz * 8 - 1);
@@ -198,19 +260,21 @@ static uint64_t cvt_float_int(const struct emu_insn *in, double v)
 			 : trunc_sz((uint64_t)v, dsz);
 }
 
-/* cvt of the float v to the float type dt, in the rounding mode */
-static uint64_t cvt_float_float(const struct emu_insn *in, double v)
+/* cvt of the float v to the float type dt, in the rounding mode.  A NaN
+ * of canon (a source of single precision or less) is the GPU's one NaN
+ * of the type; one of f64 keeps its sign and the top of its payload. */
+static uint64_t cvt_float_float(const struct emu_insn *in, double v,
+				int canon)
 {
 	int dt = in->type;
 	int sat = (in->flags & F_SAT) != 0, ftz = (in->flags & F_FTZ) != 0;
 
 	if (in->rnd >= R_RNI)
 		v = round_int(v, in->rnd);
-	if (dt == T_F64) {
-		if (sat)
-			v = isnan(v) ? 0 : v < 0 ? 0 : v > 1 ? 1 : v;
+	if (sat)	/* NaN and -0 to +0 */
+		v = isnan(v) || v <= 0 ? 0 : v > 1 ? 1 : v;
+	if (dt == T_F64)
 		return d2u(v);
-	}
 	if (dt == T_F32) {
 		volatile float r;
 		int mode = fe_mode(in->rnd), old = fegetround();
@@ -224,11 +288,27 @@ static uint64_t cvt_float_float(const struct emu_insn *in, double v)
 		}
 		if (ftz)
 			r = ftz32(r);
-		if (sat)
-			r = isnan(r) ? 0 : r < 0 ? 0 : r > 1 ? 1 : r;
-		return f2u(r);
+		return canon && isnan(r) ? 0x7fffffffu : f2u(r);
 	}
-	return alu_to_half(dt, (float)v);
+	if (isnan(v) && !canon)	/* from f64: quiet, the payload's top */
+		return emu_half_from_nan64(dt, d2u(v));
+	return alu_to_half(dt, v, in->rnd >= R_RNI ? R_RN : in->rnd);
+}
+
+/* an integer as a double rounded to odd (half.c's round_odd): exact up
+ * to 2^53, and a sound first step of one rounding to a narrower type */
+static double int_to_double_odd(uint64_t a, int is_signed, int sz)
+{
+	uint64_t mag = is_signed && sx(a, sz) < 0 ?
+		       -(uint64_t)sx(a, sz) : trunc_sz(a, sz);
+	int drop = mag >> 53 ? 11 - __builtin_clzll(mag) : 0;
+	uint64_t kept = mag >> drop;
+	double d;
+
+	if (drop && (mag & ((1ull << drop) - 1)))
+		kept |= 1;
+	d = ldexp((double)kept, drop);
+	return is_signed && sx(a, sz) < 0 ? -d : d;
 }
 
 /* cvt of an integer to a float, in the rounding mode */
@@ -239,6 +319,9 @@ static uint64_t cvt_int_float(const struct emu_insn *in, uint64_t a)
 	int mode = fe_mode(in->rnd), old = fegetround();
 	uint64_t r;
 
+	if (dt != T_F64 && dt != T_F32)
+		return alu_to_half(dt, int_to_double_odd(a, sk == 's', ssz),
+				   in->rnd);
 	if (mode != FE_TONEAREST)
 		fesetround(mode);
 	if (dt == T_F64) {
@@ -248,7 +331,7 @@ static uint64_t cvt_int_float(const struct emu_insn *in, uint64_t a)
 	} else {
 		volatile float f = sk == 's' ? (float)sx(a, ssz) :
 				   (float)trunc_sz(a, ssz);
-		r = dt == T_F32 ? f2u(f) : alu_to_half(dt, f);
+		r = f2u(f);
 	}
 	if (mode != FE_TONEAREST)
 		fesetround(old);
@@ -268,11 +351,25 @@ uint64_t alu_cvt(const struct emu_insn *in, uint64_t a)
 		return cvt_int(in, a);
 	if (sk != 'f')
 		return cvt_int_float(in, a);
+	if (st == T_BF16 && in->type == T_F32 && !in->rnd)
+		return (uint32_t)(uint16_t)a << 16;	/* bits moved, NaN too */
 	v = st == T_F64 ? u2d(a) : st == T_F32 ?
 	    (double)(ftz ? ftz32(u2f(a)) : u2f(a)) :
 	    st == T_BF16 ? (double)emu_bf16_to_f32((uint16_t)a) :
 	    (double)h2f((uint16_t)a);
-	return dk != 'f' ? cvt_float_int(in, v) : cvt_float_float(in, v);
+	return dk != 'f' ? cvt_float_int(in, v) :
+	       cvt_float_float(in, v, st != T_F64);
+}
+
+/* PTX's min and max (emu.h) */
+double emu_fminmax(int max, int propagate, double x, double y)
+{
+	if (isnan(x) || isnan(y))
+		return propagate || (isnan(x) && isnan(y)) ? NAN :
+		       isnan(x) ? y : x;
+	if (x == y)	/* zeros of both signs: -0 is the smaller */
+		return (signbit(x) != 0) == max ? y : x;
+	return (x < y) == max ? y : x;
 }
 
 int emu_fcmp(int cmp, double x, double y)
@@ -437,7 +534,7 @@ static int int_mul(INT_ARGS)
 	}
 }
 
-/* division (by zero: all ones or the dividend), min, max, abs, neg */
+/* division and remainder (by zero: all ones), min, max, abs, neg */
 static int int_divmin(INT_ARGS)
 {
 	int sz = emu_type_size[in->type], s = emu_type_kind[in->type] == 's';
@@ -450,9 +547,8 @@ static int int_divmin(INT_ARGS)
 			if (s) {
 				int64_t a = sx(A[l], sz), b = sx(B[l], sz);
 
-				if (b == 0)
-					r = in->op == OP_DIV ? ~0ull :
-					    (uint64_t)a;
+				if (b == 0)	/* the GPU's: all ones */
+					r = ~0ull;
 				else if (b == -1)
 					r = in->op == OP_DIV ? (uint64_t)-a : 0;
 				else
@@ -463,7 +559,7 @@ static int int_divmin(INT_ARGS)
 					 b = trunc_sz(B[l], sz);
 
 				if (b == 0)
-					r = in->op == OP_DIV ? ~0ull : a;
+					r = ~0ull;
 				else
 					r = in->op == OP_DIV ? a / b : a % b;
 			}
@@ -577,33 +673,49 @@ static int int_logic(INT_ARGS)
 	}
 }
 
+/*
+ * bfe of the sz-byte a: len bits from pos, zero- or (s) sign-extended.
+ * 32-bit forms take pos and len from their low bytes, as PTX says; the
+ * GPU's 64-bit ones take them whole, a position past the width giving
+ * no bits (zero, or the sign bit repeated).
+ */
+static uint64_t bfe(uint64_t a, uint32_t pos, uint32_t len, int sz, int s)
+{
+	int bits = sz * 8;
+	uint64_t r;
+
+	if (sz < 8) {
+		pos &= 0xff;
+		len &= 0xff;
+	}
+	a = trunc_sz(a, sz);
+	if (!len)
+		return 0;
+	if (pos >= (uint32_t)bits)
+		return s && (a >> (bits - 1) & 1) ? trunc_sz(~0ull, sz) : 0;
+	if (len > (uint32_t)bits)
+		len = (uint32_t)bits;
+	r = a >> pos;
+	if (len < 64)
+		r &= (1ull << len) - 1;
+	if (s) {	/* the field's top bit, or a's, repeated above it */
+		uint32_t top = pos + len - 1 < (uint32_t)bits ? pos + len - 1 :
+			       (uint32_t)bits - 1;
+
+		if ((a >> top & 1) && top - pos + 1 < 64)
+			r |= ~0ull << (top - pos + 1);
+	}
+	return trunc_sz(r, sz);
+}
+
 /* bit fields: bfe, prmt, shf */
 static int int_field(INT_ARGS)
 {
 	int sz = emu_type_size[in->type], s = emu_type_kind[in->type] == 's';
-	int bits = sz * 8;
 
 	switch (in->op) {
 	case OP_BFE:
-		LANES({
-			uint32_t pos = (uint32_t)B[l] & 0xff,
-				 len = (uint32_t)C[l] & 0xff;
-			uint64_t a = trunc_sz(A[l], sz), r = 0, sbit = 0;
-			int msb = bits - 1;
-
-			if (s && len) {
-				uint32_t sb = pos + len - 1;
-				sbit = (a >> (sb > (uint32_t)msb ? msb :
-					      (int)sb)) & 1;
-			}
-			for (int i = 0; i <= msb; i++) {
-				uint64_t bit = ((uint32_t)i < len &&
-						pos + (uint32_t)i <= (uint32_t)msb) ?
-					       (a >> (pos + i)) & 1 : sbit;
-				r |= bit << i;
-			}
-			D[l] = r;
-		});
+		LANES(D[l] = bfe(A[l], (uint32_t)B[l], (uint32_t)C[l], sz, s));
 		return 0;
 	case OP_PRMT:
 		if (in->sub)
@@ -677,14 +789,17 @@ int alu_bfi(const struct emu_insn *in, uint32_t m, uint64_t *D,
 	return 0;
 }
 
-int alu_testp(int mode, double v)
+int alu_testp(int mode, int type, uint64_t bits)
 {
-	switch (mode) {
-	case 0: return isfinite(v);
-	case 1: return isinf(v);
-	case 2: return !isnan(v);
-	case 3: return isnan(v);
-	case 4: return isnormal(v);
-	default: return fpclassify(v) == FP_SUBNORMAL;
+	int c = type == T_F64 ? fpclassify(u2d(bits)) :
+		fpclassify(u2f(bits));
+
+	switch (mode) {	/* the GPU's .normal: finite, not subnormal */
+	case 0: return c != FP_INFINITE && c != FP_NAN;
+	case 1: return c == FP_INFINITE;
+	case 2: return c != FP_NAN;
+	case 3: return c == FP_NAN;
+	case 4: return c == FP_NORMAL || c == FP_ZERO;
+	default: return c == FP_SUBNORMAL;
 	}
 }

@@ -56,6 +56,11 @@ enum {
 enum { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI, R_RNA };
 /* OP_CVT's sub: to tf32 (a .b32 holding the rounded float) */
 #define CVT_TF32 1
+/* OP_MIN's and OP_MAX's sub, bits: .NaN (a NaN operand gives NaN) and
+ * .xorsign.abs (of the magnitudes, the sign the operands' signs' xor);
+ * and of theirs, OP_FMA's and OP_CVT's, .relu (a negative result is 0,
+ * on halves and 16-bit pairs) */
+enum { MM_NAN = 1, MM_XORSIGN = 2, SUB_RELU = 4 };
 /* comparison kinds of setp/set/slct */
 enum {
 	C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE, C_LO, C_LS, C_HI, C_HS, C_EQU,
@@ -65,6 +70,10 @@ enum {
  * ordered forms are false and the unordered ones true when either is a
  * NaN (alu.c) */
 int emu_fcmp(int cmp, double x, double y);
+/* min (max nonzero) of two floating-point values as PTX takes it: -0
+ * below +0, a NaN operand gives the other one unless propagate (.NaN)
+ * says NaN; NaN when both are (alu.c) */
+double emu_fminmax(int max, int propagate, double x, double y);
 /* sub-operations: shfl modes, vote modes, atomic ops, setp bool ops */
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { VO_BALLOT, VO_ANY, VO_ALL, VO_UNI };

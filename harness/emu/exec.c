@@ -155,6 +155,11 @@ static void do_match(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		pred_set(P, &in->d[1], m, pv);
 }
 
+static float relu(const struct emu_insn *in, float v)
+{
+	return (in->sub & SUB_RELU) && v < 0 ? 0.0f : v;
+}
+
 /* arithmetic on .f16, .bf16 and their pairs, lane by lane (half.c) */
 static void do_half(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		    uint32_t m, uint64_t *R, uint32_t *P,
@@ -166,7 +171,9 @@ static void do_half(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		A;
 	const uint64_t *C = in->nsrc > 2 ? exec_src(x, w, R, f, &in->s[2], t2) :
 		A;
-	int ftz = (in->flags & F_FTZ) != 0;
+	int mods = (in->flags & F_FTZ ? HALF_FTZ : 0) |
+		   (in->flags & F_SAT ? HALF_SAT : 0) |
+		   (in->sub & SUB_RELU ? HALF_RELU : 0);
 	uint64_t *D;
 	uint32_t pv = 0;
 
@@ -178,14 +185,17 @@ static void do_half(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		return;
 	}
 	D = dst(x, R, &in->d[0]);
-	if (in->hop == OP_CVT) {
-		LANES(D[l] = alu_to_half(in->type == T_BF16X2 ? T_BF16 : T_F16,
-					 u2f(B[l])) |
-			     alu_to_half(in->type == T_BF16X2 ? T_BF16 : T_F16,
-					 u2f(A[l])) << 16);
+	if (in->hop == OP_CVT) {	/* .relu: a negative float is 0 */
+		LANES(D[l] = alu_to_half(in->type, relu(in, u2f(B[l])),
+					 in->rnd) |
+			     alu_to_half(in->type, relu(in, u2f(A[l])),
+					 in->rnd) << 16);
 		return;
 	}
-	LANES(D[l] = emu_half_alu(in->hop, in->type, ftz, (uint32_t)A[l],
+	if (in->hop == OP_MIN || in->hop == OP_MAX)
+		mods |= (in->sub & MM_NAN ? HALF_NAN : 0) |
+			(in->sub & MM_XORSIGN ? HALF_XORSIGN : 0);
+	LANES(D[l] = emu_half_alu(in->hop, in->type, mods, (uint32_t)A[l],
 				  (uint32_t)B[l], (uint32_t)C[l]));
 }
 
@@ -571,9 +581,10 @@ static int exec_select(struct ictx *o)
 		return 0;
 	}
 	C = opnd(o, 2, t2);
-	LANES({
-		int ge = in->type2 == T_F32 ? u2f(C[l]) >= 0.0f :
-			 (int32_t)C[l] >= 0;
+	LANES({	/* .ftz: a subnormal c is a zero, never below it */
+		float c = in->flags & F_FTZ && !(C[l] & 0x7f800000) ?
+			  0.0f : u2f(C[l]);
+		int ge = in->type2 == T_F32 ? c >= 0.0f : (int32_t)C[l] >= 0;
 		D[l] = ge ? A[l] : B[l];
 	});
 	return 0;
@@ -586,8 +597,7 @@ static int exec_testp(struct ictx *o)
 	const uint64_t *A = opnd(o, 0, t0);
 	uint32_t r = 0, m = o->m;
 
-	LANES(r |= (uint32_t)alu_testp(in->sub, in->type == T_F64 ?
-				       u2d(A[l]) : (double)u2f(A[l])) << l);
+	LANES(r |= (uint32_t)alu_testp(in->sub, in->type, A[l]) << l);
 	pred_set(o->P, &in->d[0], m, r);
 	return 0;
 }
@@ -673,7 +683,6 @@ static int exec_pack(struct ictx *o)
 	return 0;
 }
 
-/* vabsdiff4.add: the sum of the four bytes' |a - b|, plus c */
 /* lop3, dp4a and dp2a (simd.c) */
 static int exec_lop3(struct ictx *o)
 {
@@ -694,34 +703,14 @@ static int exec_dot(struct ictx *o)
 	return simd_dot(o->in, o->m, dest(o, 0), A, B, C);
 }
 
+/* vabsdiff4 and vabsdiff2, packed or .add (simd.c) */
 static int exec_vabsdiff4(struct ictx *o)
 {
-	const struct emu_insn *in = o->in;
 	uint64_t t0[EMU_WARP_SIZE], t1[EMU_WARP_SIZE], t2[EMU_WARP_SIZE];
 	const uint64_t *A = opnd(o, 0, t0), *B = opnd(o, 1, t1);
 	const uint64_t *C = opnd(o, 2, t2);
-	uint64_t *D;
-	uint32_t m = o->m;
 
-	D = dest(o, 0);
-	if (!in->sub)	/* the bytes' differences, packed */
-		return simd_absdiff4(in, m, D, A, B);
-	LANES({
-		uint32_t sum = (uint32_t)C[l];
-
-		for (int k = 0; k < 32; k += 8) {
-			int a = (int)(A[l] >> k & 255);
-			int b = (int)(B[l] >> k & 255);
-
-			if (in->cmp & 1) {
-				a = (int8_t)a;
-				b = (int8_t)b;
-			}
-			sum += (uint32_t)(a > b ? a - b : b - a);
-		}
-		D[l] = sum;
-	});
-	return 0;
+	return simd_absdiff(o->in, o->m, dest(o, 0), A, B, C);
 }
 
 /* bmsk.{clamp,wrap}.b32 d, start, width */

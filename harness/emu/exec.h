@@ -316,7 +316,8 @@ int simt_call(struct xctx *x, struct warp *w, const struct emu_insn *in,
 int alu_float(struct xctx *x, const struct emu_insn *in, uint32_t m,
 	      uint64_t *D, const uint64_t *A, const uint64_t *B,
 	      const uint64_t *C);
-uint64_t alu_to_half(int t, float v);
+/* v rounded to the half type t in the rounding mode rnd (half.c) */
+uint64_t alu_to_half(int t, double v, int rnd);
 uint64_t alu_cvt(const struct emu_insn *in, uint64_t a);
 int alu_compare(int cmp, char k, int sz, uint64_t a, uint64_t b);
 int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
@@ -324,7 +325,9 @@ int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
 int alu_bfi(const struct emu_insn *in, uint32_t m, uint64_t *D,
 	    const uint64_t *A, const uint64_t *B, const uint64_t *C,
 	    const uint64_t *E);
-int alu_testp(int mode, double v);
+/* testp's class mode (finite, infinite, number, notanumber, normal,
+ * subnormal) of the f32 or f64 (type) bits: 0 or 1 */
+int alu_testp(int mode, int type, uint64_t bits);
 
 /* ---- count.c ---- */
 void count_access(struct xctx *x, const struct emu_insn *in,

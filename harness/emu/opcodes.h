@@ -109,6 +109,7 @@
 	OP(SUST,       "sust",        "sust",       OWN,    TEX,  surf) \
 	OP(BMSK,       "bmsk",        "bmsk",       D_AB,   LANE, bmsk) \
 	OP(VABSDIFF4,  "vabsdiff4",   "vabsdiff4",  OWN,    LANE, vabsdiff4) \
+	OP(VABSDIFF2,  "vabsdiff2",   "vabsdiff2",  OWN,    LANE, vabsdiff4) \
 	OP(WMMA,       "wmma",        "wmma",       OWN,    MEM,  wmma) \
 	OP(MBAR,       "mbarrier",    "mbarrier",   OWN,    MEM,  mbarrier) \
 	OP(NANOSLEEP,  "nanosleep",   "nanosleep",  OWN,    CTRL, nanosleep) \

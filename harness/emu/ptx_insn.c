@@ -106,8 +106,8 @@ static const char *const *sub_names(int op)
 	}
 }
 
-/* vabsdiff4.u32.{u32,s32}.{u32,s32}.add: only the reduction form; the
- * operand types name the bytes */
+/* vabsdiff4.u32.{u32,s32}.{u32,s32}{.add} and vabsdiff2 (of halves):
+ * the operand types say whether the elements are signed */
 static int mod_vabsdiff4(struct emu_insn *in, const char *s)
 {
 	in->type = T_U32;
@@ -241,6 +241,16 @@ static int mod_op(struct emu_insn *in, const char *s, int op)
 			     s[0] == 'o' ? BO_OR : BO_XOR;
 	else if (subs && (k = name_index(subs, s)) >= 0)
 		in->sub = (uint8_t)k;
+	else if ((op == OP_MIN || op == OP_MAX) && !strcmp(s, "NaN"))
+		in->sub |= MM_NAN;
+	else if ((op == OP_MIN || op == OP_MAX || op == OP_FMA ||
+		  op == OP_CVT) && !strcmp(s, "relu"))
+		in->sub |= SUB_RELU;
+	else if ((op == OP_MIN || op == OP_MAX) && !strcmp(s, "xorsign"))
+		in->sub |= MM_XORSIGN;
+	else if ((op == OP_MIN || op == OP_MAX) && !strcmp(s, "abs") &&
+		 (in->sub & MM_XORSIGN))
+		;
 	else if (op == OP_BFIND && !strcmp(s, "shiftamt"))
 		in->flags |= F_SHIFTAMT;
 	else if (op == OP_DP2A && (!strcmp(s, "lo") || !strcmp(s, "hi")))
@@ -276,7 +286,7 @@ static int apply_mod(struct emu_insn *in, const char *s)
 			in->space = SP_SHARED;
 		return 0;
 	}
-	if (op == OP_VABSDIFF4)
+	if (op == OP_VABSDIFF4 || op == OP_VABSDIFF2)
 		return mod_vabsdiff4(in, s);
 	if (op == OP_CVT && !strcmp(s, "tf32") && in->type == T_NONE) {
 		in->type = T_B32;   /* cvt.rna.tf32.f32 */
@@ -825,7 +835,7 @@ static int decode_cmp(struct parser *p, struct fbuild *fb,
 		if (want_pred(p, fb, &ops[0], &in->d[0], line))
 			return -1;
 		return want_val(p, fb, &ops[1], t, &in->s[0], line);
-	default:	/* vabsdiff4 d, a, b, c */
+	default:	/* vabsdiff4 and vabsdiff2 d, a, b, c */
 		NOPS(4, 4);
 		in->ndst = 1;
 		in->nsrc = 3;

@@ -9,9 +9,10 @@
  *                              bytes (signed by .s32)
  *   dp2a.{lo,hi}.at.bt         c + the two products of a's halves and
  *                              b's bytes 0, 1 (.lo) or 2, 3 (.hi)
- *   vabsdiff4 (no .add)        the bytes' absolute differences, packed
+ *   vabsdiff4, vabsdiff2       the bytes' (halves') absolute differences,
+ *                              packed, or with .add their sum plus c
  *   add, sub, min, max on .u16x2 and .s16x2: each half on its own,
- *   wrapping (min.relu and max.relu are not known: OP_UNSUP)
+ *   wrapping; min and max .relu: a negative half is 0
  */
 #include "emu/exec.h"
 #include "emu/simd.h"
@@ -72,27 +73,32 @@ int simd_dot(const struct emu_insn *in, uint32_t m, uint64_t *D,
 	return 0;
 }
 
-int simd_absdiff4(const struct emu_insn *in, uint32_t m, uint64_t *D,
-		  const uint64_t *A, const uint64_t *B)
+int simd_absdiff(const struct emu_insn *in, uint32_t m, uint64_t *D,
+		 const uint64_t *A, const uint64_t *B, const uint64_t *C)
 {
-	int sgn = in->cmp & 1;
+	int sgn = in->cmp & 1, halves = in->op == OP_VABSDIFF2;
+	int n = halves ? 2 : 4, bits = halves ? 16 : 8;
 
 	LANES({
-		uint32_t r = 0;
+		uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
+		uint32_t r = in->sub ? (uint32_t)C[l] : 0;
 
-		for (int i = 0; i < 4; i++) {
-			int32_t a = byte_of((uint32_t)A[l], i, sgn);
-			int32_t b = byte_of((uint32_t)B[l], i, sgn);
+		for (int i = 0; i < n; i++) {
+			int32_t x = halves ? half_of(a, i, sgn) :
+				    byte_of(a, i, sgn);
+			int32_t y = halves ? half_of(b, i, sgn) :
+				    byte_of(b, i, sgn);
+			uint32_t d = (uint32_t)(x > y ? x - y : y - x);
 
-			r |= (uint32_t)((a > b ? a - b : b - a) & 0xff) <<
-			     (8 * i);
+			r += in->sub ? d : (d & ((1u << bits) - 1)) <<
+					   (bits * i);
 		}
 		D[l] = r;
 	});
 	return 0;
 }
 
-static uint32_t one16(int op, int32_t a, int32_t b)
+static uint32_t one16(int op, int relu, int32_t a, int32_t b)
 {
 	int32_t r;
 
@@ -102,13 +108,15 @@ static uint32_t one16(int op, int32_t a, int32_t b)
 	case OP_MIN: r = a < b ? a : b; break;
 	default: r = a > b ? a : b; break;
 	}
+	if (relu && r < 0)
+		r = 0;
 	return (uint32_t)r & 0xffff;
 }
 
 int simd_int16x2(const struct emu_insn *in, uint32_t m, uint64_t *D,
 		 const uint64_t *A, const uint64_t *B)
 {
-	int sgn = in->type == T_S16X2;
+	int sgn = in->type == T_S16X2, relu = (in->sub & SUB_RELU) != 0;
 
 	if (in->op != OP_ADD && in->op != OP_SUB && in->op != OP_MIN &&
 	    in->op != OP_MAX)
@@ -116,8 +124,9 @@ int simd_int16x2(const struct emu_insn *in, uint32_t m, uint64_t *D,
 	LANES({
 		uint32_t a = (uint32_t)A[l], b = (uint32_t)B[l];
 
-		D[l] = one16(in->op, half_of(a, 0, sgn), half_of(b, 0, sgn)) |
-		       one16(in->op, half_of(a, 1, sgn),
+		D[l] = one16(in->op, relu, half_of(a, 0, sgn),
+			     half_of(b, 0, sgn)) |
+		       one16(in->op, relu, half_of(a, 1, sgn),
 			     half_of(b, 1, sgn)) << 16;
 	});
 	return 0;
