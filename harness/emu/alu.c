@@ -143,23 +143,36 @@ FLOAT_LANES(float_lanes32, float, f, u2f, f2u, ftz32, 1, 0x7fffffffu)
 FLOAT_LANES(float_lanes64, double, , u2d, d2u, ftz64, 0, 0)
 
 /*
- * The f64 lanes where the GPU's bits are not the host's: abs and neg of
- * a NaN give it back quiet, its sign as it was; rcp.approx.ftz is the
- * reciprocal of the operand's upper word alone, to an upper word, as the
- * hardware's MUFU.RCP64H computes it.
+ * The f64 lanes where the GPU's bits are not the host's: min and max of
+ * two NaNs give the first, quiet (as add and mul do: which of two NaN
+ * operands an instruction passes on is the order ptxas gave them, not
+ * the hardware's); abs and neg of a NaN give it back quiet, its sign as
+ * it was; rcp.approx.ftz is the reciprocal of the operand's upper word
+ * alone, to an upper word, as the hardware's MUFU.RCP64H computes it.
  */
 static void f64_fixups(const struct emu_insn *in, uint32_t m, uint64_t *D,
 		       const uint64_t *A)
 {
-	if (in->op == OP_ABS || in->op == OP_NEG)
+	switch (in->op) {
+	case OP_MIN: case OP_MAX:
+		LANES(D[l] = isnan(u2d(D[l])) ? A[l] | 1ull << 51 : D[l]);
+		break;
+	case OP_ABS: case OP_NEG:
 		LANES(D[l] = isnan(u2d(A[l])) ? A[l] | 1ull << 51 : D[l]);
-	else if (in->op == OP_RCP && (in->flags & F_APPROX))
-		LANES({
-			double hi = u2d(A[l] & ~0xffffffffull);
+		break;
+	case OP_RCP:
+		if (in->flags & F_APPROX)
+			LANES({
+				double hi = u2d(A[l] & ~0xffffffffull);
 
-			D[l] = isnan(hi) ? 0x7fffffff00000000ull :
-			       d2u(ftz64(1 / ftz64(hi))) & ~0xffffffffull;
-		});
+				D[l] = isnan(hi) ? 0x7fffffff00000000ull :
+				       d2u(ftz64(1 / ftz64(hi))) &
+				       ~0xffffffffull;
+			});
+		break;
+	default:
+		break;
+	}
 }
 
 /* a float op of one or two or three operands in f32 or f64 */
@@ -181,8 +194,6 @@ int alu_float(struct xctx *x, const struct emu_insn *in, uint32_t m,
 	} else {
 		float_lanes32(in, m, D, A, B, C);
 	}
-	if ((in->op == OP_MIN || in->op == OP_MAX) && in->type == T_F64)
-		LANES(D[l] = isnan(u2d(D[l])) ? 0x7fffffffffffffffull : D[l]);
 	if (mode != FE_TONEAREST)
 		fesetround(old);
 	(void)x;

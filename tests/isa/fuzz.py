@@ -3,8 +3,9 @@
 forms -- each form's sources are earlier results of the chain or the
 lane's inputs, reinterpreted to the form's types -- and stores the last
 result and an xor-fold of all of them, so that a difference anywhere in
-the chain shows.  Approximate forms are left out (their bits are not
-the ISA's to fix)."""
+the chain shows (gen.py --steps K runs kernel K's prefixes, to find the
+step).  Approximate forms are left out (their bits are not the ISA's to
+fix), and so are a form's sources that are one register twice."""
 import random
 
 import gen
@@ -31,6 +32,17 @@ def _usable(form):
             len(srcs) <= 3 and not name.startswith("set."))
 
 
+def _source(regs, k, used):
+    """the register k back among regs (cyclically), or the next one back
+    not in used: each source of a form its own register, as ptxas would
+    fold an operation on one value twice (min(x, x) is x, NaN or not)"""
+    for i in range(len(regs)):
+        src = regs[-1 - (k + i) % len(regs)]
+        if src[0] not in used:
+            return src
+    return regs[-1 - k % len(regs)]
+
+
 def kernel(name, forms):
     body = [".visible .entry %s(.param .u64 pin, .param .u64 pout)" % name,
             "{", "\t.reg .b32 %r<4>;", "\t.reg .b64 %rd<8>;",
@@ -45,9 +57,10 @@ def kernel(name, forms):
         regs.append(("%%in%d" % i, "b64"))
     decl = set()
     for form, dtype, srcs, res in forms:
-        ops = []
+        ops, used = [], set()
         for t in srcs:
-            src, st = regs[-1 - (len(ops) * 5 + n) % len(regs)]
+            src, st = _source(regs, len(ops) * 5 + n, used)
+            used.add(src)
             tmp = "%%c%d" % n
             n += 1
             cast = _cast(src, st, t)

@@ -7,7 +7,7 @@ their outputs compared bit for bit (docs/EMULATOR.md, "ISA conformance").
 
 writes OUTDIR/isa.ptx (the kernels, one module each, between "//@case"
 lines), OUTDIR/isa.cases (one line a case: name, result kind, the form
-in words) and OUTDIR/isa.in (each case's LANES x 3 operand slots of 8
+in words, its operand types) and OUTDIR/isa.in (each case's LANES x 3 operand slots of 8
 bytes).  Inputs mix edge values (zeros of both signs, infinities, NaNs,
 denormals, the integer extremes, shift counts past the width, rounding
 ties) with values drawn from the seed, so a run is reproducible from its
@@ -65,13 +65,25 @@ EDGE = {
             f64(2.5), f64(-2.5), f64(1 / 3), 0x7ff0000000000000,
             0xfff0000000000000, 0x7ff8000000000000, 0x7ff0000000000001,
             0x0000000000000001, 0x000fffffffffffff, 0x0010000000000000,
-            0x7fefffffffffffff, f64(1e300), f64(-1e-300)],
+            0x7fefffffffffffff, f64(1e300), f64(-1e-300),
+            0xfff0000000000001],
     "f16": [0, 0x8000, 0x3c00, 0xbc00, 0x3800, 0x3e00, 0x4100, 0x7c00,
             0xfc00, 0x7e00, 0x7c01, 0xfe00, 0x0001, 0x03ff, 0x8001,
             0x0400, 0x7bff, 0xfbff, 0x3555],
     "bf16": [0, 0x8000, 0x3f80, 0xbf80, 0x3f00, 0x3fc0, 0x4020, 0x7f80,
              0xff80, 0x7fc0, 0x7f81, 0x0001, 0x007f, 0x8001, 0x0080,
              0x7f7f, 0xff7f, 0x3eab],
+}
+
+
+# NaNs of both signs, quiet and signalling: the lanes after the edge
+# values cross each with each (a NaN's bits are where GPUs and IEEE part)
+NANS = {
+    "f32": [0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fffffff],
+    "f64": [0x7ff8000000000000, 0xfff8000000000000, 0x7ff0000000000001,
+            0xfff0000000000001],
+    "f16": [0x7e00, 0xfe00, 0x7c01, 0xfc01],
+    "bf16": [0x7fc0, 0xffc0, 0x7f81, 0xff81],
 }
 
 
@@ -87,12 +99,29 @@ def kind_of(t):
     return "int"
 
 
+def nan_pair(t, lane, pos):
+    """operand pos of lane for a float type t in the NaN lanes (after
+    the edge values), or None past them"""
+    kind = kind_of(t)
+    if kind not in NANS:
+        return None
+    nans, j = NANS[kind], lane - 2 * len(EDGE[kind])
+    k = len(nans)
+    if j < 0 or j >= k * k:
+        return None
+    return nans[(j // k, j % k, (j // k + j) % k)[pos]]
+
+
 def value(rng, t, lane, pos):
     """operand pos of lane for type t: edge values first, crossed, then
-    values from the seed"""
+    NaNs crossed, then values from the seed"""
     edge = EDGE[kind_of(t)]
     n = len(edge)
     bits = SIZE.get(t, 64)
+    nan = nan_pair(t, lane, pos)
+    if nan is not None:
+        v = nan | (nan << 16 if t.endswith("x2") else 0)
+        return v & ((1 << bits) - 1) if bits < 64 else v
     if lane < n * 2:
         v = edge[(lane + pos * 7) % n] if pos else edge[lane % n]
     else:
@@ -203,10 +232,12 @@ def float_forms():
                   "normal", "subnormal"):
             out.append(("testp.%s.%s" % (m, t), "pred", [t], "pred"))
     out.append(("fma.rn.ftz.sat.f32", "f32", ["f32"] * 3, "f32"))
-    out.append(("div.full.f32", "f32", ["f32", "f32"], "f32"))
+    out.append(("div.full.f32~", "f32", ["f32", "f32"], "f32"))
     out.append(("min.ftz.f32", "f32", ["f32", "f32"], "f32"))
     out.append(("min.NaN.f32", "f32", ["f32", "f32"], "f32"))
     out.append(("max.NaN.f32", "f32", ["f32", "f32"], "f32"))
+    out.append(("min.xorsign.abs.f32", "f32", ["f32", "f32"], "f32"))
+    out.append(("max.xorsign.abs.f32", "f32", ["f32", "f32"], "f32"))
     for op in ("div.approx", "rcp.approx", "sqrt.approx", "rsqrt.approx",
                "ex2.approx", "lg2.approx", "sin.approx", "cos.approx",
                "tanh.approx"):
@@ -222,7 +253,10 @@ def float_forms():
         for op in ("min", "max", "neg", "abs"):
             n = 2 if op in ("min", "max") else 1
             out.append(("%s.%s" % (op, t), t, [t] * n, t))
+        out.append(("min.NaN.%s" % t, t, [t, t], t))
+        out.append(("max.xorsign.abs.%s" % t, t, [t, t], t))
         if t.startswith("f16"):
+            out.append(("add.rn.sat.%s" % t, t, [t, t], t))
             out.append(("add.rn.ftz.%s" % t, t, [t, t], t))
             out.append(("fma.rn.sat.%s" % t, t, [t, t, t], t))
             out.append(("ex2.approx.%s~" % t, t, [t], t))
@@ -302,8 +336,31 @@ def cmp_forms():
     return out
 
 
+# Forms ptxas refuses for sm_90 (the PTX ISA has no such instruction):
+# nvcc never writes them, and a GPU cannot be asked about them.
+REFUSED = {
+    "sub.u16x2", "sub.s16x2", "tanh.approx.ftz.f32~", "cvt.rn.sat.f32.f32",
+    "setp.lo.b32", "setp.ls.b32", "setp.hi.b32", "setp.hs.b32",
+    "set.equ.u32.s32", "set.equ.s32.s32", "set.equ.f32.s32",
+}
+
+
+def refused(name):
+    """cvt between bf16 and the 8-bit integers, and cvt from bf16 to an
+    integer with .sat, are not sm_90's either"""
+    parts = name.split(".")
+    if name in REFUSED:
+        return True
+    if parts[0] != "cvt" or "bf16" not in parts[-2:]:
+        return False
+    ints = [p for p in parts[-2:] if p != "bf16"]
+    return bool(ints) and (ints[0] in ("u8", "s8") or
+                           (parts[-1] == "bf16" and "sat" in parts))
+
+
 def all_forms():
-    return int_forms() + float_forms() + cvt_forms() + cmp_forms()
+    return [f for f in int_forms() + float_forms() + cvt_forms() +
+            cmp_forms() if not refused(f[0])]
 
 
 # ---- PTX ----
@@ -366,28 +423,48 @@ def kernel(name, form, dtype, srcs, res):
     return body
 
 
-def write(seed, outdir, forms, chains=None):
+def inputs(rng, srcs):
+    """the LANES x 3 operand slots of a case whose sources are srcs"""
+    data = bytearray()
+    for lane in range(LANES):
+        for pos in range(3):
+            t = srcs[pos] if pos < len(srcs) else "u64"
+            v = value(rng, t if t != "pred" else "u32", lane, pos)
+            if t == "pred":
+                v &= 1
+            data += struct.pack("<Q", v & 0xffffffffffffffff)
+    return data
+
+
+def write(seed, outdir, forms, chains=None, steps=None):
+    """the cases of forms, or of the fuzz chains; with steps (a fuzz
+    kernel's index), the kernels of that one's chain's prefixes, each on
+    its inputs: the first that differs ends at the step at fault"""
+    import fuzz
     rng = random.Random(seed)
     ptx, cases, data = [], [], bytearray()
     if chains is not None:
-        import fuzz
         forms = [(tag, "b64", ["u64", "u64", "u64"], "fuzz")
                  for tag, _ in chains]
     for k, (form, dtype, srcs, res) in enumerate(forms):
-        name = "k%d" % k
-        text = fuzz.kernel(name, chains[k][1]) if chains is not None \
-            else kernel(name, form, dtype, srcs, res)
-        ptx.append("//@case %d\n%s%s" % (k, HDR, text))
-        if chains is not None:
-            form = "%s:%s" % (form, "|".join(f[0] for f in chains[k][1]))
-        cases.append("%s %s %s\n" % (name, res, form))
-        for lane in range(LANES):
-            for pos in range(3):
-                t = srcs[pos] if pos < len(srcs) else "u64"
-                v = value(rng, t if t != "pred" else "u32", lane, pos)
-                if t == "pred":
-                    v &= 1
-                data += struct.pack("<Q", v & 0xffffffffffffffff)
+        block = inputs(rng, srcs)
+        if steps is not None and k != steps:
+            continue
+        kernels = [(form, chains[k][1])] if chains is not None else \
+            [(form, None)]
+        if steps is not None:
+            kernels = [("%s.%d" % (form, j), chains[k][1][:j])
+                       for j in range(1, len(chains[k][1]) + 1)]
+        for tag, chain in kernels:
+            name = "k%d" % len(cases)
+            text = fuzz.kernel(name, chain) if chain is not None \
+                else kernel(name, form, dtype, srcs, res)
+            ptx.append("//@case %d\n%s%s" % (len(cases), HDR, text))
+            if chain is not None:
+                tag = "%s:%s" % (tag, "|".join(f[0] for f in chain))
+            cases.append("%s %s %s %s\n" % (name, res, tag,
+                                            ",".join(srcs)))
+            data += block
     with open(outdir + "/isa.ptx", "w") as f:
         f.write("".join(ptx))
     with open(outdir + "/isa.cases", "w") as f:
@@ -398,14 +475,16 @@ def write(seed, outdir, forms, chains=None):
 
 def main():
     if len(sys.argv) < 3:
-        sys.exit("usage: gen.py SEED OUTDIR [--fuzz N]")
+        sys.exit("usage: gen.py SEED OUTDIR [--fuzz N [--steps K]]")
     seed, outdir = int(sys.argv[1]), sys.argv[2]
-    forms, chains = all_forms(), None
+    forms, chains, steps = all_forms(), None, None
     if "--fuzz" in sys.argv:
         import fuzz
         chains = fuzz.forms(seed, int(sys.argv[sys.argv.index("--fuzz") +
                                                 1]), forms)
-    write(seed, outdir, forms, chains)
+    if "--steps" in sys.argv and chains is not None:
+        steps = int(sys.argv[sys.argv.index("--steps") + 1])
+    write(seed, outdir, forms, chains, steps)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ struct isa_cases {
 	char **name;     /* its kernel */
 	char **res;      /* what it stores: a type, "pred" or "pred2" */
 	char **form;     /* the instruction, '~' ending an approximate one */
+	char **srcs;     /* its operands' types, by commas */
 	unsigned char *in;
 	char *text;      /* isa.ptx, which ptx[] point into */
 	char *list;      /* isa.cases, which name[], res[], form[] do */
@@ -35,7 +36,10 @@ void isa_release(struct isa_cases *c);
  * 0 alike; 1 they differ, why says how (the first lane that differs,
  * its inputs and both results); -1 the reference did not run the case
  * (not a form the reference takes).  An approximate form ('~') is alike
- * within the error the PTX ISA allows its instruction.
+ * within the error the PTX ISA allows its instruction.  A NaN result
+ * of two or more NaN operands is alike any NaN: which of them an
+ * instruction passes on follows the operand order ptxas chose, which
+ * is the compiler's and not the instruction's.
  */
 int isa_compare(const struct isa_cases *c, size_t i, const unsigned char *a,
 		const unsigned char *b, char *why, size_t len);

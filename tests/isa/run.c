@@ -4,16 +4,23 @@
  * GPU (built with -DISA_GPU against the CUDA driver API, each case's
  * PTX JIT-compiled by the driver) or on the emulator (linked with
  * build/libwgemu.a, each case's PTX loaded by wgemu_load_ptx).  The two
- * outputs are compared bit for bit by tests/isa/compare.py or, against
+ * outputs are compared bit for bit by isa-compare (tests/isa/compare.c) or, against
  * a GPU's stored outputs, by tests/check_isa.c.
  *
  *   isa-run DIR        reads DIR/isa.ptx, isa.cases, isa.in
  *                      writes DIR/isa.<backend>.out
+ *   isa-run -O0 DIR    (GPU) JIT-compiles without optimisation, and
+ *                      writes DIR/isa.gpu-O0.out: what the hardware's
+ *                      instructions compute when ptxas folds and fuses
+ *                      none of them (a chain of conversions of 8- and
+ *                      16-bit values is where its optimiser departs
+ *                      from the PTX, see docs/EMULATOR.md)
  *
  * The output holds, per case, one status byte (ISA_RAN, ISA_NO_LOAD:
  * the PTX was refused, ISA_NO_RUN: the launch failed) and then each
  * lane's 16-byte slot, poisoned with 0xa5 before the launch.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +32,7 @@
 #define BACKEND "gpu"
 
 static CUdeviceptr d_in, d_out;
+static int jit_o0;	/* -O0: ptxas at optimisation level 0 */
 
 static int setup(void)
 {
@@ -46,7 +54,11 @@ static int run_case(const char *ptx, const char *name, const void *in,
 	void *args[2] = { &d_in, &d_out };
 	int rc = 0;
 
-	if (cuModuleLoadData(&mod, ptx) != CUDA_SUCCESS)
+	CUjit_option opt = CU_JIT_OPTIMIZATION_LEVEL;
+	void *level = (void *)(uintptr_t)0;
+
+	if ((jit_o0 ? cuModuleLoadDataEx(&mod, ptx, 1, &opt, &level) :
+	     cuModuleLoadData(&mod, ptx)) != CUDA_SUCCESS)
 		return ISA_NO_LOAD;
 	if (cuModuleGetFunction(&f, mod, name) ||
 	    cuMemcpyHtoD(d_in, in, ISA_IN_BYTES) ||
@@ -103,8 +115,18 @@ int main(int argc, char **argv)
 	char path[4096];
 	FILE *f;
 
+	const char *suffix = "";
+
+#ifdef ISA_GPU
+	if (argc == 3 && !strcmp(argv[1], "-O0")) {
+		jit_o0 = 1;
+		suffix = "-O0";
+		argv++;
+		argc--;
+	}
+#endif
 	if (argc != 2) {
-		fprintf(stderr, "usage: isa-run DIR\n");
+		fprintf(stderr, "usage: isa-run [-O0] DIR\n");
 		return 2;
 	}
 	if (!out || isa_read(argv[1], &c) || setup()) {
@@ -112,7 +134,8 @@ int main(int argc, char **argv)
 			"up the device\n", argv[1]);
 		return 1;
 	}
-	snprintf(path, sizeof(path), "%s/isa.%s.out", argv[1], BACKEND);
+	snprintf(path, sizeof(path), "%s/isa.%s%s.out", argv[1], BACKEND,
+		 suffix);
 	f = fopen(path, "wb");
 	if (!f) {
 		fprintf(stderr, "isa-run: cannot write '%s'\n", path);
