@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capbuf.h"
+
 /* One read from a child's pipe; the protocol pipe is as large (a runner
  * sends hundreds of megabytes through it: fewer, larger reads), no
  * larger: an unprivileged user's pipes share 64 MB by default before
@@ -151,87 +153,6 @@ static void strv_free(struct strv *s)
 		free(s->v[i]);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
-}
-
-/* ---- capped capture: head and tail ---- */
-
-struct capbuf {
-	char *head, *tail;
-	size_t head_cap, head_len, tail_cap, tail_pos, total;
-};
-
-static int cap_init(struct capbuf *c, size_t cap)
-{
-	memset(c, 0, sizeof(*c));
-	c->head_cap = cap / 2;
-	c->tail_cap = cap - c->head_cap;
-	c->head = malloc(c->head_cap + 1);
-	c->tail = malloc(c->tail_cap + 1);
-	return c->head && c->tail ? 0 : -1;
-}
-
-static void cap_add(struct capbuf *c, const char *p, size_t n)
-{
-	size_t k;
-
-	c->total += n;
-	k = c->head_cap - c->head_len;
-	if (k > n)
-		k = n;
-	memcpy(c->head + c->head_len, p, k);
-	c->head_len += k;
-	p += k;
-	n -= k;
-	if (n > c->tail_cap) {
-		/* Only the last tail_cap bytes can survive. */
-		p += n - c->tail_cap;
-		n = c->tail_cap;
-	}
-	while (n) {
-		k = c->tail_cap - c->tail_pos;
-		if (k > n)
-			k = n;
-		memcpy(c->tail + c->tail_pos, p, k);
-		c->tail_pos = (c->tail_pos + k) % c->tail_cap;
-		p += k;
-		n -= k;
-	}
-}
-
-/* The kept bytes as one string (see sandbox_result.out); frees c. */
-static char *cap_finish(struct capbuf *c)
-{
-	size_t rest = c->total - c->head_len;
-	size_t tail_len = rest < c->tail_cap ? rest : c->tail_cap;
-	size_t omitted = rest - tail_len, start, o;
-	char mark[96];
-	int m = 0;
-	char *s;
-
-	if (omitted)
-		m = snprintf(mark, sizeof(mark),
-			     "\n[\xe2\x80\xa6 %zu bytes omitted \xe2\x80\xa6]\n",
-			     omitted);
-	s = malloc(c->head_len + (size_t)m + tail_len + 1);
-	if (s) {
-		memcpy(s, c->head, c->head_len);
-		o = c->head_len;
-		memcpy(s + o, mark, (size_t)m);
-		o += (size_t)m;
-		start = (c->tail_pos + c->tail_cap - tail_len) % c->tail_cap;
-		if (tail_len && start + tail_len > c->tail_cap) {
-			memcpy(s + o, c->tail + start, c->tail_cap - start);
-			memcpy(s + o + c->tail_cap - start, c->tail,
-			       tail_len - (c->tail_cap - start));
-		} else if (tail_len) {
-			memcpy(s + o, c->tail + start, tail_len);
-		}
-		s[o + tail_len] = '\0';
-	}
-	free(c->head);
-	free(c->tail);
-	c->head = c->tail = NULL;
-	return s;
 }
 
 /* ---- the run ---- */
@@ -832,7 +753,7 @@ static int run_child(const struct sandbox_spec *spec,
 	run.in_fd = -1;
 	for (i = 0; i < 3; i++)
 		pumps[i].fd = -1;
-	if (cap_init(&cout, cap) < 0 || cap_init(&cerr, cap) < 0) {
+	if (capbuf_init(&cout, cap) < 0 || capbuf_init(&cerr, cap) < 0) {
 		set_error(res, "cannot run '%s': out of memory",
 			  spec->argv[0]);
 		goto out;
@@ -1043,8 +964,7 @@ static int run_child(const struct sandbox_spec *spec,
 				continue;
 			}
 			if (pp->cap) {
-				cap_add(pp->cap, (const char *)chunk,
-					(size_t)r);
+				capbuf_add(pp->cap, chunk, (size_t)r);
 				continue;
 			}
 			if (!spec->on_data || res->killed_by_callback)
@@ -1091,9 +1011,9 @@ out:
 			;
 	}
 	if (ret == 0 || cout.head)
-		res->out = cap_finish(&cout);
+		res->out = capbuf_finish(&cout);
 	if (ret == 0 || cerr.head)
-		res->err = cap_finish(&cerr);
+		res->err = capbuf_finish(&cerr);
 	res->out_total = cout.total;
 	res->err_total = cerr.total;
 	close_fd(&run.in_fd);
@@ -1120,10 +1040,8 @@ out:
 	}
 	free(run.pending);
 	free(chunk);
-	free(cout.head);
-	free(cout.tail);
-	free(cerr.head);
-	free(cerr.tail);
+	capbuf_release(&cout);
+	capbuf_release(&cerr);
 	strv_free(&args);
 	return ret;
 }

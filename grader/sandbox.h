@@ -3,16 +3,16 @@
  * process -- the compiler and the replay on student input, the runner
  * with the student's object in it, the tools run on the grader's own
  * files, batch's `warpgrade grade` children and the program `warpgrade
- * emu` runs for its user (the last two without isolation).  sandbox_run forks
- * and execs at once, puts the child in its own session and process group,
- * applies rlimits from a table, feeds the job message on stdin, passes the
- * protocol stream from the child's fd 3 to a callback as it arrives,
- * captures stdout and stderr into capped buffers (head and tail kept),
- * enforces wall-clock and CPU timeouts by killing the whole group, and
- * reports how the child ended in terms that keep fault ownership clear:
- * anything the child does (crash, timeout, flood, early exit) is a result
- * (return 0); only the grader's own failures (fork, pipe, exec, requested
- * isolation unavailable) return -1.
+ * emu` runs for its user (the last two without isolation).  sandbox_run
+ * forks and execs at once, puts the child in its own session and process
+ * group, applies rlimits from a table, feeds the job message on stdin,
+ * passes the protocol stream from the child's fd 3 to a callback as it
+ * arrives, captures stdout and stderr into capped buffers (capbuf.h:
+ * head and tail kept), enforces wall-clock and CPU timeouts by killing
+ * the whole group, and reports how the child ended in terms that keep
+ * fault ownership clear: anything the child does (crash, timeout, flood,
+ * early exit) is a result (return 0); only the grader's own failures
+ * (fork, pipe, exec, requested isolation unavailable) return -1.
  *
  * Isolation.  With bubblewrap usable (SANDBOX_ISOLATE_AUTO or _BWRAP) the
  * child runs in new user, pid, network, ipc, uts and cgroup namespaces,
@@ -175,7 +175,7 @@ struct sandbox_result {
 	double wall_s, cpu_s;
 	/* Captured output, NUL-terminated, owned: all of it when it fits
 	 * out_cap, else head + "\n[… N bytes omitted …]\n" + tail
-	 * (the ellipses are UTF-8 U+2026). */
+	 * (the ellipses are UTF-8 U+2026; capbuf.h). */
 	char *out, *err;
 	size_t out_total, err_total;	/* bytes the child wrote */
 	char isolation[256];	/* what protection was in force */
