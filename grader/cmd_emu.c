@@ -319,7 +319,7 @@ static int run(char *const *argv, const char *env)
 	spec.workdir = cwd;
 	spec.isolation = SANDBOX_ISOLATE_NONE;
 	spec.inherit_stdio = 1;
-	memset(&spec.limits, 0, sizeof(spec.limits));
+	sandbox_limits_profile(SANDBOX_PROFILE_TRUSTED, 0, &spec.limits);
 	spec.cancel = &interrupted;
 	if (sandbox_run(&spec, &res))
 		rc = error("%s", res.error);

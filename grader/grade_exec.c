@@ -178,15 +178,11 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	spec.hold_stdin = 1;
 	spec.on_data = on_data;
 	spec.ctx = &ctx;
-	/* start-up (CUDA initialisation) gets the counter-phase limit */
-	spec.limits.wall_s = cfg->counters_timeout_s;
+	/* start-up (CUDA initialisation) gets the counter-phase limit; the
+	 * CPU limit covers every phase */
+	score_runner_limits(cfg, cfg->counters_timeout_s, &spec.limits);
 	spec.limits.cpu_s = (corr + cfg->perf_timeout_s +
 			     cfg->counters_timeout_s) * cfg->cpu_factor;
-	spec.limits.data_bytes = cfg->data_limit_bytes;
-	spec.limits.nproc = cfg->nproc_limit;
-	spec.limits.fsize_bytes = cfg->fsize_limit_bytes;
-	spec.limits.nofile = cfg->nofile_limit;
-	spec.limits.out_cap = cfg->output_cap_bytes;
 
 	verify_process_begin(v, phases, flags);
 	if (sandbox_run_guest(&spec, &res, grant)) {

@@ -207,15 +207,12 @@ static void replay_one(struct verify *v, const struct score_config *cfg,
 	spec.input_len = in.len;
 	spec.on_data = on_data;
 	spec.ctx = &c;
-	spec.limits.wall_s = cfg->counters_timeout_s;
+	/* a helper, but it runs the student's kernels: the CPU factor and
+	 * the memory of a runner */
+	sandbox_limits_profile(SANDBOX_PROFILE_HELPER, cfg->counters_timeout_s,
+			       &spec.limits);
 	spec.limits.cpu_s = cfg->counters_timeout_s * cfg->cpu_factor;
 	spec.limits.data_bytes = cfg->data_limit_bytes;
-	/* bubblewrap needs three processes, and the zombies of the guest
-	 * run before this one under the same uid count until the host's
-	 * init reaps them */
-	spec.limits.nproc = 16;
-	spec.limits.fsize_bytes = 1 << 20;
-	spec.limits.nofile = 64;
 	if (sandbox_run_guest(&spec, &res, grant)) {
 		snprintf(mc->replay_error, sizeof(mc->replay_error), "cannot "
 			 "run the replay: %.200s", res.error);

@@ -114,13 +114,7 @@ static int run_one(const struct rerun_job *j, const struct exercise *ex,
 	spec.hold_stdin = 1;
 	spec.on_data = on_data;
 	spec.ctx = &c;
-	spec.limits.wall_s = j->cfg->counters_timeout_s;
-	spec.limits.cpu_s = j->cfg->counters_timeout_s * j->cfg->cpu_factor;
-	spec.limits.data_bytes = j->cfg->data_limit_bytes;
-	spec.limits.nproc = j->cfg->nproc_limit;
-	spec.limits.fsize_bytes = j->cfg->fsize_limit_bytes;
-	spec.limits.nofile = j->cfg->nofile_limit;
-	spec.limits.out_cap = j->cfg->output_cap_bytes;
+	score_runner_limits(j->cfg, j->cfg->counters_timeout_s, &spec.limits);
 	if (sandbox_run_guest(&spec, &res, grant)) {
 		warning("cannot rerun %s: %s", ex->name, res.error);
 		goto out;

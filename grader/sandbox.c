@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "capbuf.h"
+#include "util.h"
 
 /* One read from a child's pipe; the protocol pipe is as large (a runner
  * sends hundreds of megabytes through it: fewer, larger reads), no
@@ -50,14 +51,6 @@
 #define DEFAULT_OUT_CAP (64 * 1024)
 
 /* ---- small helpers ---- */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int set_error(struct sandbox_result *res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -81,18 +74,60 @@ static const char *errstr(int e, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The limit profiles (sandbox.h): CPU seconds per second of wall clock,
+ * then the rlimits and the capture cap; 0 is no limit.
+ */
+static const struct profile {
+	double cpu_per_wall;
+	uint64_t data_bytes;
+	unsigned nproc;
+	uint64_t fsize_bytes;
+	unsigned nofile;
+	size_t out_cap;
+} profiles[] = {
+	/* data: big enough for the 256 MB-per-buffer performance shape
+	 * with pinned host copies; RLIMIT_DATA leaves CUDA's address-space
+	 * reservations alone */
+	[SANDBOX_PROFILE_RUNNER] = { 2, (uint64_t)16 << 30, 256,
+				     (uint64_t)64 << 20, 256,
+				     DEFAULT_OUT_CAP },
+	/* nvcc runs several processes, each with the CPU limit */
+	[SANDBOX_PROFILE_COMPILER] = { 4, (uint64_t)4 << 30, 64,
+				       (uint64_t)256 << 20, 1024,
+				       (size_t)64 << 10 },
+	/* nproc: bubblewrap needs three processes, and the zombies of the
+	 * guest run before this one under the same uid count until the
+	 * host's init reaps them */
+	[SANDBOX_PROFILE_HELPER] = { 1, (uint64_t)1 << 30, 16,
+				     (uint64_t)1 << 20, 64,
+				     (size_t)64 << 10 },
+	/* compilers and linkers of trusted input: no memory cap */
+	[SANDBOX_PROFILE_TOOL] = { 4, 0, 0, (uint64_t)1 << 30, 1024,
+				   (size_t)256 << 10 },
+	[SANDBOX_PROFILE_TRUSTED] = { 0, 0, 0, 0, 0, DEFAULT_OUT_CAP },
+};
+
+void sandbox_limits_profile(enum sandbox_profile p, double wall_s,
+			    struct sandbox_limits *l)
+{
+	const struct profile *t;
+
+	if ((unsigned)p >= sizeof(profiles) / sizeof(profiles[0]))
+		BUG("no limit profile %d", (int)p);
+	t = &profiles[p];
+	l->wall_s = wall_s;
+	l->cpu_s = wall_s * t->cpu_per_wall;
+	l->data_bytes = t->data_bytes;
+	l->nproc = t->nproc;
+	l->fsize_bytes = t->fsize_bytes;
+	l->nofile = t->nofile;
+	l->out_cap = t->out_cap;
+}
+
 void sandbox_limits_default(struct sandbox_limits *l)
 {
-	l->wall_s = 60.0;
-	l->cpu_s = 120.0;
-	/* Big enough for the 256 MB-per-buffer performance shape with
-	 * pinned host copies; RLIMIT_DATA leaves CUDA's address-space
-	 * reservations alone. */
-	l->data_bytes = (uint64_t)16 << 30;
-	l->nproc = 256;
-	l->fsize_bytes = (uint64_t)64 << 20;
-	l->nofile = 256;
-	l->out_cap = DEFAULT_OUT_CAP;
+	sandbox_limits_profile(SANDBOX_PROFILE_RUNNER, 60.0, l);
 }
 
 void sandbox_spec_init(struct sandbox_spec *spec)

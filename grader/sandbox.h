@@ -82,8 +82,44 @@ struct sandbox_limits {
 /* A field left 0 is not applied (no limit), except out_cap (then 64 KiB)
  * and wall_s (then no wall clock: never do that with a real runner). */
 
-/* Defaults: wall 60 s, CPU 120 s, data 16 GiB, nproc 256, fsize 64 MiB,
- * nofile 256, out_cap 64 KiB. */
+/*
+ * The kinds of child the grader runs, each with its limits named once
+ * (the table in sandbox.c).  The wall clock is the caller's (a timeout of
+ * the configuration, mostly); the CPU limit is a multiple of it; the rest
+ * is fixed per profile.  A caller sets a field after
+ * sandbox_limits_profile only where the grading configuration decides it
+ * (score.h) or the child's output needs another cap, and says so there.
+ */
+enum sandbox_profile {
+	/* student code (runners): CPU 2 x wall, data 16 GiB, nproc 256,
+	 * fsize 64 MiB, nofile 256, out_cap 64 KiB; score.h's runner
+	 * limits override them (score_runner_limits) */
+	SANDBOX_PROFILE_RUNNER,
+	/* the compiler on student text, several processes: CPU 4 x wall,
+	 * data 4 GiB (score.h: compile_data_limit_bytes), nproc 64, fsize
+	 * 256 MiB, nofile 1024, out_cap 64 KiB */
+	SANDBOX_PROFILE_COMPILER,
+	/* the grader's helpers on what a student made, one process each
+	 * (the replay, the PTX check, addr2line): CPU 1 x wall, data 1 GiB,
+	 * nproc 16, fsize 1 MiB, nofile 64, out_cap 64 KiB */
+	SANDBOX_PROFILE_HELPER,
+	/* the grader's own tools on its own files (the runner's link, nm,
+	 * the reference builds): CPU 4 x wall, no data or process cap,
+	 * fsize 1 GiB, nofile 1024, out_cap 256 KiB */
+	SANDBOX_PROFILE_TOOL,
+	/* the grader itself and what it runs for its user (batch's grade
+	 * children, the GPU probe, `warpgrade emu`): no limit but the wall
+	 * clock, out_cap 64 KiB */
+	SANDBOX_PROFILE_TRUSTED
+};
+
+/* Fill *l with profile p's limits under a wall clock of wall_s (0: none;
+ * see above). */
+void sandbox_limits_profile(enum sandbox_profile p, double wall_s,
+			    struct sandbox_limits *l);
+
+/* The runner profile under a 60 s wall clock: CPU 120 s, data 16 GiB,
+ * nproc 256, fsize 64 MiB, nofile 256, out_cap 64 KiB. */
 void sandbox_limits_default(struct sandbox_limits *l);
 
 enum sandbox_isolation_mode {

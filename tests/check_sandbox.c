@@ -773,6 +773,61 @@ START_TEST(test_auto_mode)
 }
 END_TEST
 
+/* The profiles' limits, as sandbox.h lists them. */
+START_TEST(test_profiles)
+{
+	struct sandbox_limits l, d;
+
+	sandbox_limits_profile(SANDBOX_PROFILE_RUNNER, 60, &l);
+	sandbox_limits_default(&d);
+	ck_assert(l.wall_s == d.wall_s && l.cpu_s == d.cpu_s &&
+		  l.data_bytes == d.data_bytes && l.nproc == d.nproc &&
+		  l.fsize_bytes == d.fsize_bytes && l.nofile == d.nofile &&
+		  l.out_cap == d.out_cap);
+	ck_assert(d.wall_s == 60 && d.cpu_s == 120);
+	ck_assert_uint_eq(d.data_bytes, 16ULL << 30);
+	ck_assert_uint_eq(d.nproc, 256);
+	ck_assert_uint_eq(d.fsize_bytes, 64ULL << 20);
+	ck_assert_uint_eq(d.nofile, 256);
+	ck_assert_uint_eq(d.out_cap, 64 << 10);
+
+	sandbox_limits_profile(SANDBOX_PROFILE_COMPILER, 120, &l);
+	ck_assert(l.wall_s == 120 && l.cpu_s == 480);
+	ck_assert_uint_eq(l.data_bytes, 4ULL << 30);
+	ck_assert_uint_eq(l.nproc, 64);
+	ck_assert_uint_eq(l.fsize_bytes, 256ULL << 20);
+	ck_assert_uint_eq(l.nofile, 1024);
+	ck_assert_uint_eq(l.out_cap, 64 << 10);
+
+	sandbox_limits_profile(SANDBOX_PROFILE_HELPER, 30, &l);
+	ck_assert(l.wall_s == 30 && l.cpu_s == 30);
+	ck_assert_uint_eq(l.data_bytes, 1ULL << 30);
+	ck_assert_uint_eq(l.nproc, 16);
+	ck_assert_uint_eq(l.fsize_bytes, 1 << 20);
+	ck_assert_uint_eq(l.nofile, 64);
+	ck_assert_uint_eq(l.out_cap, 64 << 10);
+
+	sandbox_limits_profile(SANDBOX_PROFILE_TOOL, 60, &l);
+	ck_assert(l.wall_s == 60 && l.cpu_s == 240);
+	ck_assert_uint_eq(l.data_bytes, 0);
+	ck_assert_uint_eq(l.nproc, 0);
+	ck_assert_uint_eq(l.fsize_bytes, 1ULL << 30);
+	ck_assert_uint_eq(l.nofile, 1024);
+	ck_assert_uint_eq(l.out_cap, 256 << 10);
+
+	/* nothing but the wall clock, or not even that */
+	sandbox_limits_profile(SANDBOX_PROFILE_TRUSTED, 5, &l);
+	ck_assert(l.wall_s == 5 && l.cpu_s == 0);
+	ck_assert_uint_eq(l.data_bytes, 0);
+	ck_assert_uint_eq(l.nproc, 0);
+	ck_assert_uint_eq(l.fsize_bytes, 0);
+	ck_assert_uint_eq(l.nofile, 0);
+	ck_assert_uint_eq(l.out_cap, 64 << 10);
+	sandbox_limits_profile(SANDBOX_PROFILE_TRUSTED, 0, &l);
+	ck_assert(l.wall_s == 0 && l.cpu_s == 0);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	ck_assert_str_eq(sandbox_signal_name(SIGSEGV), "SIGSEGV");
@@ -865,6 +920,7 @@ static Suite *sandbox_suite(void)
 	tcase_add_loop_test(tc, test_hold_stdin, 0, 2);
 	tcase_add_test(tc, test_auto_mode);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_profiles);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("timeouts");
