@@ -8,15 +8,15 @@
  * runner" (the grader's fault) from anything the runner does once it runs
  * (the student's).
  *
- * run_child is the one loop, in steps: prepare (pipes, the child's plan)
- * and spawn; then turns of tick -- sample the tree's CPU and memory
- * (proctree.c), reap, enforce the wall clock and the caller's cancel --
- * and pump -- poll, stdin out, stdout and stderr into capped head+tail
- * buffers (capbuf.c), the protocol fd to the callback -- until the child
- * is reaped and its pipes are drained; then decode how it ended.  The
- * parent owns the clock: on a timeout, too much memory or a callback veto
- * it kills the whole process group, and under bubblewrap the pid
- * namespace takes down whatever left the group.  Untrusted code as a uid
+ * run_child is the one loop, in steps: prepare (pipes, the child's plan) and
+ * spawn; then turns of tick -- sample the tree's CPU and memory
+ * (proctree.c), reap, enforce the wall clock and the caller's cancel -- and
+ * pump -- poll, stdin out, stdout and stderr into capped head+tail buffers
+ * (capbuf.c), the protocol fd to the caller as bytes and as decoded frames
+ * -- until the child is reaped and its pipes are drained; then decode how it
+ * ended.  The parent owns the clock: on a timeout, too much memory or a
+ * callback veto it kills the whole process group, and under bubblewrap the
+ * pid namespace takes down whatever left the group.  Untrusted code as a uid
  * of its own is sandbox_guest.c, on top of sandbox_run.
  */
 #include "sandbox.h"
@@ -494,6 +494,7 @@ struct sandbox_run {
 	struct capbuf out, err;
 	struct pump pumps[3];
 	unsigned char *chunk;		/* one read */
+	struct proto_decoder dec;	/* the protocol stream, for on_frame */
 	/* the watch */
 	double next_sample, sampled_cpu;
 	long page_size;
@@ -551,6 +552,7 @@ static void run_init(struct sandbox_run *run, const struct sandbox_spec *spec,
 	for (int i = 0; i < 3; i++)
 		run->pumps[i].fd = -1;
 	run->page_size = sysconf(_SC_PAGESIZE);
+	proto_decoder_init(&run->dec, spec->max_payload);
 }
 
 /* The pipes and the child's plan, all before fork: between fork and exec
@@ -818,14 +820,40 @@ static void pump_stdin(struct sandbox_run *run)
 	}
 }
 
-/* The protocol stream to the caller; a veto kills the group. */
+/* The frames a read completed, to on_frame in order; -1 on a veto or a
+ * stream the decoder rejects (its reason kept for the caller). */
+static int pump_frames(struct sandbox_run *run, size_t n)
+{
+	const struct sandbox_spec *spec = run->spec;
+	const unsigned char *payload;
+	enum proto_type type;
+	size_t len;
+	int r = -1;
+
+	if (proto_decoder_feed(&run->dec, run->chunk, n) == 0)
+		while ((r = proto_decoder_next(&run->dec, &type, &payload,
+					       &len)) == 1)
+			if (spec->on_frame(run, spec->ctx, type, payload,
+					   len) < 0)
+				return -1;
+	if (r == 0)
+		return 0;
+	snprintf(run->res->frame_error, sizeof(run->res->frame_error), "%s",
+		 run->dec.error);
+	return -1;
+}
+
+/* The protocol stream to the caller, as bytes and as frames; a veto or
+ * a corrupt stream kills the group. */
 static void pump_proto(struct sandbox_run *run, size_t n)
 {
 	const struct sandbox_spec *spec = run->spec;
 
-	if (!spec->on_data || run->res->killed_by_callback)
+	if (run->res->killed_by_callback)
 		return;
-	if (spec->on_data(run, spec->ctx, run->chunk, n) < 0) {
+	if ((spec->on_data &&
+	     spec->on_data(run, spec->ctx, run->chunk, n) < 0) ||
+	    (spec->on_frame && pump_frames(run, n) < 0)) {
 		run->res->killed_by_callback = 1;
 		if (!run->reaped)
 			kill_group(run);
@@ -908,6 +936,7 @@ static void run_release(struct sandbox_run *run, int ret)
 	restore_sigpipe(run);
 	free(run->pending);
 	free(run->chunk);
+	proto_decoder_release(&run->dec);
 	capbuf_release(&run->out);
 	capbuf_release(&run->err);
 	bwrap_argv_free(run->wrapped);

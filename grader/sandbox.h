@@ -1,18 +1,18 @@
 /*
- * The process sandbox: the one place where the grader starts another
- * process -- the compiler and the replay on student input, the runner
- * with the student's object in it, the tools run on the grader's own
- * files, batch's `warpgrade grade` children and the program `warpgrade
- * emu` runs for its user (the last two without isolation).  sandbox_run
- * forks and execs at once, puts the child in its own session and process
- * group, applies rlimits from a table, feeds the job message on stdin,
- * passes the protocol stream from the child's fd 3 to a callback as it
- * arrives, captures stdout and stderr into capped buffers (capbuf.h:
- * head and tail kept), enforces wall-clock and CPU timeouts by killing
- * the whole group, and reports how the child ended in terms that keep
- * fault ownership clear: anything the child does (crash, timeout, flood,
- * early exit) is a result (return 0); only the grader's own failures
- * (fork, pipe, exec, requested isolation unavailable) return -1.
+ * The process sandbox: the one place where the grader starts another process
+ * -- the compiler and the replay on student input, the runner with the
+ * student's object in it, the tools run on the grader's own files, batch's
+ * `warpgrade grade` children and the program `warpgrade emu` runs for its
+ * user (the last two without isolation).  sandbox_run forks and execs at
+ * once, puts the child in its own session and process group, applies rlimits
+ * from a table, feeds the job message on stdin, passes the protocol stream
+ * from the child's fd 3 to the caller as it arrives (raw bytes, or whole
+ * frames through a decoder it owns), captures stdout and stderr into capped
+ * buffers (capbuf.h: head and tail kept), enforces wall-clock and CPU
+ * timeouts by killing the whole group, and reports how the child ended in
+ * terms that keep fault ownership clear: anything the child does (crash,
+ * timeout, flood, early exit) is a result (return 0); only the grader's own
+ * failures (fork, pipe, exec, requested isolation unavailable) return -1.
  *
  * Isolation.  With bubblewrap usable (SANDBOX_ISOLATE_AUTO or _BWRAP) the
  * child runs in new user, pid, network, ipc, uts and cgroup namespaces,
@@ -57,6 +57,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "protocol.h"
 
 /* res->timed_out */
 #define SANDBOX_TIMEOUT_NONE 0
@@ -128,7 +130,7 @@ enum sandbox_isolation_mode {
 	SANDBOX_ISOLATE_NONE	/* rlimits only */
 };
 
-/* The running child, as seen from spec->on_data. */
+/* The running child, as seen from spec->on_data and spec->on_frame. */
 struct sandbox_run;
 
 struct sandbox_spec {
@@ -173,14 +175,25 @@ struct sandbox_spec {
 	 * said it is ready, so code that runs before main cannot read it). */
 	int hold_stdin;
 	/*
-	 * The child's fd 3 is the write end of the protocol pipe; bytes
-	 * arriving on it are passed to on_data as they come (any split).
-	 * Return 0 to go on, -1 to kill the child (res->killed_by_callback).
-	 * run is valid only during the call: pass it to sandbox_set_deadline,
-	 * sandbox_send or sandbox_close_input.  May be NULL (bytes dropped).
+	 * The child's fd 3 is the write end of the protocol pipe.  Bytes
+	 * arriving on it are passed to on_data as they come (any split),
+	 * then, when on_frame is set, fed to a frame decoder the sandbox
+	 * owns (protocol.h; payloads up to max_payload, 0: up to
+	 * PROTO_MAX_PAYLOAD), and on_frame gets each whole frame, in order
+	 * (the payload is valid only during the call).  Either returns 0
+	 * to go on, -1 to kill the child (res->killed_by_callback); a
+	 * stream the decoder rejects kills it the same way, with the
+	 * decoder's reason in res->frame_error.  After a kill neither is
+	 * called again.  run is valid only during a call: pass it to
+	 * sandbox_set_deadline, sandbox_send or sandbox_close_input.  Both
+	 * get ctx.  Either may be NULL (both NULL: bytes dropped).
 	 */
 	int (*on_data)(struct sandbox_run *run, void *ctx,
 		       const unsigned char *p, size_t n);
+	int (*on_frame)(struct sandbox_run *run, void *ctx,
+			enum proto_type type, const unsigned char *payload,
+			size_t len);
+	size_t max_payload;
 	void *ctx;
 	struct sandbox_limits limits;
 	/* SANDBOX_KEEP_ID, or the account to drop to (root only). */
@@ -196,7 +209,7 @@ struct sandbox_result {
 	int exit_code;		/* exit status, or 128+signal */
 	int signal;		/* the signal, 0 if none */
 	int timed_out;		/* SANDBOX_TIMEOUT_... */
-	int killed_by_callback;
+	int killed_by_callback;	/* a veto, or a corrupt frame stream */
 	int cancelled;		/* killed because *spec->cancel was set */
 	/* Killed (SIGKILL) because the resident memory of the child's
 	 * processes passed limits.data_bytes: memory RLIMIT_DATA does not
@@ -215,6 +228,10 @@ struct sandbox_result {
 	char *out, *err;
 	size_t out_total, err_total;	/* bytes the child wrote */
 	char isolation[256];	/* what protection was in force */
+	/* Why the decoder rejected the protocol stream (on_frame: "bad
+	 * frame magic", a payload over max_payload, ...); "" when it did
+	 * not. */
+	char frame_error[128];
 	char error[256];	/* grader-side failure: sandbox_run is -1 */
 };
 
