@@ -2,17 +2,18 @@
  * The process sandbox: the one place where the grader starts another process
  * -- the compiler and the replay on student input, the runner with the
  * student's object in it, the tools run on the grader's own files, batch's
- * `warpgrade grade` children and the program `warpgrade emu` runs for its
- * user (the last two without isolation).  sandbox_run forks and execs at
- * once, puts the child in its own session and process group, applies rlimits
- * from a table, feeds the job message on stdin, passes the protocol stream
- * from the child's fd 3 to the caller as it arrives (raw bytes, or whole
- * frames through a decoder it owns), captures stdout and stderr into capped
- * buffers (capbuf.h: head and tail kept), enforces wall-clock and CPU
- * timeouts by killing the whole group, and reports how the child ended in
- * terms that keep fault ownership clear: anything the child does (crash,
- * timeout, flood, early exit) is a result (return 0); only the grader's own
- * failures (fork, pipe, exec, requested isolation unavailable) return -1.
+ * `warpgrade grade` children, sbatch for `warpgrade slurm --submit` and the
+ * program `warpgrade emu` runs for its user (the last three without
+ * isolation).  sandbox_run forks and execs at once, puts the child in its
+ * own session and process group, applies rlimits from a table, feeds the job
+ * message on stdin, passes the protocol stream from the child's fd 3 to the
+ * caller as it arrives (raw bytes, or whole frames through a decoder it
+ * owns), captures stdout and stderr into capped buffers (capbuf.h: head and
+ * tail kept), enforces wall-clock and CPU timeouts by killing the whole
+ * group, and reports how the child ended in terms that keep fault ownership
+ * clear: anything the child does (crash, timeout, flood, early exit) is a
+ * result (return 0); only the grader's own failures (fork, pipe, exec,
+ * requested isolation unavailable) return -1.
  *
  * Isolation.  With bubblewrap usable (SANDBOX_ISOLATE_AUTO or _BWRAP) the
  * child runs in new user, pid, network, ipc, uts and cgroup namespaces,
@@ -110,8 +111,8 @@ enum sandbox_profile {
 	 * fsize 1 GiB, nofile 1024, out_cap 256 KiB */
 	SANDBOX_PROFILE_TOOL,
 	/* the grader itself and what it runs for its user (batch's grade
-	 * children, the GPU probe, `warpgrade emu`): no limit but the wall
-	 * clock, out_cap 64 KiB */
+	 * children, the GPU probe, sbatch, `warpgrade emu`): no limit but
+	 * the wall clock, out_cap 64 KiB */
 	SANDBOX_PROFILE_TRUSTED
 };
 
