@@ -297,8 +297,7 @@ static int run_child(const struct batch_opts *o, const struct entry *e,
 	}
 	spec.workdir = cwd;
 	spec.isolation = SANDBOX_ISOLATE_NONE;
-	memset(&spec.limits, 0, sizeof(spec.limits));
-	spec.limits.wall_s = timeout;
+	sandbox_limits_profile(SANDBOX_PROFILE_TRUSTED, timeout, &spec.limits);
 	spec.limits.out_cap = LOG_CAP;
 	spec.cancel = &interrupted;
 	rc = sandbox_run(&spec, res);

@@ -85,12 +85,7 @@ static int run_capped(const char *const *argv, const char *cwd,
 	spec.env = env;
 	spec.workdir = cwd;
 	spec.isolation = SANDBOX_ISOLATE_NONE;
-	spec.limits.wall_s = timeout_s;
-	spec.limits.cpu_s = timeout_s * 4; /* nvcc runs several processes */
-	spec.limits.data_bytes = 0;        /* compilers: no memory cap */
-	spec.limits.nproc = 0;
-	spec.limits.fsize_bytes = 1ULL << 30;
-	spec.limits.nofile = 1024;
+	sandbox_limits_profile(SANDBOX_PROFILE_TOOL, timeout_s, &spec.limits);
 	spec.limits.out_cap = cap;
 	if (truncated)
 		*truncated = 0;

@@ -247,29 +247,6 @@ static void catch_interrupts(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* argv[0] as the shell would find it in $PATH (owned). */
-static char *find_program(const char *name)
-{
-	const char *path = getenv("PATH");
-	char *dirs, *dir, *save = NULL;
-
-	if (strchr(name, '/') || !path)
-		return xstrdup(name);
-	dirs = xstrdup(path);
-	for (dir = strtok_r(dirs, ":", &save); dir;
-	     dir = strtok_r(NULL, ":", &save)) {
-		char *p = xstrfmt("%s/%s", *dir ? dir : ".", name);
-
-		if (!access(p, X_OK)) {
-			free(dirs);
-			return p;
-		}
-		free(p);
-	}
-	free(dirs);
-	return xstrdup(name);
-}
-
 /* The environment with one more variable (NULL: the same); the array is
  * owned, its strings are not. */
 static const char **environment(const char *extra)
@@ -319,7 +296,7 @@ static int run(char *const *argv, const char *env)
 	spec.workdir = cwd;
 	spec.isolation = SANDBOX_ISOLATE_NONE;
 	spec.inherit_stdio = 1;
-	memset(&spec.limits, 0, sizeof(spec.limits));
+	sandbox_limits_profile(SANDBOX_PROFILE_TRUSTED, 0, &spec.limits);
 	spec.cancel = &interrupted;
 	if (sandbox_run(&spec, &res))
 		rc = error("%s", res.error);

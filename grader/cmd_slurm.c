@@ -6,16 +6,15 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandbox.h"
 #include "slurm.h"
 #include "util.h"
 
@@ -274,55 +273,82 @@ static int prepare(struct slurm_opts *o, char *keep[4], size_t *nsubs)
 
 /* ---- sbatch ---- */
 
-/* `sbatch --parsable FILE`: the job id into id; 0 or -1 (error()
- * printed; sbatch's own messages went to our stderr). */
+/* sbatch from $PATH, absolute (the sandbox searches nothing); NULL with
+ * error() printed when there is none. */
+static char *find_sbatch(const char *cwd)
+{
+	char *exe = find_program("sbatch"), *full;
+
+	if (!strchr(exe, '/')) {
+		free(exe);
+		error("cannot run 'sbatch': %s (is Slurm's client installed "
+		      "and on PATH?)", strerror(ENOENT));
+		return NULL;
+	}
+	if (exe[0] == '/')
+		return exe;
+	full = xstrfmt("%s/%s", cwd, exe);
+	free(exe);
+	return full;
+}
+
+/*
+ * `sbatch --parsable FILE` as its user would run it -- their environment,
+ * which sbatch hands to the job (and which names the cluster:
+ * SLURM_CONF), and their working directory, the job's default -- with no
+ * limit, not even a clock: sbatch waits for a busy controller as long as
+ * it takes.  The job id into id; 0 or -1 (error() printed, after
+ * sbatch's own messages).
+ */
 static int submit(const char *file, char *id, size_t len)
 {
-	char *argv[] = { "sbatch", "--parsable", (char *)file, NULL };
-	char out[256];
-	int fd[2], ws;
-	size_t got = 0;
-	ssize_t r;
-	pid_t pid;
+	extern char **environ;
+	const char *argv[] = { NULL, "--parsable", file, NULL };
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+	char cwd[PATH_MAX], out[256];
+	char *exe;
+	int rc = -1;
 
-	if (pipe2(fd, O_CLOEXEC))
-		return error("cannot create a pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return error("cannot fork: %s", strerror(errno));
+	if (!getcwd(cwd, sizeof(cwd)))
+		return error("cannot find the current directory: %s",
+			     strerror(errno));
+	exe = find_sbatch(cwd);
+	if (!exe)
+		return -1;
+	argv[0] = exe;
+	sandbox_spec_init(&spec);
+	spec.argv = argv;
+	spec.env = (const char *const *)environ;
+	spec.workdir = cwd;
+	spec.isolation = SANDBOX_ISOLATE_NONE;
+	sandbox_limits_profile(SANDBOX_PROFILE_TRUSTED, 0, &spec.limits);
+	if (sandbox_run(&spec, &res)) {
+		error("cannot run 'sbatch': %s", res.error);
+		goto out;
 	}
-	if (!pid) {
-		dup2(fd[1], 1);
-		execvp(argv[0], argv);
-		fprintf(stderr, "warpgrade: error: cannot run 'sbatch': %s "
-			"(is Slurm's client installed and on PATH?)\n",
-			strerror(errno));
-		_exit(127);
+	fputs(res.err ? res.err : "", stderr);
+	/* what the first read of its output would have held */
+	snprintf(out, sizeof(out), "%s", res.out ? res.out : "");
+	if (!res.exited || res.exit_code) {
+		/* 127: a shell's "not found", said on stderr already */
+		if (!res.exited || res.exit_code != 127)
+			error("sbatch refused '%s' (exit %d)", file,
+			      res.exited ? res.exit_code : 128);
+		goto out;
 	}
-	close(fd[1]);
-	while ((r = read(fd[0], out + got, sizeof(out) - 1 - got)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 || (got += (size_t)r) == sizeof(out) - 1)
-			break;
-	}
-	out[got] = '\0';
-	close(fd[0]);
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(ws) || WEXITSTATUS(ws))
-		return WIFEXITED(ws) && WEXITSTATUS(ws) == 127 ? -1 :
-		       error("sbatch refused '%s' (exit %d)", file,
-			     WIFEXITED(ws) ? WEXITSTATUS(ws) : 128);
 	/* "<id>" or "<id>;<cluster>" */
 	out[strcspn(out, ";\n")] = '\0';
-	if (!*out)
-		return error("sbatch printed no job id for '%s'", file);
+	if (!*out) {
+		error("sbatch printed no job id for '%s'", file);
+		goto out;
+	}
 	snprintf(id, len, "%s", out);
-	return 0;
+	rc = 0;
+out:
+	sandbox_result_release(&res);
+	free(exe);
+	return rc;
 }
 
 /* ---- the command ---- */

@@ -24,7 +24,6 @@
 /* the PTX check's output: at most 1024 lines of lacks (wgemu.h), each
  * under 700 bytes */
 #define CHECK_OUT_CAP ((size_t)1 << 20)
-#define LOG_CAP ((size_t)64 << 10)
 
 /* ---- staging ---- */
 
@@ -408,13 +407,9 @@ static int run_compiler(const struct compile_job *j, const struct stage *s,
 	spec.workdir = s->dir;
 	spec.cwd = s->cwd;
 	spec.ro_paths = ro;
-	spec.limits.wall_s = j->cfg->compile_timeout_s;
-	spec.limits.cpu_s = j->cfg->compile_timeout_s * 4; /* per process */
+	sandbox_limits_profile(SANDBOX_PROFILE_COMPILER,
+			       j->cfg->compile_timeout_s, &spec.limits);
 	spec.limits.data_bytes = j->cfg->compile_data_limit_bytes;
-	spec.limits.nproc = 64;
-	spec.limits.fsize_bytes = (uint64_t)256 << 20;
-	spec.limits.nofile = 1024;
-	spec.limits.out_cap = LOG_CAP;
 	if (sandbox_run_guest(&spec, &res, grant)) {
 		*log = xstrfmt("cannot run the compiler: %s", res.error);
 		rc = -1;
@@ -518,12 +513,9 @@ static int check_emulable(const struct compile_job *j, const struct stage *s,
 	spec.env = env;
 	spec.workdir = s->dir;
 	spec.ro_paths = ro;
-	spec.limits.wall_s = 60;
-	spec.limits.cpu_s = 60;
+	/* the compiler's configured memory, and room for the listing */
+	sandbox_limits_profile(SANDBOX_PROFILE_HELPER, 60, &spec.limits);
 	spec.limits.data_bytes = j->cfg->compile_data_limit_bytes;
-	spec.limits.nproc = 16; /* zombies of earlier runs count too */
-	spec.limits.fsize_bytes = 1 << 20;
-	spec.limits.nofile = 64;
 	spec.limits.out_cap = CHECK_OUT_CAP;
 	if (sandbox_run_guest(&spec, &res, grant)) {
 		*log = xstrfmt("cannot check the PTX: %s", res.error);

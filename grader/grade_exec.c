@@ -28,13 +28,11 @@
 #define GRADE_SOURCE_MAX (256u << 10)
 
 struct run_ctx {
-	struct proto_decoder dec;
 	const struct proto_buf *job; /* sent once the runner says hello */
 	int job_sent;
 	struct verify *v;
 	const struct grade_opts *o;
 	double phase_timeout[8];
-	int killed;
 	size_t shapes_seen;
 	const char *name;
 };
@@ -58,53 +56,37 @@ static int send_key(struct sandbox_run *sb, const unsigned char *p,
 	return rc;
 }
 
-static int on_data(struct sandbox_run *sb, void *arg,
-		   const unsigned char *p, size_t n)
+/* One frame of the runner's: verified, then answered. */
+static int on_frame(struct sandbox_run *sb, void *arg, enum proto_type t,
+		    const unsigned char *payload, size_t len)
 {
 	struct run_ctx *c = arg;
-	enum proto_type t;
-	const unsigned char *payload;
-	size_t len;
-	int r;
 
-	if (proto_decoder_feed(&c->dec, p, n))
-		goto bad;
-	while ((r = proto_decoder_next(&c->dec, &t, &payload, &len)) == 1) {
-		if (verify_frame(c->v, t, payload, len))
-			goto bad;
-		if (t == PROTO_HELLO && !c->job_sent) {
-			/* main() is running: student constructors are done,
-			 * so the seed can go out now; stdin stays open for
-			 * the keys of timed repetitions */
-			if (sandbox_send(sb, c->job->data, c->job->len))
-				goto bad;
-			if (!(c->v->phases & PROTO_PHASE_PERF))
-				sandbox_close_input(sb);
-			c->job_sent = 1;
-		}
-		if (t == PROTO_KEY_REQUEST && send_key(sb, payload, len))
-			goto bad;
-		if (t == PROTO_PHASE) {
-			double limit = c->phase_timeout[
-				c->v->current_phase & 7];
+	if (verify_frame(c->v, t, payload, len))
+		return -1;
+	if (t == PROTO_HELLO && !c->job_sent) {
+		/* main() is running: student constructors are done, so the
+		 * seed can go out now; stdin stays open for the keys of
+		 * timed repetitions */
+		if (sandbox_send(sb, c->job->data, c->job->len))
+			return -1;
+		if (!(c->v->phases & PROTO_PHASE_PERF))
+			sandbox_close_input(sb);
+		c->job_sent = 1;
+	}
+	if (t == PROTO_KEY_REQUEST && send_key(sb, payload, len))
+		return -1;
+	if (t == PROTO_PHASE) {
+		double limit = c->phase_timeout[c->v->current_phase & 7];
 
-			if (limit > 0)
-				sandbox_set_deadline(sb, limit);
-		}
-		if (t == PROTO_SHAPE && c->o->progress &&
-		    c->v->cur < 0 && (++c->shapes_seen % 128) == 0)
-			grade_progress(c->o, "%s: %zu/%zu shapes checked", c->name,
-				 c->shapes_seen, c->v->nshapes);
+		if (limit > 0)
+			sandbox_set_deadline(sb, limit);
 	}
-	if (r < 0) {
-		snprintf(c->v->protocol_error, sizeof(c->v->protocol_error),
-			 "%s", c->dec.error);
-		goto bad;
-	}
+	if (t == PROTO_SHAPE && c->o->progress &&
+	    c->v->cur < 0 && (++c->shapes_seen % 128) == 0)
+		grade_progress(c->o, "%s: %zu/%zu shapes checked", c->name,
+			       c->shapes_seen, c->v->nshapes);
 	return 0;
-bad:
-	c->killed = 1;
-	return -1;
 }
 
 /* One runner process: its job, its sandbox, its frames into v. */
@@ -158,7 +140,6 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	ro[0] = runner;
 	ro[1] = NULL;
 
-	proto_decoder_init(&ctx.dec, 0);
 	ctx.v = v;
 	ctx.o = o;
 	ctx.job = &jb;
@@ -176,17 +157,13 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	spec.gpu = gpu;
 	spec.isolation = SANDBOX_ISOLATE_AUTO;
 	spec.hold_stdin = 1;
-	spec.on_data = on_data;
+	spec.on_frame = on_frame;
 	spec.ctx = &ctx;
-	/* start-up (CUDA initialisation) gets the counter-phase limit */
-	spec.limits.wall_s = cfg->counters_timeout_s;
+	/* start-up (CUDA initialisation) gets the counter-phase limit; the
+	 * CPU limit covers every phase */
+	score_runner_limits(cfg, cfg->counters_timeout_s, &spec.limits);
 	spec.limits.cpu_s = (corr + cfg->perf_timeout_s +
 			     cfg->counters_timeout_s) * cfg->cpu_factor;
-	spec.limits.data_bytes = cfg->data_limit_bytes;
-	spec.limits.nproc = cfg->nproc_limit;
-	spec.limits.fsize_bytes = cfg->fsize_limit_bytes;
-	spec.limits.nofile = cfg->nofile_limit;
-	spec.limits.out_cap = cfg->output_cap_bytes;
 
 	verify_process_begin(v, phases, flags);
 	if (sandbox_run_guest(&spec, &res, grant)) {
@@ -194,12 +171,15 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 		      res.error);
 		goto out;
 	}
+	if (res.frame_error[0])
+		snprintf(v->protocol_error, sizeof(v->protocol_error), "%s",
+			 res.frame_error);
 	memset(&x, 0, sizeof(x));
 	x.timed_out = res.timed_out;
-	x.signal = ctx.killed ? 0 : res.signal;
-	x.exited = res.exited || ctx.killed;
+	x.signal = res.killed_by_callback ? 0 : res.signal;
+	x.exited = res.exited || res.killed_by_callback;
 	x.exit_code = res.exit_code;
-	x.killed_by_grader = ctx.killed;
+	x.killed_by_grader = res.killed_by_callback;
 	x.memory_exceeded = res.memory_exceeded;
 	x.memory_limit = spec.limits.data_bytes;
 	verify_process_end(v, &x);
@@ -215,7 +195,6 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	rc = 0;
 out:
 	sandbox_result_release(&res);
-	proto_decoder_release(&ctx.dec);
 	proto_buf_release(&jb);
 	free(dir);
 	return rc;

@@ -163,13 +163,7 @@ static int addr2line(const char *runner, const char *workdir,
 	spec.workdir = dir;
 	spec.private_workdir = 1;
 	spec.ro_paths = ro;
-	spec.limits.wall_s = 30;
-	spec.limits.cpu_s = 30;
-	spec.limits.data_bytes = 1ULL << 30;
-	spec.limits.nproc = 16;
-	spec.limits.fsize_bytes = 1 << 20;
-	spec.limits.nofile = 64;
-	spec.limits.out_cap = 64 << 10;
+	sandbox_limits_profile(SANDBOX_PROFILE_HELPER, 30, &spec.limits);
 	if (sandbox_run_guest(&spec, &res, grant)) {
 		rc = error("cannot run addr2line: %s", res.error);
 		goto out;

@@ -17,7 +17,6 @@
 
 /* One replay's stream as it arrives. */
 struct replay_ctx {
-	struct proto_decoder dec;
 	struct verify *v;
 	size_t k;
 	struct measured_call *mc;
@@ -59,9 +58,10 @@ static int on_shape(struct replay_ctx *c, const unsigned char *p, size_t n)
 	return 0;
 }
 
-static int on_frame(struct replay_ctx *c, enum proto_type t,
+static int on_frame(struct sandbox_run *sb, void *arg, enum proto_type t,
 		    const unsigned char *p, size_t n)
 {
+	struct replay_ctx *c = arg;
 	struct measured_call *mc = c->mc;
 	struct proto_traffic tr;
 
@@ -114,24 +114,6 @@ static int on_frame(struct replay_ctx *c, enum proto_type t,
 	default:
 		return bad(c, "an unexpected frame");
 	}
-}
-
-static int on_data(struct sandbox_run *sb, void *arg,
-		   const unsigned char *p, size_t n)
-{
-	struct replay_ctx *c = arg;
-	enum proto_type t;
-	const unsigned char *payload;
-	size_t len;
-	int r;
-
-	(void)sb;
-	if (proto_decoder_feed(&c->dec, p, n))
-		return bad(c, "a corrupt stream");
-	while ((r = proto_decoder_next(&c->dec, &t, &payload, &len)) == 1)
-		if (on_frame(c, t, payload, len))
-			return -1;
-	return r < 0 ? bad(c, "a corrupt stream") : 0;
 }
 
 /* The replay's stdin: the job, then the record in chunks. */
@@ -187,7 +169,6 @@ static void replay_one(struct verify *v, const struct score_config *cfg,
 	memset(&c, 0, sizeof(c));
 	memset(&res, 0, sizeof(res));
 	proto_buf_init(&in);
-	proto_decoder_init(&c.dec, 0);
 	c.v = v;
 	c.k = k;
 	c.mc = mc;
@@ -205,22 +186,21 @@ static void replay_one(struct verify *v, const struct score_config *cfg,
 	spec.ro_paths = ro;
 	spec.input = in.data;
 	spec.input_len = in.len;
-	spec.on_data = on_data;
+	spec.on_frame = on_frame;
 	spec.ctx = &c;
-	spec.limits.wall_s = cfg->counters_timeout_s;
+	/* a helper, but it runs the student's kernels: the CPU factor and
+	 * the memory of a runner */
+	sandbox_limits_profile(SANDBOX_PROFILE_HELPER, cfg->counters_timeout_s,
+			       &spec.limits);
 	spec.limits.cpu_s = cfg->counters_timeout_s * cfg->cpu_factor;
 	spec.limits.data_bytes = cfg->data_limit_bytes;
-	/* bubblewrap needs three processes, and the zombies of the guest
-	 * run before this one under the same uid count until the host's
-	 * init reaps them */
-	spec.limits.nproc = 16;
-	spec.limits.fsize_bytes = 1 << 20;
-	spec.limits.nofile = 64;
 	if (sandbox_run_guest(&spec, &res, grant)) {
 		snprintf(mc->replay_error, sizeof(mc->replay_error), "cannot "
 			 "run the replay: %.200s", res.error);
 		goto out;
 	}
+	if (res.frame_error[0])
+		bad(&c, "a corrupt stream");
 	if (res.timed_out) {
 		/* the record says what to run: a record that runs too long
 		 * is the student's */
@@ -245,7 +225,6 @@ static void replay_one(struct verify *v, const struct score_config *cfg,
 	}
 out:
 	sandbox_result_release(&res);
-	proto_decoder_release(&c.dec);
 	proto_buf_release(&in);
 	free(c.region);
 	free(dir);

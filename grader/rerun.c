@@ -24,38 +24,28 @@
 
 /* What a rerun heard from its runner. */
 struct rerun_ctx {
-	struct proto_decoder dec;
 	const struct proto_buf *job;
 	int job_sent;
 	char fault[512]; /* the first error's message */
 };
 
-static int on_data(struct sandbox_run *sb, void *arg,
-		   const unsigned char *p, size_t n)
+/* The job once the runner says hello; the first error's message. */
+static int on_frame(struct sandbox_run *sb, void *arg, enum proto_type t,
+		    const unsigned char *payload, size_t len)
 {
 	struct rerun_ctx *c = arg;
-	enum proto_type t;
-	const unsigned char *payload;
-	size_t len;
-	int r;
+	struct proto_error err;
 
-	if (proto_decoder_feed(&c->dec, p, n))
-		return -1;
-	while ((r = proto_decoder_next(&c->dec, &t, &payload, &len)) == 1) {
-		struct proto_error err;
-
-		if (t == PROTO_HELLO && !c->job_sent) {
-			if (sandbox_send(sb, c->job->data, c->job->len))
-				return -1;
-			sandbox_close_input(sb);
-			c->job_sent = 1;
-		}
-		if (t == PROTO_ERROR && !c->fault[0] &&
-		    !proto_dec_error(payload, len, &err))
-			snprintf(c->fault, sizeof(c->fault), "%s",
-				 err.message);
+	if (t == PROTO_HELLO && !c->job_sent) {
+		if (sandbox_send(sb, c->job->data, c->job->len))
+			return -1;
+		sandbox_close_input(sb);
+		c->job_sent = 1;
 	}
-	return r < 0 ? -1 : 0;
+	if (t == PROTO_ERROR && !c->fault[0] &&
+	    !proto_dec_error(payload, len, &err))
+		snprintf(c->fault, sizeof(c->fault), "%s", err.message);
+	return 0;
 }
 
 /* How one rerun is started: the runner alone, or under a tool. */
@@ -98,7 +88,6 @@ static int run_one(const struct rerun_job *j, const struct exercise *ex,
 	snprintf(job.exercise, sizeof(job.exercise), "%s", ex->name);
 	proto_buf_init(&jb);
 	proto_enc_job(&jb, &job);
-	proto_decoder_init(&c.dec, 0);
 	c.job = &jb;
 	if (jb.oom || (mkdir(dir, 0700) && errno != EEXIST)) {
 		warning("cannot prepare a rerun of %s", ex->name);
@@ -112,15 +101,9 @@ static int run_one(const struct rerun_job *j, const struct exercise *ex,
 	spec.ro_paths = how->ro;
 	spec.gpu = how->gpu;
 	spec.hold_stdin = 1;
-	spec.on_data = on_data;
+	spec.on_frame = on_frame;
 	spec.ctx = &c;
-	spec.limits.wall_s = j->cfg->counters_timeout_s;
-	spec.limits.cpu_s = j->cfg->counters_timeout_s * j->cfg->cpu_factor;
-	spec.limits.data_bytes = j->cfg->data_limit_bytes;
-	spec.limits.nproc = j->cfg->nproc_limit;
-	spec.limits.fsize_bytes = j->cfg->fsize_limit_bytes;
-	spec.limits.nofile = j->cfg->nofile_limit;
-	spec.limits.out_cap = j->cfg->output_cap_bytes;
+	score_runner_limits(j->cfg, j->cfg->counters_timeout_s, &spec.limits);
 	if (sandbox_run_guest(&spec, &res, grant)) {
 		warning("cannot rerun %s: %s", ex->name, res.error);
 		goto out;
@@ -131,7 +114,6 @@ static int run_one(const struct rerun_job *j, const struct exercise *ex,
 	rc = 0;
 out:
 	sandbox_result_release(&res);
-	proto_decoder_release(&c.dec);
 	proto_buf_release(&jb);
 	free(home);
 	free(dir);

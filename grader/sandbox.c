@@ -1,23 +1,28 @@
 /*
  * The process sandbox (see sandbox.h for the contract and the trust
  * model).  Everything the child needs is prepared before fork -- argv for
- * bubblewrap, the environment, rlimit values -- so that between fork and
- * exec the child only makes async-signal-safe system calls: the grader
- * may be multi-threaded.  Failures before exec travel back through a
- * close-on-exec pipe, so the parent can tell "could not start the runner"
- * (the grader's fault) from anything the runner does once it runs (the
- * student's).  The parent then pumps four pipes with poll -- stdin out,
- * stdout and stderr into capped head+tail buffers, the protocol fd to the
- * callback -- and owns the clock: on a timeout or a callback veto it kills
- * the whole process group, and under bubblewrap the pid namespace takes
- * down whatever left the group.
+ * bubblewrap (bwrap.c), the environment, rlimit values -- so that between
+ * fork and exec the child only makes async-signal-safe system calls: the
+ * grader may be multi-threaded.  Failures before exec travel back through
+ * a close-on-exec pipe, so the parent can tell "could not start the
+ * runner" (the grader's fault) from anything the runner does once it runs
+ * (the student's).
+ *
+ * run_child is the one loop, in steps: prepare (pipes, the child's plan) and
+ * spawn; then turns of tick -- sample the tree's CPU and memory
+ * (proctree.c), reap, enforce the wall clock and the caller's cancel -- and
+ * pump -- poll, stdin out, stdout and stderr into capped head+tail buffers
+ * (capbuf.c), the protocol fd to the caller as bytes and as decoded frames
+ * -- until the child is reaped and its pipes are drained; then decode how it
+ * ended.  The parent owns the clock: on a timeout, too much memory or a
+ * callback veto it kills the whole process group, and under bubblewrap the
+ * pid namespace takes down whatever left the group.  Untrusted code as a uid
+ * of its own is sandbox_guest.c, on top of sandbox_run.
  */
 #include "sandbox.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <grp.h>
 #include <math.h>
 #include <poll.h>
@@ -36,6 +41,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bwrap.h"
+#include "capbuf.h"
+#include "proctree.h"
+#include "util.h"
+
 /* One read from a child's pipe; the protocol pipe is as large (a runner
  * sends hundreds of megabytes through it: fewer, larger reads), no
  * larger: an unprivileged user's pipes share 64 MB by default before
@@ -48,14 +58,6 @@
 #define DEFAULT_OUT_CAP (64 * 1024)
 
 /* ---- small helpers ---- */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int set_error(struct sandbox_result *res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -79,18 +81,60 @@ static const char *errstr(int e, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The limit profiles (sandbox.h): CPU seconds per second of wall clock,
+ * then the rlimits and the capture cap; 0 is no limit.
+ */
+static const struct profile {
+	double cpu_per_wall;
+	uint64_t data_bytes;
+	unsigned nproc;
+	uint64_t fsize_bytes;
+	unsigned nofile;
+	size_t out_cap;
+} profiles[] = {
+	/* data: big enough for the 256 MB-per-buffer performance shape
+	 * with pinned host copies; RLIMIT_DATA leaves CUDA's address-space
+	 * reservations alone */
+	[SANDBOX_PROFILE_RUNNER] = { 2, (uint64_t)16 << 30, 256,
+				     (uint64_t)64 << 20, 256,
+				     DEFAULT_OUT_CAP },
+	/* nvcc runs several processes, each with the CPU limit */
+	[SANDBOX_PROFILE_COMPILER] = { 4, (uint64_t)4 << 30, 64,
+				       (uint64_t)256 << 20, 1024,
+				       (size_t)64 << 10 },
+	/* nproc: bubblewrap needs three processes, and the zombies of the
+	 * guest run before this one under the same uid count until the
+	 * host's init reaps them */
+	[SANDBOX_PROFILE_HELPER] = { 1, (uint64_t)1 << 30, 16,
+				     (uint64_t)1 << 20, 64,
+				     (size_t)64 << 10 },
+	/* compilers and linkers of trusted input: no memory cap */
+	[SANDBOX_PROFILE_TOOL] = { 4, 0, 0, (uint64_t)1 << 30, 1024,
+				   (size_t)256 << 10 },
+	[SANDBOX_PROFILE_TRUSTED] = { 0, 0, 0, 0, 0, DEFAULT_OUT_CAP },
+};
+
+void sandbox_limits_profile(enum sandbox_profile p, double wall_s,
+			    struct sandbox_limits *l)
+{
+	const struct profile *t;
+
+	if ((unsigned)p >= sizeof(profiles) / sizeof(profiles[0]))
+		BUG("no limit profile %d", (int)p);
+	t = &profiles[p];
+	l->wall_s = wall_s;
+	l->cpu_s = wall_s * t->cpu_per_wall;
+	l->data_bytes = t->data_bytes;
+	l->nproc = t->nproc;
+	l->fsize_bytes = t->fsize_bytes;
+	l->nofile = t->nofile;
+	l->out_cap = t->out_cap;
+}
+
 void sandbox_limits_default(struct sandbox_limits *l)
 {
-	l->wall_s = 60.0;
-	l->cpu_s = 120.0;
-	/* Big enough for the 256 MB-per-buffer performance shape with
-	 * pinned host copies; RLIMIT_DATA leaves CUDA's address-space
-	 * reservations alone. */
-	l->data_bytes = (uint64_t)16 << 30;
-	l->nproc = 256;
-	l->fsize_bytes = (uint64_t)64 << 20;
-	l->nofile = 256;
-	l->out_cap = DEFAULT_OUT_CAP;
+	sandbox_limits_profile(SANDBOX_PROFILE_RUNNER, 60.0, l);
 }
 
 void sandbox_spec_init(struct sandbox_spec *spec)
@@ -102,178 +146,7 @@ void sandbox_spec_init(struct sandbox_spec *spec)
 	spec->gid = SANDBOX_KEEP_ID;
 }
 
-/* ---- growable argv ---- */
-
-struct strv {
-	char **v;
-	size_t n, cap;
-	int oom;
-};
-
-static void strv_add(struct strv *s, const char *str)
-{
-	char **nv;
-
-	if (s->oom)
-		return;
-	if (s->n + 2 > s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		nv = realloc(s->v, s->cap * sizeof(*nv));
-		if (!nv) {
-			s->oom = 1;
-			return;
-		}
-		s->v = nv;
-	}
-	s->v[s->n] = strdup(str);
-	if (!s->v[s->n]) {
-		s->oom = 1;
-		return;
-	}
-	s->n++;
-	s->v[s->n] = NULL;
-}
-
-static void strv_add3(struct strv *s, const char *a, const char *b,
-		      const char *c)
-{
-	strv_add(s, a);
-	strv_add(s, b);
-	if (c)
-		strv_add(s, c);
-}
-
-static void strv_free(struct strv *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
-/* ---- capped capture: head and tail ---- */
-
-struct capbuf {
-	char *head, *tail;
-	size_t head_cap, head_len, tail_cap, tail_pos, total;
-};
-
-static int cap_init(struct capbuf *c, size_t cap)
-{
-	memset(c, 0, sizeof(*c));
-	c->head_cap = cap / 2;
-	c->tail_cap = cap - c->head_cap;
-	c->head = malloc(c->head_cap + 1);
-	c->tail = malloc(c->tail_cap + 1);
-	return c->head && c->tail ? 0 : -1;
-}
-
-static void cap_add(struct capbuf *c, const char *p, size_t n)
-{
-	size_t k;
-
-	c->total += n;
-	k = c->head_cap - c->head_len;
-	if (k > n)
-		k = n;
-	memcpy(c->head + c->head_len, p, k);
-	c->head_len += k;
-	p += k;
-	n -= k;
-	if (n > c->tail_cap) {
-		/* Only the last tail_cap bytes can survive. */
-		p += n - c->tail_cap;
-		n = c->tail_cap;
-	}
-	while (n) {
-		k = c->tail_cap - c->tail_pos;
-		if (k > n)
-			k = n;
-		memcpy(c->tail + c->tail_pos, p, k);
-		c->tail_pos = (c->tail_pos + k) % c->tail_cap;
-		p += k;
-		n -= k;
-	}
-}
-
-/* The kept bytes as one string (see sandbox_result.out); frees c. */
-static char *cap_finish(struct capbuf *c)
-{
-	size_t rest = c->total - c->head_len;
-	size_t tail_len = rest < c->tail_cap ? rest : c->tail_cap;
-	size_t omitted = rest - tail_len, start, o;
-	char mark[96];
-	int m = 0;
-	char *s;
-
-	if (omitted)
-		m = snprintf(mark, sizeof(mark),
-			     "\n[\xe2\x80\xa6 %zu bytes omitted \xe2\x80\xa6]\n",
-			     omitted);
-	s = malloc(c->head_len + (size_t)m + tail_len + 1);
-	if (s) {
-		memcpy(s, c->head, c->head_len);
-		o = c->head_len;
-		memcpy(s + o, mark, (size_t)m);
-		o += (size_t)m;
-		start = (c->tail_pos + c->tail_cap - tail_len) % c->tail_cap;
-		if (tail_len && start + tail_len > c->tail_cap) {
-			memcpy(s + o, c->tail + start, c->tail_cap - start);
-			memcpy(s + o + c->tail_cap - start, c->tail,
-			       tail_len - (c->tail_cap - start));
-		} else if (tail_len) {
-			memcpy(s + o, c->tail + start, tail_len);
-		}
-		s[o + tail_len] = '\0';
-	}
-	free(c->head);
-	free(c->tail);
-	c->head = c->tail = NULL;
-	return s;
-}
-
-/* ---- the run ---- */
-
-struct sandbox_run {
-	double deadline;		/* monotonic; 0: none */
-	unsigned char *pending;		/* queued stdin bytes */
-	size_t pending_len, pending_off;
-	int close_input;		/* close stdin once pending is out */
-	int in_fd;			/* -1 once closed */
-};
-
-void sandbox_set_deadline(struct sandbox_run *run, double wall_s)
-{
-	run->deadline = wall_s > 0 ? now_s() + wall_s : 0;
-}
-
-int sandbox_send(struct sandbox_run *run, const void *p, size_t n)
-{
-	unsigned char *np;
-	size_t keep = run->pending_len - run->pending_off;
-
-	if (run->in_fd < 0 || run->close_input)
-		return -1;
-	np = malloc(keep + n ? keep + n : 1);
-	if (!np)
-		return -1;
-	if (keep)
-		memcpy(np, run->pending + run->pending_off, keep);
-	if (n)
-		memcpy(np + keep, p, n);
-	free(run->pending);
-	run->pending = np;
-	run->pending_len = keep + n;
-	run->pending_off = 0;
-	return 0;
-}
-
-void sandbox_close_input(struct sandbox_run *run)
-{
-	run->close_input = 1;
-}
+/* ---- the child's side ---- */
 
 /* Everything the child needs, computed before fork. */
 struct child_plan {
@@ -455,110 +328,7 @@ static void set_nonblock(int fd)
 		(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-/* ---- bubblewrap ---- */
-
-static const char *find_bwrap(void)
-{
-	static const char *const where[] = {
-		"/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"
-	};
-	const char *mode = getenv("WARPGRADE_SANDBOX");
-	size_t i;
-
-	/* the fallback on demand: to test it, or where bwrap misbehaves */
-	if (mode && !strcmp(mode, "rlimits"))
-		return NULL;
-	/* Fixed places only: never the PATH of whoever runs the grader. */
-	for (i = 0; i < sizeof(where) / sizeof(where[0]); i++)
-		if (access(where[i], X_OK) == 0)
-			return where[i];
-	return NULL;
-}
-
-static void bwrap_args(struct strv *a, const char *bwrap,
-		       const struct sandbox_spec *spec)
-{
-	static const char *const top[] = {
-		"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"
-	};
-	/* Only what the dynamic loader and libc need from /etc. */
-	static const char *const etc[] = {
-		"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-		"/etc/alternatives", "/etc/localtime"
-	};
-	const char *const *p;
-	struct stat st;
-	char link[4096], tmpfs_size[32];
-	ssize_t n;
-	size_t i;
-	glob_t g;
-
-	strv_add(a, bwrap);
-	strv_add(a, "--unshare-all");
-	strv_add(a, "--die-with-parent");
-	strv_add(a, "--new-session");
-	strv_add3(a, "--cap-drop", "ALL", NULL);
-	strv_add3(a, "--ro-bind", "/usr", "/usr");
-	for (i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
-		if (lstat(top[i], &st) < 0)
-			continue;
-		if (S_ISLNK(st.st_mode)) {
-			n = readlink(top[i], link, sizeof(link) - 1);
-			if (n <= 0)
-				continue;
-			link[n] = '\0';
-			strv_add3(a, "--symlink", link, top[i]);
-		} else if (S_ISDIR(st.st_mode)) {
-			strv_add3(a, "--ro-bind", top[i], top[i]);
-		}
-	}
-	for (i = 0; i < sizeof(etc) / sizeof(etc[0]); i++)
-		strv_add3(a, "--ro-bind-try", etc[i], etc[i]);
-	/* tmpfs pages are memory outside RLIMIT_DATA: the writable ones
-	 * get a size, and /dev (a tmpfs too) becomes read-only */
-	snprintf(tmpfs_size, sizeof(tmpfs_size), "%llu",
-		 (unsigned long long)(spec->limits.fsize_bytes ?
-				      4 * spec->limits.fsize_bytes :
-				      (uint64_t)256 << 20));
-	strv_add3(a, "--proc", "/proc", NULL);
-	strv_add3(a, "--dev", "/dev", NULL);
-	strv_add3(a, "--size", tmpfs_size, NULL);
-	strv_add3(a, "--tmpfs", "/dev/shm", NULL);
-	if (spec->gpu) {
-		/* The device nodes (and /dev/nvidia-caps), bound before /dev
-		 * turns read-only: bwrap makes a mount point for each. */
-		if (glob(spec->gpu_nodes ? spec->gpu_nodes : "/dev/nvidia*",
-			 0, NULL, &g) == 0) {
-			for (i = 0; i < g.gl_pathc; i++) {
-				const char *base = strrchr(g.gl_pathv[i], '/');
-
-				snprintf(link, sizeof(link), "/dev/%s",
-					 base ? base + 1 : g.gl_pathv[i]);
-				strv_add3(a, "--dev-bind", g.gl_pathv[i],
-					  link);
-			}
-			globfree(&g);
-		}
-		/* The driver reads PCI topology and capabilities here. */
-		strv_add3(a, "--ro-bind-try", "/sys", "/sys");
-	}
-	strv_add3(a, "--remount-ro", "/dev", NULL);
-	strv_add3(a, "--size", tmpfs_size, NULL);
-	strv_add3(a, "--tmpfs", "/tmp", NULL);
-	for (p = spec->ro_paths; p && *p; p++)
-		strv_add3(a, "--ro-bind", *p, *p);
-	if (spec->private_workdir) {
-		strv_add3(a, "--size", tmpfs_size, NULL);
-		strv_add3(a, "--tmpfs", spec->workdir, NULL);
-	} else {
-		strv_add3(a, "--bind", spec->workdir, spec->workdir);
-	}
-	strv_add3(a, "--chdir", spec->cwd ? spec->cwd : spec->workdir, NULL);
-	/* The sandbox's own root (mount points bwrap made) stays
-	 * read-only; the workdir and /tmp are separate mounts. */
-	strv_add3(a, "--remount-ro", "/", NULL);
-	strv_add(a, "--");
-}
+/* ---- bubblewrap: does it work here? ---- */
 
 static int run_child(const struct sandbox_spec *spec,
 		     struct sandbox_result *res, const char *bwrap);
@@ -646,7 +416,7 @@ int sandbox_run(const struct sandbox_spec *spec, struct sandbox_result *res)
 		return set_error(res, "cannot use working directory '%s': "
 				 "not a directory", spec->workdir);
 	if (spec->isolation != SANDBOX_ISOLATE_NONE) {
-		bwrap = find_bwrap();
+		bwrap = bwrap_find();
 		if (!bwrap)
 			why = getenv("WARPGRADE_SANDBOX") ?
 			      "WARPGRADE_SANDBOX=rlimits" :
@@ -673,113 +443,6 @@ int sandbox_run(const struct sandbox_spec *spec, struct sandbox_result *res)
 	return ret;
 }
 
-/*
- * CPU seconds (user+system, plus reaped children) of pid and all its
- * descendants, from /proc; bounded so a fork bomb cannot make sampling
- * expensive.  Needed because under bubblewrap the runner's usage does
- * not reach the rusage of the bwrap process we wait for.  Adds their
- * resident pages to *rss: shared mappings (MAP_SHARED|MAP_ANONYMOUS,
- * memfd, System V segments while attached) are host memory that
- * RLIMIT_DATA does not count.
- */
-static double tree_cpu(pid_t pid, int *budget, unsigned long long *rss)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long ut, st, cut, cst, pages;
-	long child;
-	double sum = 0;
-	struct dirent *de;
-	DIR *d;
-	FILE *f;
-	int fd, n;
-
-	if (--*budget < 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = (int)read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* Fields after the command name, which may contain anything. */
-	p = strrchr(buf, ')');
-	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
-			"%*u %llu %llu %llu %llu %*d %*d %*d %*d %*u %*u "
-			"%llu", &ut, &st, &cut, &cst, &pages) == 5) {
-		sum = (double)(ut + st + cut + cst) /
-		      (double)sysconf(_SC_CLK_TCK);
-		*rss += pages;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return sum;
-	for (;;) {
-		de = readdir(d);
-		if (!de)
-			break;
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children",
-			 (int)pid, de->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (fscanf(f, "%ld", &child) == 1 && *budget > 0)
-			sum += tree_cpu((pid_t)child, budget, rss);
-		fclose(f);
-	}
-	closedir(d);
-	return sum;
-}
-
-/*
- * Proportional set size (kB) of pid and its descendants: the resident
- * sum of tree_cpu counts pages shared after fork() once per process, so
- * a tree over the limit by that measure is weighed again here (slower:
- * smaps_rollup walks the page tables).
- */
-static unsigned long long tree_pss(pid_t pid, int *budget)
-{
-	char path[64], line[256];
-	unsigned long long sum = 0, kb;
-	long child;
-	struct dirent *de;
-	DIR *d;
-	FILE *f;
-
-	if (--*budget < 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Pss: %llu kB", &kb) == 1) {
-			sum += kb;
-			break;
-		}
-	if (f)
-		fclose(f);
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	while (d && (de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children",
-			 (int)pid, de->d_name);
-		f = fopen(path, "re");
-		while (f && fscanf(f, "%ld", &child) == 1 && *budget > 0)
-			sum += tree_pss((pid_t)child, budget);
-		if (f)
-			fclose(f);
-	}
-	if (d)
-		closedir(d);
-	return sum;
-}
-
 /* Has pid exited?  Leaves it a zombie (WNOWAIT), see run_child. */
 static int child_exited(pid_t pid)
 {
@@ -791,225 +454,515 @@ static int child_exited(pid_t pid)
 	return si.si_pid == pid;
 }
 
+/* ---- the run ---- */
+
+/* The child's stdin, stdout, stderr and protocol pipes, and the one its
+ * setup failures come back through. */
+enum { P_IN, P_OUT, P_ERR, P_PROTO, P_REP, P_COUNT };
+
+/* A pipe the parent reads. */
 struct pump {
-	int fd;
+	int fd;			/* -1 once closed */
 	struct capbuf *cap;	/* NULL: the protocol stream */
 };
 
-static int run_child(const struct sandbox_spec *spec,
+/*
+ * One child from the pipes made before fork to the status decoded after
+ * reaping: the state the steps of run_child pass around.  The callbacks
+ * see it only as the handle of sandbox.h (stdin queue and clock).
+ */
+struct sandbox_run {
+	const struct sandbox_spec *spec;
+	struct sandbox_result *res;
+	const char *bwrap;		/* NULL: argv[0] runs bare */
+	char **wrapped;			/* bwrap's options, then argv */
+	struct child_plan plan;
+	/* pipes (P_...): [0] read end, [1] write end; -1 once closed or
+	 * handed on */
+	int p[P_COUNT][2];
+	sigset_t pipe_set, old_mask;
+	int had_sigpipe, mask_set;
+	pid_t pid;			/* -1: nothing to kill or reap */
+	double t0;			/* fork */
+	/* stdin: queued bytes, written as the child takes them */
+	int in_fd;			/* -1 once closed */
+	unsigned char *pending;
+	size_t pending_len, pending_off;
+	int close_input;		/* close stdin once pending is out */
+	double deadline;		/* monotonic; 0: none */
+	/* stdout, stderr, protocol */
+	struct capbuf out, err;
+	struct pump pumps[3];
+	unsigned char *chunk;		/* one read */
+	struct proto_decoder dec;	/* the protocol stream, for on_frame */
+	/* the watch */
+	double next_sample, sampled_cpu;
+	long page_size;
+	int killed;			/* we sent the group SIGKILL */
+	int reaped, status;
+	struct rusage ru;
+	double drain_until;
+};
+
+void sandbox_set_deadline(struct sandbox_run *run, double wall_s)
+{
+	run->deadline = wall_s > 0 ? now_s() + wall_s : 0;
+}
+
+int sandbox_send(struct sandbox_run *run, const void *p, size_t n)
+{
+	unsigned char *np;
+	size_t keep = run->pending_len - run->pending_off;
+
+	if (run->in_fd < 0 || run->close_input)
+		return -1;
+	np = malloc(keep + n ? keep + n : 1);
+	if (!np)
+		return -1;
+	if (keep)
+		memcpy(np, run->pending + run->pending_off, keep);
+	if (n)
+		memcpy(np + keep, p, n);
+	free(run->pending);
+	run->pending = np;
+	run->pending_len = keep + n;
+	run->pending_off = 0;
+	return 0;
+}
+
+void sandbox_close_input(struct sandbox_run *run)
+{
+	run->close_input = 1;
+}
+
+/* Every descriptor and pointer starts empty, so one cleanup fits every
+ * failure. */
+static void run_init(struct sandbox_run *run, const struct sandbox_spec *spec,
 		     struct sandbox_result *res, const char *bwrap)
 {
+	memset(res, 0, sizeof(*res));
+	memset(run, 0, sizeof(*run));
+	run->spec = spec;
+	run->res = res;
+	run->bwrap = bwrap;
+	for (int i = 0; i < P_COUNT; i++)
+		run->p[i][0] = run->p[i][1] = -1;
+	run->pid = -1;
+	run->in_fd = -1;
+	for (int i = 0; i < 3; i++)
+		run->pumps[i].fd = -1;
+	run->page_size = sysconf(_SC_PAGESIZE);
+	proto_decoder_init(&run->dec, spec->max_payload);
+}
+
+/* The pipes and the child's plan, all before fork: between fork and exec
+ * the child may only make async-signal-safe calls. */
+static int run_prepare(struct sandbox_run *run)
+{
 	static const char *const no_env[] = { NULL };
-	struct strv args = { 0 };
-	struct child_plan plan;
-	struct sandbox_run run;
-	struct capbuf cout, cerr;
-	struct child_report rep;
-	struct rusage ru;
-	struct pollfd pfd[4];
-	struct pump pumps[3];
-	sigset_t pipe_set, old_mask, pend;
-	int p_in[2] = { -1, -1 }, p_out[2] = { -1, -1 };
-	int p_err[2] = { -1, -1 }, p_proto[2] = { -1, -1 };
-	int p_rep[2] = { -1, -1 };
-	int status = 0, reaped = 0, killed = 0, had_sigpipe = 0, mask_set = 0;
-	int ret = -1, i, n;
-	double t0, drain_until = 0, t, sampled_cpu = 0, next_sample = 0;
+	const struct sandbox_spec *spec = run->spec;
 	size_t cap = spec->limits.out_cap ? spec->limits.out_cap :
 		     DEFAULT_OUT_CAP;
-	long page_size = sysconf(_SC_PAGESIZE);
-	unsigned char *chunk = NULL;
-	pid_t pid = -1;
-	ssize_t r;
+	struct child_plan *plan = &run->plan;
 	char ebuf[128];
 
-	memset(res, 0, sizeof(*res));
-	memset(&run, 0, sizeof(run));
-	memset(&plan, 0, sizeof(plan));
-	memset(&ru, 0, sizeof(ru));
-	memset(&cout, 0, sizeof(cout));
-	memset(&cerr, 0, sizeof(cerr));
-	run.in_fd = -1;
-	for (i = 0; i < 3; i++)
-		pumps[i].fd = -1;
-	if (cap_init(&cout, cap) < 0 || cap_init(&cerr, cap) < 0) {
-		set_error(res, "cannot run '%s': out of memory",
-			  spec->argv[0]);
-		goto out;
-	}
-	chunk = malloc(CHUNK);
-	if (bwrap)
-		bwrap_args(&args, bwrap, spec);
-	for (i = 0; spec->argv[i]; i++)
-		strv_add(&args, spec->argv[i]);
-	if (args.oom || !chunk) {
-		set_error(res, "cannot run '%s': out of memory",
-			  spec->argv[0]);
-		goto out;
-	}
-	if ((spec->inherit_stdio ? inherit_stdio(p_in, p_out, p_err) :
-	     make_pipe(p_in) < 0 || make_pipe(p_out) < 0 ||
-	     make_pipe(p_err) < 0) ||
-	    make_pipe(p_proto) < 0 || make_pipe(p_rep) < 0) {
-		set_error(res, "cannot run '%s': pipe: %s", spec->argv[0],
-			  errstr(errno, ebuf, sizeof(ebuf)));
-		goto out;
-	}
+	if (capbuf_init(&run->out, cap) < 0 || capbuf_init(&run->err, cap) < 0)
+		return set_error(run->res, "cannot run '%s': out of memory",
+				 spec->argv[0]);
+	run->chunk = malloc(CHUNK);
+	if (run->bwrap)
+		run->wrapped = bwrap_argv(run->bwrap, spec);
+	if ((run->bwrap && !run->wrapped) || !run->chunk)
+		return set_error(run->res, "cannot run '%s': out of memory",
+				 spec->argv[0]);
+	if ((spec->inherit_stdio ?
+	     inherit_stdio(run->p[P_IN], run->p[P_OUT], run->p[P_ERR]) :
+	     make_pipe(run->p[P_IN]) < 0 || make_pipe(run->p[P_OUT]) < 0 ||
+	     make_pipe(run->p[P_ERR]) < 0) ||
+	    make_pipe(run->p[P_PROTO]) < 0 || make_pipe(run->p[P_REP]) < 0)
+		return set_error(run->res, "cannot run '%s': pipe: %s",
+				 spec->argv[0],
+				 errstr(errno, ebuf, sizeof(ebuf)));
 	/* a hint: the default 64 KB stays when the system caps pipes lower */
-	(void)fcntl(p_proto[0], F_SETPIPE_SZ, CHUNK);
+	(void)fcntl(run->p[P_PROTO][0], F_SETPIPE_SZ, CHUNK);
 	if (spec->uid != SANDBOX_KEEP_ID &&
 	    chown(spec->workdir, (uid_t)spec->uid,
 		  spec->gid != SANDBOX_KEEP_ID ? (gid_t)spec->gid :
-		  (gid_t)-1) < 0) {
-		set_error(res, "cannot hand '%s' to uid %ld: %s",
-			  spec->workdir, spec->uid,
-			  errstr(errno, ebuf, sizeof(ebuf)));
-		goto out;
-	}
+		  (gid_t)-1) < 0)
+		return set_error(run->res, "cannot hand '%s' to uid %ld: %s",
+				 spec->workdir, spec->uid,
+				 errstr(errno, ebuf, sizeof(ebuf)));
 
-	plan.path = bwrap ? bwrap : spec->argv[0];
-	plan.argv = args.v;
-	plan.envp = (char *const *)(spec->env ? spec->env : no_env);
-	plan.workdir = spec->cwd ? spec->cwd : spec->workdir;
-	plan.fd_in = p_in[0];
-	plan.fd_out = p_out[1];
-	plan.fd_err = p_err[1];
-	plan.fd_proto = p_proto[1];
-	plan.fd_report = p_rep[1];
-	plan.parent = getpid();
-	plan.uid = spec->uid;
-	plan.gid = spec->gid;
-	plan_limits(&plan, &spec->limits);
+	plan->path = run->bwrap ? run->bwrap : spec->argv[0];
+	plan->argv = run->bwrap ? run->wrapped : (char *const *)spec->argv;
+	plan->envp = (char *const *)(spec->env ? spec->env : no_env);
+	plan->workdir = spec->cwd ? spec->cwd : spec->workdir;
+	plan->fd_in = run->p[P_IN][0];
+	plan->fd_out = run->p[P_OUT][1];
+	plan->fd_err = run->p[P_ERR][1];
+	plan->fd_proto = run->p[P_PROTO][1];
+	plan->fd_report = run->p[P_REP][1];
+	plan->parent = getpid();
+	plan->uid = spec->uid;
+	plan->gid = spec->gid;
+	plan_limits(plan, &spec->limits);
+	return 0;
+}
 
-	/* A child that closes stdin early must cost us EPIPE, not death. */
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
+/* A child that closes stdin early must cost us EPIPE, not death. */
+static void block_sigpipe(struct sandbox_run *run)
+{
+	sigset_t pend;
+
+	sigemptyset(&run->pipe_set);
+	sigaddset(&run->pipe_set, SIGPIPE);
 	sigpending(&pend);
-	had_sigpipe = sigismember(&pend, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask);
-	mask_set = 1;
+	run->had_sigpipe = sigismember(&pend, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &run->pipe_set, &run->old_mask);
+	run->mask_set = 1;
+}
 
-	t0 = now_s();
-	pid = fork();
-	if (pid < 0) {
-		set_error(res, "cannot run '%s': fork: %s", spec->argv[0],
-			  errstr(errno, ebuf, sizeof(ebuf)));
-		goto out;
-	}
-	if (pid == 0)
-		child_exec(&plan);
-	res->pid = pid;
+/* The caller's mask back, minus the SIGPIPE our own writes raised. */
+static void restore_sigpipe(struct sandbox_run *run)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t pend;
 
-	close_fd(&p_in[0]);
-	close_fd(&p_out[1]);
-	close_fd(&p_err[1]);
-	close_fd(&p_proto[1]);
-	close_fd(&p_rep[1]);
+	if (!run->mask_set)
+		return;
+	sigpending(&pend);
+	if (!run->had_sigpipe && sigismember(&pend, SIGPIPE))
+		(void)sigtimedwait(&run->pipe_set, NULL, &zero);
+	pthread_sigmask(SIG_SETMASK, &run->old_mask, NULL);
+}
+
+/* Fork and exec; a failure before exec comes back through the report
+ * pipe, so that it is the grader's error and not the child's exit. */
+static int run_spawn(struct sandbox_run *run)
+{
+	struct child_report rep;
+	char ebuf[128];
+	ssize_t r;
+
+	run->t0 = now_s();
+	run->pid = fork();
+	if (run->pid < 0)
+		return set_error(run->res, "cannot run '%s': fork: %s",
+				 run->spec->argv[0],
+				 errstr(errno, ebuf, sizeof(ebuf)));
+	if (run->pid == 0)
+		child_exec(&run->plan);
+	run->res->pid = run->pid;
+	close_fd(&run->p[P_IN][0]);
+	close_fd(&run->p[P_OUT][1]);
+	close_fd(&run->p[P_ERR][1]);
+	close_fd(&run->p[P_PROTO][1]);
+	close_fd(&run->p[P_REP][1]);
 	do {
-		r = read(p_rep[0], &rep, sizeof(rep));
+		r = read(run->p[P_REP][0], &rep, sizeof(rep));
 	} while (r < 0 && errno == EINTR);
-	close_fd(&p_rep[0]);
-	if (r == (ssize_t)sizeof(rep)) {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		pid = -1;
-		set_error(res, "cannot %s '%s': %s",
-			  stage_names[rep.stage < 0 || rep.stage > 6 ? 6 :
-				      rep.stage],
-			  plan.path, errstr(rep.err, ebuf, sizeof(ebuf)));
-		goto out;
-	}
+	close_fd(&run->p[P_REP][0]);
+	if (r != (ssize_t)sizeof(rep))
+		return 0;
+	while (waitpid(run->pid, &run->status, 0) < 0 && errno == EINTR)
+		;
+	run->pid = -1;
+	return set_error(run->res, "cannot %s '%s': %s",
+			 stage_names[rep.stage < 0 || rep.stage > 6 ? 6 :
+				     rep.stage],
+			 run->plan.path, errstr(rep.err, ebuf, sizeof(ebuf)));
+}
 
-	run.in_fd = p_in[1];
-	p_in[1] = -1;
-	set_nonblock(run.in_fd);
-	if (spec->input_len && sandbox_send(&run, spec->input,
-					    spec->input_len) < 0) {
-		set_error(res, "cannot run '%s': out of memory",
-			  spec->argv[0]);
-		goto out;
-	}
+/* The parent's ends, non-blocking: the job queued for stdin, the clock
+ * started, the three pipes to read. */
+static int run_start_io(struct sandbox_run *run)
+{
+	const struct sandbox_spec *spec = run->spec;
+
+	run->in_fd = run->p[P_IN][1];
+	run->p[P_IN][1] = -1;
+	set_nonblock(run->in_fd);
+	if (spec->input_len && sandbox_send(run, spec->input,
+					    spec->input_len) < 0)
+		return set_error(run->res, "cannot run '%s': out of memory",
+				 spec->argv[0]);
 	if (!spec->hold_stdin)
-		run.close_input = 1;
-	sandbox_set_deadline(&run, spec->limits.wall_s);
-	pumps[0].fd = p_out[0];
-	pumps[0].cap = &cout;
-	pumps[1].fd = p_err[0];
-	pumps[1].cap = &cerr;
-	pumps[2].fd = p_proto[0];
-	pumps[2].cap = NULL;
-	p_out[0] = p_err[0] = p_proto[0] = -1;
-	for (i = 0; i < 3; i++)
-		set_nonblock(pumps[i].fd);
+		run->close_input = 1;
+	sandbox_set_deadline(run, spec->limits.wall_s);
+	run->pumps[0].fd = run->p[P_OUT][0];
+	run->pumps[0].cap = &run->out;
+	run->pumps[1].fd = run->p[P_ERR][0];
+	run->pumps[1].cap = &run->err;
+	run->pumps[2].fd = run->p[P_PROTO][0];
+	run->pumps[2].cap = NULL;
+	run->p[P_OUT][0] = run->p[P_ERR][0] = run->p[P_PROTO][0] = -1;
+	for (int i = 0; i < 3; i++)
+		set_nonblock(run->pumps[i].fd);
+	return 0;
+}
 
-	for (;;) {
-		int timeout = TICK_MS, open_fds = 0, budget = 512;
+/* The whole group: what the child started dies with it. */
+static void kill_group(struct sandbox_run *run)
+{
+	killpg(run->pid, SIGKILL);
+	run->killed = 1;
+}
 
-		/* the tree's CPU and memory once a tick, not at every
-		 * chunk of output (a 256 MB region is a thousand of them) */
-		if (!reaped && now_s() >= next_sample) {
-			unsigned long long rss = 0;
+/* The tree's CPU and memory, once a tick and not at every chunk of
+ * output (a 256 MB region is a thousand of them): CPU that bubblewrap
+ * hides from rusage, memory that RLIMIT_DATA misses. */
+static void run_sample(struct sandbox_run *run)
+{
+	uint64_t limit = run->spec->limits.data_bytes;
+	unsigned long long rss = 0;
+	int budget = 512;
+	double t;
 
-			next_sample = now_s() + TICK_MS / 1000.0;
-			t = tree_cpu(pid, &budget, &rss);
-			if (t > sampled_cpu)
-				sampled_cpu = t;
-			/* memory RLIMIT_DATA misses: ends like a failed
-			 * allocation would, by a signal */
-			budget = 512;
-			if (!killed && spec->limits.data_bytes &&
-			    rss * (unsigned long long)page_size >
-			    spec->limits.data_bytes &&
-			    tree_pss(pid, &budget) * 1024 >
-			    spec->limits.data_bytes) {
-				killpg(pid, SIGKILL);
-				killed = 1;
-				res->memory_exceeded = 1;
-			}
+	run->next_sample = now_s() + TICK_MS / 1000.0;
+	t = proctree_cpu(run->pid, &budget, &rss);
+	if (t > run->sampled_cpu)
+		run->sampled_cpu = t;
+	/* over the limit: ends like a failed allocation would, by a
+	 * signal */
+	budget = 512;
+	if (!run->killed && limit &&
+	    rss * (unsigned long long)run->page_size > limit &&
+	    proctree_pss(run->pid, &budget) * 1024 > limit) {
+		kill_group(run);
+		run->res->memory_exceeded = 1;
+	}
+}
+
+/* The child exited: reap it, and read on for DRAIN_S what its escaped
+ * descendants still write. */
+static void run_reap(struct sandbox_run *run)
+{
+	run->res->wall_s = now_s() - run->t0;
+	/* Whatever stayed in the group goes too; the zombie leader keeps
+	 * the group id from being reused. */
+	killpg(run->pid, SIGKILL);
+	while (wait4(run->pid, &run->status, 0, &run->ru) < 0 &&
+	       errno == EINTR)
+		;
+	run->reaped = 1;
+	run->drain_until = now_s() + DRAIN_S;
+}
+
+/* One turn of the clock: sample, reap, enforce the wall clock and the
+ * caller's cancel.  1 when the run is over (reaped and drained). */
+static int run_tick(struct sandbox_run *run)
+{
+	const volatile sig_atomic_t *cancel = run->spec->cancel;
+	double t;
+
+	if (!run->reaped && now_s() >= run->next_sample)
+		run_sample(run);
+	if (!run->reaped && child_exited(run->pid))
+		run_reap(run);
+	t = now_s();
+	if (!run->reaped && !run->killed && run->deadline &&
+	    t >= run->deadline) {
+		kill_group(run);
+		run->res->timed_out = SANDBOX_TIMEOUT_WALL;
+	}
+	if (!run->reaped && !run->killed && cancel && *cancel) {
+		kill_group(run);
+		run->res->cancelled = 1;
+	}
+	return run->reaped && t >= run->drain_until;
+}
+
+/* What to wait for: stdin while bytes are queued, each open pipe.  1
+ * when there is nothing left (reaped, every pipe closed). */
+static int run_poll_set(struct sandbox_run *run, struct pollfd pfd[4])
+{
+	int open_fds = 0;
+
+	if (run->in_fd >= 0 && run->close_input &&
+	    run->pending_off == run->pending_len)
+		close_fd(&run->in_fd);
+	pfd[0].fd = run->in_fd >= 0 && run->pending_off < run->pending_len ?
+		    run->in_fd : -1;
+	pfd[0].events = POLLOUT;
+	for (int i = 0; i < 3; i++) {
+		pfd[i + 1].fd = run->pumps[i].fd;
+		pfd[i + 1].events = POLLIN;
+		open_fds += run->pumps[i].fd >= 0;
+	}
+	return run->reaped && !open_fds;
+}
+
+/* A tick, or less when the wall clock runs out sooner. */
+static int run_poll_timeout(const struct sandbox_run *run)
+{
+	double t;
+
+	if (run->reaped || run->killed || !run->deadline)
+		return TICK_MS;
+	t = (run->deadline - now_s()) * 1000.0 + 1;
+	if (t >= TICK_MS)
+		return TICK_MS;
+	return t < 0 ? 0 : (int)t;
+}
+
+/* Stdin: what the child takes of the queue. */
+static void pump_stdin(struct sandbox_run *run)
+{
+	ssize_t r = write(run->in_fd, run->pending + run->pending_off,
+			  run->pending_len - run->pending_off);
+
+	if (r > 0) {
+		run->pending_off += (size_t)r;
+	} else if (r < 0 && errno != EAGAIN && errno != EINTR) {
+		/* The child closed stdin: its choice. */
+		close_fd(&run->in_fd);
+		run->pending_off = run->pending_len;
+	}
+}
+
+/* The frames a read completed, to on_frame in order; -1 on a veto or a
+ * stream the decoder rejects (its reason kept for the caller). */
+static int pump_frames(struct sandbox_run *run, size_t n)
+{
+	const struct sandbox_spec *spec = run->spec;
+	const unsigned char *payload;
+	enum proto_type type;
+	size_t len;
+	int r = -1;
+
+	if (proto_decoder_feed(&run->dec, run->chunk, n) == 0)
+		while ((r = proto_decoder_next(&run->dec, &type, &payload,
+					       &len)) == 1)
+			if (spec->on_frame(run, spec->ctx, type, payload,
+					   len) < 0)
+				return -1;
+	if (r == 0)
+		return 0;
+	snprintf(run->res->frame_error, sizeof(run->res->frame_error), "%s",
+		 run->dec.error);
+	return -1;
+}
+
+/* The protocol stream to the caller, as bytes and as frames; a veto or
+ * a corrupt stream kills the group. */
+static void pump_proto(struct sandbox_run *run, size_t n)
+{
+	const struct sandbox_spec *spec = run->spec;
+
+	if (run->res->killed_by_callback)
+		return;
+	if ((spec->on_data &&
+	     spec->on_data(run, spec->ctx, run->chunk, n) < 0) ||
+	    (spec->on_frame && pump_frames(run, n) < 0)) {
+		run->res->killed_by_callback = 1;
+		if (!run->reaped)
+			kill_group(run);
+	}
+}
+
+/* One read of a pipe: into its capture, or to the protocol's callback. */
+static void pump_read(struct sandbox_run *run, struct pump *pp)
+{
+	ssize_t r = read(pp->fd, run->chunk, CHUNK);
+
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (r <= 0)
+		close_fd(&pp->fd);
+	else if (pp->cap)
+		capbuf_add(pp->cap, run->chunk, (size_t)r);
+	else
+		pump_proto(run, (size_t)r);
+}
+
+/* How the child ended, in sandbox_result's terms. */
+static void run_decode(struct sandbox_run *run)
+{
+	struct sandbox_result *res = run->res;
+	const struct sandbox_limits *l = &run->spec->limits;
+	int status = run->status;
+
+	res->cpu_s = (double)run->ru.ru_utime.tv_sec +
+		     run->ru.ru_utime.tv_usec / 1e6 +
+		     (double)run->ru.ru_stime.tv_sec +
+		     run->ru.ru_stime.tv_usec / 1e6;
+	if (run->sampled_cpu > res->cpu_s)
+		res->cpu_s = run->sampled_cpu;
+	if (WIFEXITED(status)) {
+		res->exited = 1;
+		res->exit_code = WEXITSTATUS(status);
+		/* bwrap reports a death by signal N as exit 128+N. */
+		if (run->bwrap && res->exit_code > 128 &&
+		    res->exit_code <= 192) {
+			res->exited = 0;
+			res->signal = res->exit_code - 128;
 		}
-		if (!reaped && child_exited(pid)) {
-			res->wall_s = now_s() - t0;
-			/* Whatever stayed in the group goes too; the zombie
-			 * leader keeps the group id from being reused. */
-			killpg(pid, SIGKILL);
-			while (wait4(pid, &status, 0, &ru) < 0 &&
-			       errno == EINTR)
-				;
-			reaped = 1;
-			drain_until = now_s() + DRAIN_S;
-		}
-		t = now_s();
-		if (!reaped && !killed && run.deadline && t >= run.deadline) {
-			killpg(pid, SIGKILL);
-			killed = 1;
-			res->timed_out = SANDBOX_TIMEOUT_WALL;
-		}
-		if (!reaped && !killed && spec->cancel && *spec->cancel) {
-			killpg(pid, SIGKILL);
-			killed = 1;
-			res->cancelled = 1;
-		}
-		if (reaped && t >= drain_until)
-			break;
-		if (run.in_fd >= 0 && run.close_input &&
-		    run.pending_off == run.pending_len)
-			close_fd(&run.in_fd);
-		pfd[0].fd = run.in_fd >= 0 &&
-			    run.pending_off < run.pending_len ? run.in_fd : -1;
-		pfd[0].events = POLLOUT;
-		for (i = 0; i < 3; i++) {
-			pfd[i + 1].fd = pumps[i].fd;
-			pfd[i + 1].events = POLLIN;
-			open_fds += pumps[i].fd >= 0;
-		}
-		if (reaped && !open_fds)
-			break;
-		if (!reaped && !killed && run.deadline) {
-			t = (run.deadline - now_s()) * 1000.0 + 1;
-			if (t < timeout)
-				timeout = t < 0 ? 0 : (int)t;
-		}
-		n = poll(pfd, 4, timeout);
+	} else if (WIFSIGNALED(status)) {
+		res->signal = WTERMSIG(status);
+		res->exit_code = 128 + res->signal;
+	}
+	if (!res->timed_out && l->cpu_s > 0 &&
+	    (res->signal == SIGXCPU ||
+	     (res->signal == SIGKILL && !run->killed &&
+	      res->cpu_s >= l->cpu_s)))
+		res->timed_out = SANDBOX_TIMEOUT_CPU;
+}
+
+/* Leave nothing behind: the group of a run the grader gave up on, the
+ * descriptors, the buffers; the captured output to the result. */
+static void run_release(struct sandbox_run *run, int ret)
+{
+	struct sandbox_result *res = run->res;
+
+	if (run->pid > 0) {
+		killpg(run->pid, SIGKILL);
+		while (waitpid(run->pid, &run->status, 0) < 0 &&
+		       errno == EINTR)
+			;
+	}
+	if (ret == 0 || run->out.head)
+		res->out = capbuf_finish(&run->out);
+	if (ret == 0 || run->err.head)
+		res->err = capbuf_finish(&run->err);
+	res->out_total = run->out.total;
+	res->err_total = run->err.total;
+	close_fd(&run->in_fd);
+	for (int i = 0; i < 3; i++)
+		close_fd(&run->pumps[i].fd);
+	for (int i = 0; i < P_COUNT; i++) {
+		close_fd(&run->p[i][0]);
+		close_fd(&run->p[i][1]);
+	}
+	restore_sigpipe(run);
+	free(run->pending);
+	free(run->chunk);
+	proto_decoder_release(&run->dec);
+	capbuf_release(&run->out);
+	capbuf_release(&run->err);
+	bwrap_argv_free(run->wrapped);
+}
+
+/*
+ * The child from fork to status: spawn, then turns of tick (the clock,
+ * the watch, reaping) and pump (poll, then stdin out, output in) until
+ * it is reaped and its pipes are drained, then decode how it ended.
+ */
+static int run_child(const struct sandbox_spec *spec,
+		     struct sandbox_result *res, const char *bwrap)
+{
+	struct sandbox_run run;
+	struct pollfd pfd[4];
+	char ebuf[128];
+	int ret = -1, n;
+
+	run_init(&run, spec, res, bwrap);
+	if (run_prepare(&run))
+		goto out;
+	block_sigpipe(&run);
+	if (run_spawn(&run) || run_start_io(&run))
+		goto out;
+	while (!run_tick(&run) && !run_poll_set(&run, pfd)) {
+		n = poll(pfd, 4, run_poll_timeout(&run));
 		if (n < 0 && errno != EINTR) {
 			set_error(res, "cannot watch '%s': poll: %s",
 				  spec->argv[0],
@@ -1018,262 +971,18 @@ static int run_child(const struct sandbox_spec *spec,
 		}
 		if (n <= 0)
 			continue;
-		if (pfd[0].fd >= 0 && pfd[0].revents) {
-			r = write(run.in_fd, run.pending + run.pending_off,
-				  run.pending_len - run.pending_off);
-			if (r > 0) {
-				run.pending_off += (size_t)r;
-			} else if (r < 0 && errno != EAGAIN &&
-				   errno != EINTR) {
-				/* The child closed stdin: its choice. */
-				close_fd(&run.in_fd);
-				run.pending_off = run.pending_len;
-			}
-		}
-		for (i = 0; i < 3; i++) {
-			struct pump *pp = &pumps[i];
-
-			if (pp->fd < 0 || !pfd[i + 1].revents)
-				continue;
-			r = read(pp->fd, chunk, CHUNK);
-			if (r < 0 && (errno == EAGAIN || errno == EINTR))
-				continue;
-			if (r <= 0) {
-				close_fd(&pp->fd);
-				continue;
-			}
-			if (pp->cap) {
-				cap_add(pp->cap, (const char *)chunk,
-					(size_t)r);
-				continue;
-			}
-			if (!spec->on_data || res->killed_by_callback)
-				continue;
-			if (spec->on_data(&run, spec->ctx, chunk,
-					  (size_t)r) < 0) {
-				res->killed_by_callback = 1;
-				if (!reaped) {
-					killpg(pid, SIGKILL);
-					killed = 1;
-				}
-			}
-		}
+		if (pfd[0].fd >= 0 && pfd[0].revents)
+			pump_stdin(&run);
+		for (int i = 0; i < 3; i++)
+			if (run.pumps[i].fd >= 0 && pfd[i + 1].revents)
+				pump_read(&run, &run.pumps[i]);
 	}
-
-	res->cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-		     (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-	if (sampled_cpu > res->cpu_s)
-		res->cpu_s = sampled_cpu;
-	if (WIFEXITED(status)) {
-		res->exited = 1;
-		res->exit_code = WEXITSTATUS(status);
-		/* bwrap reports a death by signal N as exit 128+N. */
-		if (bwrap && res->exit_code > 128 && res->exit_code <= 192) {
-			res->exited = 0;
-			res->signal = res->exit_code - 128;
-		}
-	} else if (WIFSIGNALED(status)) {
-		res->signal = WTERMSIG(status);
-		res->exit_code = 128 + res->signal;
-	}
-	if (!res->timed_out && spec->limits.cpu_s > 0 &&
-	    (res->signal == SIGXCPU ||
-	     (res->signal == SIGKILL && !killed &&
-	      res->cpu_s >= spec->limits.cpu_s)))
-		res->timed_out = SANDBOX_TIMEOUT_CPU;
-	pid = -1;
+	run_decode(&run);
+	run.pid = -1;
 	ret = 0;
 out:
-	if (pid > 0) {
-		/* A grader-side failure mid-run: leave nothing behind. */
-		killpg(pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
-	if (ret == 0 || cout.head)
-		res->out = cap_finish(&cout);
-	if (ret == 0 || cerr.head)
-		res->err = cap_finish(&cerr);
-	res->out_total = cout.total;
-	res->err_total = cerr.total;
-	close_fd(&run.in_fd);
-	for (i = 0; i < 3; i++)
-		close_fd(&pumps[i].fd);
-	close_fd(&p_in[0]);
-	close_fd(&p_in[1]);
-	close_fd(&p_out[0]);
-	close_fd(&p_out[1]);
-	close_fd(&p_err[0]);
-	close_fd(&p_err[1]);
-	close_fd(&p_proto[0]);
-	close_fd(&p_proto[1]);
-	close_fd(&p_rep[0]);
-	close_fd(&p_rep[1]);
-	if (mask_set) {
-		struct timespec zero = { 0, 0 };
-
-		/* Swallow the SIGPIPE our own writes raised, if any. */
-		sigpending(&pend);
-		if (!had_sigpipe && sigismember(&pend, SIGPIPE))
-			(void)sigtimedwait(&pipe_set, NULL, &zero);
-		pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-	}
-	free(run.pending);
-	free(chunk);
-	free(cout.head);
-	free(cout.tail);
-	free(cerr.head);
-	free(cerr.tail);
-	strv_free(&args);
+	run_release(&run, ret);
 	return ret;
-}
-
-/* ---- guests: untrusted code as a uid of its own ---- */
-
-/*
- * A grader running as root runs untrusted code (runners, replays, the
- * compiler) as an unprivileged uid of its own: RLIMIT_NPROC does not
- * apply to root, and a root guest without bubblewrap could signal or
- * ptrace the grader and read every file.  The uid is unassigned and
- * distinct per run (a batch grades in parallel; nproc counts per uid),
- * the paths the guest needs are group-owned by it and closed to everyone
- * else, and whatever the run leaves behind is killed by uid afterwards.
- * Namespaces are worth more than the uid: where bubblewrap works only as
- * root (no unprivileged user namespaces), the guest stays root under
- * bubblewrap.
- */
-/* Guest uids: GUEST_ID_BASE + pid * GUEST_SLOTS + slot, where the slot
- * is free among this process's running guests.  With pids below 2^22
- * (the kernel's largest pid_max) every id stays below 2^31 and no two
- * processes on the host ever share one. */
-#define GUEST_ID_BASE 2000000000L
-#define GUEST_SLOTS 32
-
-static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t slots_busy;
-
-/* A slot no other running guest of this process holds, round robin:
- * a uid is used again only 32 runs later, when the processes of its last
- * run (which count against RLIMIT_NPROC until the kernel releases them)
- * are long gone.  The next slot anyway when all are busy (never with
- * GUEST_SLOTS jobs or fewer). */
-static int guest_slot_take(void)
-{
-	static int last = GUEST_SLOTS - 1;
-	int k = last;
-
-	pthread_mutex_lock(&slot_lock);
-	for (int i = 0; i < GUEST_SLOTS; i++) {
-		k = (last + 1 + i) % GUEST_SLOTS;
-		if (!(slots_busy >> k & 1))
-			break;
-	}
-	slots_busy |= 1u << k;
-	last = k;
-	pthread_mutex_unlock(&slot_lock);
-	return k;
-}
-
-static void guest_slot_give(int k)
-{
-	pthread_mutex_lock(&slot_lock);
-	slots_busy &= ~(1u << k);
-	pthread_mutex_unlock(&slot_lock);
-}
-
-/* Kill every process of uid id: what a guest left behind after its
- * process group was killed (children that called setsid), which would
- * otherwise eat the next guest's process cap.  A child takes the uid,
- * so kill(-1) reaches exactly that uid's processes. */
-void sandbox_sweep_uid(long id)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (setgroups(0, NULL) || setgid((gid_t)id) ||
-		    setuid((uid_t)id))
-			_exit(1);
-		kill(-1, SIGKILL);
-		_exit(0);
-	}
-	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
-/* Add who the guest ran as to the isolation line, inside its closing
- * parenthesis when it has one: "bubblewrap (...; as uid 2000001)". */
-static void note_identity(struct sandbox_result *res, const char *who)
-{
-	size_t n = strlen(res->isolation);
-	int paren = n && res->isolation[n - 1] == ')';
-
-	if (paren)
-		res->isolation[--n] = '\0';
-	snprintf(res->isolation + n, sizeof(res->isolation) - n, "%s%s%s",
-		 paren ? "; " : " (", who, ")");
-}
-
-static int run_as_guest(struct sandbox_spec *spec,
-			struct sandbox_result *res,
-			const struct sandbox_grant *grant, long id)
-{
-	static const struct {
-		int drop;
-		enum sandbox_isolation_mode mode;
-	} tries[] = {
-		{ 1, SANDBOX_ISOLATE_BWRAP },
-		{ 0, SANDBOX_ISOLATE_BWRAP },
-		{ 1, SANDBOX_ISOLATE_NONE },
-	};
-	char buf[64];
-	int rc = -1;
-
-	if (geteuid() != 0 || spec->isolation != SANDBOX_ISOLATE_AUTO) {
-		rc = sandbox_run(spec, res);
-		if (!rc && geteuid() == 0)
-			note_identity(res, "as root (no process cap)");
-		return rc;
-	}
-	for (const struct sandbox_grant *g = grant; g && g->path; g++)
-		if (chown(g->path, 0, (gid_t)id) ||
-		    chmod(g->path, g->mode)) {
-			rc = sandbox_run(spec, res);
-			if (!rc)
-				note_identity(res, "as root: its paths could "
-					      "not be handed to a guest uid");
-			return rc;
-		}
-	for (size_t i = 0; rc && i < sizeof(tries) / sizeof(tries[0]); i++) {
-		spec->uid = spec->gid = tries[i].drop ? id : SANDBOX_KEEP_ID;
-		spec->isolation = tries[i].mode;
-		if (i)
-			sandbox_result_release(res);
-		rc = sandbox_run(spec, res);
-	}
-	if (spec->uid != SANDBOX_KEEP_ID)
-		sandbox_sweep_uid(id);
-	if (!rc && spec->isolation == SANDBOX_ISOLATE_NONE)
-		snprintf(res->isolation, sizeof(res->isolation), "rlimits "
-			 "only (no usable bubblewrap): it can read what every "
-			 "user can read");
-	if (!rc && spec->uid != SANDBOX_KEEP_ID) {
-		snprintf(buf, sizeof(buf), "as uid %ld", spec->uid);
-		note_identity(res, buf);
-	} else if (!rc) {
-		note_identity(res, "as root (no process cap)");
-	}
-	return rc;
-}
-
-int sandbox_run_guest(struct sandbox_spec *spec, struct sandbox_result *res,
-		      const struct sandbox_grant *grant)
-{
-	int slot = guest_slot_take();
-	int rc = run_as_guest(spec, res, grant, GUEST_ID_BASE +
-			      (long)getpid() * GUEST_SLOTS + slot);
-
-	guest_slot_give(slot);
-	return rc;
 }
 
 void sandbox_result_release(struct sandbox_result *r)

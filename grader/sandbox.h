@@ -1,18 +1,19 @@
 /*
- * The process sandbox: the one place where the grader starts another
- * process -- the compiler and the replay on student input, the runner
- * with the student's object in it, the tools run on the grader's own
- * files, batch's `warpgrade grade` children and the program `warpgrade
- * emu` runs for its user (the last two without isolation).  sandbox_run forks
- * and execs at once, puts the child in its own session and process group,
- * applies rlimits from a table, feeds the job message on stdin, passes the
- * protocol stream from the child's fd 3 to a callback as it arrives,
- * captures stdout and stderr into capped buffers (head and tail kept),
- * enforces wall-clock and CPU timeouts by killing the whole group, and
- * reports how the child ended in terms that keep fault ownership clear:
- * anything the child does (crash, timeout, flood, early exit) is a result
- * (return 0); only the grader's own failures (fork, pipe, exec, requested
- * isolation unavailable) return -1.
+ * The process sandbox: the one place where the grader starts another process
+ * -- the compiler and the replay on student input, the runner with the
+ * student's object in it, the tools run on the grader's own files, batch's
+ * `warpgrade grade` children, sbatch for `warpgrade slurm --submit` and the
+ * program `warpgrade emu` runs for its user (the last three without
+ * isolation).  sandbox_run forks and execs at once, puts the child in its
+ * own session and process group, applies rlimits from a table, feeds the job
+ * message on stdin, passes the protocol stream from the child's fd 3 to the
+ * caller as it arrives (raw bytes, or whole frames through a decoder it
+ * owns), captures stdout and stderr into capped buffers (capbuf.h: head and
+ * tail kept), enforces wall-clock and CPU timeouts by killing the whole
+ * group, and reports how the child ended in terms that keep fault ownership
+ * clear: anything the child does (crash, timeout, flood, early exit) is a
+ * result (return 0); only the grader's own failures (fork, pipe, exec,
+ * requested isolation unavailable) return -1.
  *
  * Isolation.  With bubblewrap usable (SANDBOX_ISOLATE_AUTO or _BWRAP) the
  * child runs in new user, pid, network, ipc, uts and cgroup namespaces,
@@ -58,6 +59,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "protocol.h"
+
 /* res->timed_out */
 #define SANDBOX_TIMEOUT_NONE 0
 #define SANDBOX_TIMEOUT_WALL 1
@@ -82,8 +85,44 @@ struct sandbox_limits {
 /* A field left 0 is not applied (no limit), except out_cap (then 64 KiB)
  * and wall_s (then no wall clock: never do that with a real runner). */
 
-/* Defaults: wall 60 s, CPU 120 s, data 16 GiB, nproc 256, fsize 64 MiB,
- * nofile 256, out_cap 64 KiB. */
+/*
+ * The kinds of child the grader runs, each with its limits named once
+ * (the table in sandbox.c).  The wall clock is the caller's (a timeout of
+ * the configuration, mostly); the CPU limit is a multiple of it; the rest
+ * is fixed per profile.  A caller sets a field after
+ * sandbox_limits_profile only where the grading configuration decides it
+ * (score.h) or the child's output needs another cap, and says so there.
+ */
+enum sandbox_profile {
+	/* student code (runners): CPU 2 x wall, data 16 GiB, nproc 256,
+	 * fsize 64 MiB, nofile 256, out_cap 64 KiB; score.h's runner
+	 * limits override them (score_runner_limits) */
+	SANDBOX_PROFILE_RUNNER,
+	/* the compiler on student text, several processes: CPU 4 x wall,
+	 * data 4 GiB (score.h: compile_data_limit_bytes), nproc 64, fsize
+	 * 256 MiB, nofile 1024, out_cap 64 KiB */
+	SANDBOX_PROFILE_COMPILER,
+	/* the grader's helpers on what a student made, one process each
+	 * (the replay, the PTX check, addr2line): CPU 1 x wall, data 1 GiB,
+	 * nproc 16, fsize 1 MiB, nofile 64, out_cap 64 KiB */
+	SANDBOX_PROFILE_HELPER,
+	/* the grader's own tools on its own files (the runner's link, nm,
+	 * the reference builds): CPU 4 x wall, no data or process cap,
+	 * fsize 1 GiB, nofile 1024, out_cap 256 KiB */
+	SANDBOX_PROFILE_TOOL,
+	/* the grader itself and what it runs for its user (batch's grade
+	 * children, the GPU probe, sbatch, `warpgrade emu`): no limit but
+	 * the wall clock, out_cap 64 KiB */
+	SANDBOX_PROFILE_TRUSTED
+};
+
+/* Fill *l with profile p's limits under a wall clock of wall_s (0: none;
+ * see above). */
+void sandbox_limits_profile(enum sandbox_profile p, double wall_s,
+			    struct sandbox_limits *l);
+
+/* The runner profile under a 60 s wall clock: CPU 120 s, data 16 GiB,
+ * nproc 256, fsize 64 MiB, nofile 256, out_cap 64 KiB. */
 void sandbox_limits_default(struct sandbox_limits *l);
 
 enum sandbox_isolation_mode {
@@ -92,7 +131,7 @@ enum sandbox_isolation_mode {
 	SANDBOX_ISOLATE_NONE	/* rlimits only */
 };
 
-/* The running child, as seen from spec->on_data. */
+/* The running child, as seen from spec->on_data and spec->on_frame. */
 struct sandbox_run;
 
 struct sandbox_spec {
@@ -137,14 +176,25 @@ struct sandbox_spec {
 	 * said it is ready, so code that runs before main cannot read it). */
 	int hold_stdin;
 	/*
-	 * The child's fd 3 is the write end of the protocol pipe; bytes
-	 * arriving on it are passed to on_data as they come (any split).
-	 * Return 0 to go on, -1 to kill the child (res->killed_by_callback).
-	 * run is valid only during the call: pass it to sandbox_set_deadline,
-	 * sandbox_send or sandbox_close_input.  May be NULL (bytes dropped).
+	 * The child's fd 3 is the write end of the protocol pipe.  Bytes
+	 * arriving on it are passed to on_data as they come (any split),
+	 * then, when on_frame is set, fed to a frame decoder the sandbox
+	 * owns (protocol.h; payloads up to max_payload, 0: up to
+	 * PROTO_MAX_PAYLOAD), and on_frame gets each whole frame, in order
+	 * (the payload is valid only during the call).  Either returns 0
+	 * to go on, -1 to kill the child (res->killed_by_callback); a
+	 * stream the decoder rejects kills it the same way, with the
+	 * decoder's reason in res->frame_error.  After a kill neither is
+	 * called again.  run is valid only during a call: pass it to
+	 * sandbox_set_deadline, sandbox_send or sandbox_close_input.  Both
+	 * get ctx.  Either may be NULL (both NULL: bytes dropped).
 	 */
 	int (*on_data)(struct sandbox_run *run, void *ctx,
 		       const unsigned char *p, size_t n);
+	int (*on_frame)(struct sandbox_run *run, void *ctx,
+			enum proto_type type, const unsigned char *payload,
+			size_t len);
+	size_t max_payload;
 	void *ctx;
 	struct sandbox_limits limits;
 	/* SANDBOX_KEEP_ID, or the account to drop to (root only). */
@@ -160,7 +210,7 @@ struct sandbox_result {
 	int exit_code;		/* exit status, or 128+signal */
 	int signal;		/* the signal, 0 if none */
 	int timed_out;		/* SANDBOX_TIMEOUT_... */
-	int killed_by_callback;
+	int killed_by_callback;	/* a veto, or a corrupt frame stream */
 	int cancelled;		/* killed because *spec->cancel was set */
 	/* Killed (SIGKILL) because the resident memory of the child's
 	 * processes passed limits.data_bytes: memory RLIMIT_DATA does not
@@ -175,10 +225,14 @@ struct sandbox_result {
 	double wall_s, cpu_s;
 	/* Captured output, NUL-terminated, owned: all of it when it fits
 	 * out_cap, else head + "\n[… N bytes omitted …]\n" + tail
-	 * (the ellipses are UTF-8 U+2026). */
+	 * (the ellipses are UTF-8 U+2026; capbuf.h). */
 	char *out, *err;
 	size_t out_total, err_total;	/* bytes the child wrote */
 	char isolation[256];	/* what protection was in force */
+	/* Why the decoder rejected the protocol stream (on_frame: "bad
+	 * frame magic", a payload over max_payload, ...); "" when it did
+	 * not. */
+	char frame_error[128];
 	char error[256];	/* grader-side failure: sandbox_run is -1 */
 };
 

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sandbox.h"
+
 void score_config_default(struct score_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -35,6 +37,18 @@ void score_config_default(struct score_config *c)
 	c->nofile_limit = 256;
 	c->output_cap_bytes = 64 << 10;
 	snprintf(c->predict_gpu, sizeof(c->predict_gpu), "H100");
+}
+
+void score_runner_limits(const struct score_config *c, double wall_s,
+			 struct sandbox_limits *l)
+{
+	sandbox_limits_profile(SANDBOX_PROFILE_RUNNER, wall_s, l);
+	l->cpu_s = wall_s * c->cpu_factor;
+	l->data_bytes = c->data_limit_bytes;
+	l->nproc = c->nproc_limit;
+	l->fsize_bytes = c->fsize_limit_bytes;
+	l->nofile = c->nofile_limit;
+	l->out_cap = c->output_cap_bytes;
 }
 
 /* "predict_gpu": a GPU the emulator's performance model knows. */

@@ -37,6 +37,14 @@ struct score_config {
 };
 
 void score_config_default(struct score_config *c);
+
+struct sandbox_limits;
+/* A runner's limits (sandbox.h, SANDBOX_PROFILE_RUNNER) as configured:
+ * the wall clock wall_s, CPU wall_s x cpu_factor (a caller whose child
+ * runs several phases sets its own), data, nproc, fsize, nofile and the
+ * output cap from c. */
+void score_runner_limits(const struct score_config *c, double wall_s,
+			 struct sandbox_limits *l);
 /* Load a JSON configuration over the defaults; -1 with err set naming the
  * key and the reason. */
 int score_config_load(struct score_config *c, const char *path, char *err,

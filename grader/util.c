@@ -243,6 +243,28 @@ int mkdir_p(const char *path, unsigned mode)
 	return rc;
 }
 
+char *find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *dir, *save = NULL;
+
+	if (strchr(name, '/') || !path)
+		return xstrdup(name);
+	dirs = xstrdup(path);
+	for (dir = strtok_r(dirs, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *p = xstrfmt("%s/%s", *dir ? dir : ".", name);
+
+		if (!access(p, X_OK)) {
+			free(dirs);
+			return p;
+		}
+		free(p);
+	}
+	free(dirs);
+	return xstrdup(name);
+}
+
 double now_s(void)
 {
 	struct timespec ts;

@@ -40,6 +40,10 @@ int copy_program(const char *from, const char *to);
 int remove_tree(const char *path);
 /* mkdir -p; 0 or -1. */
 int mkdir_p(const char *path, unsigned mode);
+/* name as the shell would find it in $PATH (owned): the first
+ * executable dir/name, or name itself when it holds a slash, PATH is
+ * unset or nothing is found. */
+char *find_program(const char *name);
 /* Monotonic seconds. */
 double now_s(void);
 /* Replace every occurrence of `from` in s (owned) with `to`; returns the

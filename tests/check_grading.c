@@ -17,6 +17,7 @@
 #include "result.h"
 #include "report.h"
 #include "result_json.h"
+#include "sandbox.h"
 #include "score.h"
 #include "verify.h"
 #include "schemas/validate.h"
@@ -171,6 +172,36 @@ START_TEST(speedup_and_interval)
 	ck_assert(s > 0.45 && s < 0.55);
 	ck_assert(lo <= s && s <= hi);
 	ck_assert(lo > 0.4 && hi < 0.6);
+}
+END_TEST
+
+/* A runner's limits are the configuration's, whatever the profile says. */
+START_TEST(runner_limits_from_config)
+{
+	struct score_config c;
+	struct sandbox_limits l;
+
+	score_config_default(&c);
+	score_runner_limits(&c, 60, &l);
+	ck_assert(l.wall_s == 60 && l.cpu_s == 60);
+	ck_assert_uint_eq(l.data_bytes, 16ULL << 30);
+	ck_assert_uint_eq(l.nproc, 256);
+	ck_assert_uint_eq(l.fsize_bytes, 64ULL << 20);
+	ck_assert_uint_eq(l.nofile, 256);
+	ck_assert_uint_eq(l.out_cap, 64 << 10);
+	c.cpu_factor = 2.5;
+	c.data_limit_bytes = 3ULL << 30;
+	c.nproc_limit = 7;
+	c.fsize_limit_bytes = 5 << 20;
+	c.nofile_limit = 33;
+	c.output_cap_bytes = 1000;
+	score_runner_limits(&c, 10, &l);
+	ck_assert(l.wall_s == 10 && l.cpu_s == 25);
+	ck_assert_uint_eq(l.data_bytes, 3ULL << 30);
+	ck_assert_uint_eq(l.nproc, 7);
+	ck_assert_uint_eq(l.fsize_bytes, 5 << 20);
+	ck_assert_uint_eq(l.nofile, 33);
+	ck_assert_uint_eq(l.out_cap, 1000);
 }
 END_TEST
 
@@ -1426,6 +1457,7 @@ static Suite *grading_suite(void)
 	tcase_add_test(v, unbuilt_statuses_score_zero);
 	tcase_add_test(v, speedup_and_interval);
 	tcase_add_test(v, config_file);
+	tcase_add_test(v, runner_limits_from_config);
 	tcase_add_test(f, all_shapes_correct);
 	tcase_add_test(f, wrong_value_is_wa_with_details);
 	tcase_add_test(f, guard_touched_is_oob);

@@ -331,6 +331,157 @@ START_TEST(test_callback_kill)
 }
 END_TEST
 
+/* Frames as on_frame saw them. */
+struct frames {
+	int n;
+	enum proto_type type[8];
+	char payload[8][16];
+	int veto_at;		/* return -1 on this frame (1-based) */
+};
+
+static int take_frame(struct sandbox_run *run, void *ctx,
+		      enum proto_type type, const unsigned char *p,
+		      size_t len)
+{
+	struct frames *f = ctx;
+
+	(void)run;
+	ck_assert_int_lt(f->n, 8);
+	f->type[f->n] = type;
+	snprintf(f->payload[f->n], sizeof(f->payload[0]), "%.*s", (int)len,
+		 (const char *)p);
+	return ++f->n == f->veto_at ? -1 : 0;
+}
+
+/* HELLO, NOTE "abc", DONE, then tail; the runner echoes it to fd 3. */
+static void frame_input(struct proto_buf *b, const char *tail)
+{
+	proto_buf_init(b);
+	proto_frame(b, PROTO_HELLO, NULL, 0);
+	proto_frame(b, PROTO_NOTE, "abc", 3);
+	proto_frame(b, PROTO_DONE, NULL, 0);
+	proto_put_bytes(b, tail, strlen(tail));
+	ck_assert(!b->oom);
+}
+
+/* The runner echoes in to fd 3; on_frame (vetoing frame veto_at, 0:
+ * none) fills *f. */
+static void run_frames(int i, struct proto_buf *in, struct frames *f,
+		       size_t max_payload, int veto_at,
+		       struct sandbox_result *res)
+{
+	const char *argv[] = { runner, "ok", NULL };
+	struct sandbox_spec spec;
+
+	memset(f, 0, sizeof(*f));
+	f->veto_at = veto_at;
+	setup(&spec, i, argv, NULL);
+	spec.input = in->data;
+	spec.input_len = in->len;
+	spec.on_frame = take_frame;
+	spec.max_payload = max_payload;
+	spec.ctx = f;
+	run_ok(&spec, res);
+}
+
+START_TEST(test_frames)
+{
+	struct sandbox_result res;
+	struct proto_buf in;
+	struct frames f;
+
+	if (_i && !bwrap_ok)
+		return;
+	/* whole frames, in order, however the pipe splits them */
+	frame_input(&in, "");
+	run_frames(_i, &in, &f, 0, 0, &res);
+	ck_assert_int_eq(res.exit_code, 0);
+	ck_assert_int_eq(res.killed_by_callback, 0);
+	ck_assert_str_eq(res.frame_error, "");
+	ck_assert_int_eq(f.n, 3);
+	ck_assert_int_eq(f.type[0], PROTO_HELLO);
+	ck_assert_int_eq(f.type[1], PROTO_NOTE);
+	ck_assert_str_eq(f.payload[1], "abc");
+	ck_assert_int_eq(f.type[2], PROTO_DONE);
+	sandbox_result_release(&res);
+
+	/* a veto: no frame after it, and no decoder error */
+	run_frames(_i, &in, &f, 0, 2, &res);
+	ck_assert_int_eq(res.killed_by_callback, 1);
+	ck_assert_str_eq(res.frame_error, "");
+	ck_assert_int_eq(f.n, 2);
+	sandbox_result_release(&res);
+
+	/* a payload over the caller's cap */
+	run_frames(_i, &in, &f, 2, 0, &res);
+	ck_assert_int_eq(res.killed_by_callback, 1);
+	ck_assert_msg(strstr(res.frame_error, "exceeds the 2-byte cap"),
+		      "%s", res.frame_error);
+	ck_assert_int_eq(f.n, 1);
+	sandbox_result_release(&res);
+	proto_buf_release(&in);
+
+	/* a corrupt stream: the frames before it, then the decoder's
+	 * reason */
+	frame_input(&in, "garbage, not a frame header");
+	run_frames(_i, &in, &f, 0, 0, &res);
+	ck_assert_int_eq(res.killed_by_callback, 1);
+	ck_assert_str_eq(res.frame_error, "bad frame magic");
+	ck_assert_int_eq(f.n, 3);
+	sandbox_result_release(&res);
+	proto_buf_release(&in);
+}
+END_TEST
+
+/* Both callbacks, one ctx. */
+struct bytes_and_frames {
+	struct proto pr;
+	struct frames f;
+};
+
+static int both_data(struct sandbox_run *run, void *ctx,
+		     const unsigned char *p, size_t n)
+{
+	return collect(run, &((struct bytes_and_frames *)ctx)->pr, p, n);
+}
+
+static int both_frame(struct sandbox_run *run, void *ctx,
+		      enum proto_type type, const unsigned char *p,
+		      size_t len)
+{
+	return take_frame(run, &((struct bytes_and_frames *)ctx)->f, type, p,
+			  len);
+}
+
+/* on_data and on_frame together: every byte, and the frames. */
+START_TEST(test_bytes_and_frames)
+{
+	const char *argv[] = { runner, "ok", NULL };
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+	struct proto_buf in;
+	struct bytes_and_frames b;
+
+	if (!setup(&spec, _i, argv, NULL))
+		return;
+	memset(&b, 0, sizeof(b));
+	frame_input(&in, "");
+	spec.input = in.data;
+	spec.input_len = in.len;
+	spec.on_data = both_data;
+	spec.on_frame = both_frame;
+	spec.ctx = &b;
+	run_ok(&spec, &res);
+	ck_assert_int_eq(res.killed_by_callback, 0);
+	ck_assert_uint_eq(b.pr.len, in.len);
+	ck_assert(memcmp(b.pr.buf, in.data, in.len) == 0);
+	ck_assert_int_eq(b.f.n, 3);
+	ck_assert_str_eq(b.f.payload[1], "abc");
+	sandbox_result_release(&res);
+	proto_buf_release(&in);
+}
+END_TEST
+
 /* ---- exhaustion ---- */
 
 START_TEST(test_fork_bomb)
@@ -773,6 +924,61 @@ START_TEST(test_auto_mode)
 }
 END_TEST
 
+/* The profiles' limits, as sandbox.h lists them. */
+START_TEST(test_profiles)
+{
+	struct sandbox_limits l, d;
+
+	sandbox_limits_profile(SANDBOX_PROFILE_RUNNER, 60, &l);
+	sandbox_limits_default(&d);
+	ck_assert(l.wall_s == d.wall_s && l.cpu_s == d.cpu_s &&
+		  l.data_bytes == d.data_bytes && l.nproc == d.nproc &&
+		  l.fsize_bytes == d.fsize_bytes && l.nofile == d.nofile &&
+		  l.out_cap == d.out_cap);
+	ck_assert(d.wall_s == 60 && d.cpu_s == 120);
+	ck_assert_uint_eq(d.data_bytes, 16ULL << 30);
+	ck_assert_uint_eq(d.nproc, 256);
+	ck_assert_uint_eq(d.fsize_bytes, 64ULL << 20);
+	ck_assert_uint_eq(d.nofile, 256);
+	ck_assert_uint_eq(d.out_cap, 64 << 10);
+
+	sandbox_limits_profile(SANDBOX_PROFILE_COMPILER, 120, &l);
+	ck_assert(l.wall_s == 120 && l.cpu_s == 480);
+	ck_assert_uint_eq(l.data_bytes, 4ULL << 30);
+	ck_assert_uint_eq(l.nproc, 64);
+	ck_assert_uint_eq(l.fsize_bytes, 256ULL << 20);
+	ck_assert_uint_eq(l.nofile, 1024);
+	ck_assert_uint_eq(l.out_cap, 64 << 10);
+
+	sandbox_limits_profile(SANDBOX_PROFILE_HELPER, 30, &l);
+	ck_assert(l.wall_s == 30 && l.cpu_s == 30);
+	ck_assert_uint_eq(l.data_bytes, 1ULL << 30);
+	ck_assert_uint_eq(l.nproc, 16);
+	ck_assert_uint_eq(l.fsize_bytes, 1 << 20);
+	ck_assert_uint_eq(l.nofile, 64);
+	ck_assert_uint_eq(l.out_cap, 64 << 10);
+
+	sandbox_limits_profile(SANDBOX_PROFILE_TOOL, 60, &l);
+	ck_assert(l.wall_s == 60 && l.cpu_s == 240);
+	ck_assert_uint_eq(l.data_bytes, 0);
+	ck_assert_uint_eq(l.nproc, 0);
+	ck_assert_uint_eq(l.fsize_bytes, 1ULL << 30);
+	ck_assert_uint_eq(l.nofile, 1024);
+	ck_assert_uint_eq(l.out_cap, 256 << 10);
+
+	/* nothing but the wall clock, or not even that */
+	sandbox_limits_profile(SANDBOX_PROFILE_TRUSTED, 5, &l);
+	ck_assert(l.wall_s == 5 && l.cpu_s == 0);
+	ck_assert_uint_eq(l.data_bytes, 0);
+	ck_assert_uint_eq(l.nproc, 0);
+	ck_assert_uint_eq(l.fsize_bytes, 0);
+	ck_assert_uint_eq(l.nofile, 0);
+	ck_assert_uint_eq(l.out_cap, 64 << 10);
+	sandbox_limits_profile(SANDBOX_PROFILE_TRUSTED, 0, &l);
+	ck_assert(l.wall_s == 0 && l.cpu_s == 0);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	ck_assert_str_eq(sandbox_signal_name(SIGSEGV), "SIGSEGV");
@@ -865,6 +1071,7 @@ static Suite *sandbox_suite(void)
 	tcase_add_loop_test(tc, test_hold_stdin, 0, 2);
 	tcase_add_test(tc, test_auto_mode);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_profiles);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("timeouts");
@@ -873,6 +1080,8 @@ static Suite *sandbox_suite(void)
 	tcase_add_loop_test(tc, test_spin_cpu_timeout, 0, 2);
 	tcase_add_loop_test(tc, test_phases_restart_clock, 0, 2);
 	tcase_add_loop_test(tc, test_callback_kill, 0, 2);
+	tcase_add_loop_test(tc, test_frames, 0, 2);
+	tcase_add_loop_test(tc, test_bytes_and_frames, 0, 2);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("exhaustion");

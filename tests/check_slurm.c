@@ -226,7 +226,7 @@ END_TEST
 /* ---- the command ---- */
 
 static char root[64], subs[128], res[128], bin[128];
-static char *out_text;
+static char *out_text, *err_text;
 
 static void write_text(const char *path, const char *text, int mode)
 {
@@ -238,7 +238,8 @@ static void write_text(const char *path, const char *text, int mode)
 	ck_assert_int_eq(chmod(path, (mode_t)mode), 0);
 }
 
-/* A fake sbatch: records its arguments and the script, answers like
+/* A fake sbatch: records its arguments, the script, its working
+ * directory and $WG_PROBE (what it would hand the job), answers like
  * `sbatch --parsable`; exits 1 when $root/refuse exists. */
 static void setup(void)
 {
@@ -261,26 +262,29 @@ static void setup(void)
 		 "#!/bin/sh\n"
 		 "PATH=/usr/bin:/bin\n"
 		 "echo \"$*\" > %s/sbatch.args\n"
+		 "echo \"$(pwd) $WG_PROBE\" > %s/sbatch.env\n"
 		 "cp \"$2\" %s/sbatch.script\n"
 		 "if [ -e %s/refuse ]; then\n"
 		 "  echo 'sbatch: error: Invalid account' >&2; exit 1\n"
 		 "fi\n"
-		 "echo '4242;cluster'\n", root, root, root);
+		 "echo '4242;cluster'\n", root, root, root, root);
 	snprintf(path, sizeof(path), "%s/sbatch", bin);
 	write_text(path, script, 0755);
-	out_text = NULL;
+	out_text = err_text = NULL;
 }
 
 static void teardown(void)
 {
 	free(out_text);
+	free(err_text);
 	remove_tree(root);
 }
 
-/* cmd_slurm in a child with PATH=path and stdout in out_text. */
+/* cmd_slurm in a child with PATH=path, WG_PROBE set, in root, stdout in
+ * out_text and stderr in err_text. */
 static int slurm(const char *path, const char *const *args)
 {
-	char *argv[32], file[256];
+	char *argv[32], file[256], efile[256];
 	int argc = 0;
 	pid_t pid;
 	int ws;
@@ -290,16 +294,21 @@ static int slurm(const char *path, const char *const *args)
 		argv[argc++] = (char *)*args++;
 	argv[argc] = NULL;
 	snprintf(file, sizeof(file), "%s/stdout", root);
+	snprintf(efile, sizeof(efile), "%s/stderr", root);
 	fflush(stdout);
+	fflush(stderr);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (!pid) {
 		int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int efd = open(efile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int rc;
 
-		if (fd < 0 || dup2(fd, 1) < 0)
+		if (fd < 0 || dup2(fd, 1) < 0 || efd < 0 ||
+		    dup2(efd, 2) < 0 || chdir(root) < 0)
 			_exit(99);
 		setenv("PATH", path, 1);
+		setenv("WG_PROBE", "handed on", 1);
 		rc = cmd_slurm(argc, argv);
 		fflush(stdout);
 		_exit(rc);
@@ -309,6 +318,9 @@ static int slurm(const char *path, const char *const *args)
 	free(out_text);
 	out_text = read_file(file, 1 << 20, NULL);
 	ck_assert_ptr_nonnull(out_text);
+	free(err_text);
+	err_text = read_file(efile, 1 << 20, NULL);
+	ck_assert_ptr_nonnull(err_text);
 	return WEXITSTATUS(ws);
 }
 
@@ -376,6 +388,12 @@ START_TEST(submits)
 	t = file_text("sbatch.script");
 	contains(t, "\n#SBATCH --partition=gpu\n");
 	free(t);
+	/* as its user would run it: the job gets their environment and
+	 * starts where they are */
+	t = file_text("sbatch.env");
+	snprintf(want, sizeof(want), "%s handed on\n", root);
+	ck_assert_str_eq(t, want);
+	free(t);
 }
 END_TEST
 
@@ -388,9 +406,15 @@ START_TEST(submit_fails)
 	write_text(path, "", 0644);
 	ck_assert_int_eq(slurm(bin, args), 1);
 	ck_assert_str_eq(out_text, "");
+	/* sbatch's own message first, then ours */
+	contains(err_text, "sbatch: error: Invalid account\nwarpgrade: "
+		 "error: sbatch refused '");
+	contains(err_text, "(exit 1)");
 	/* no sbatch at all */
 	ck_assert_int_eq(slurm(root, args), 1);
 	ck_assert_str_eq(out_text, "");
+	contains(err_text, "cannot run 'sbatch': No such file or directory "
+		 "(is Slurm's client installed and on PATH?)");
 }
 END_TEST
 
