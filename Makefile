@@ -181,6 +181,24 @@ bin/warpgrade: build/grader/main.o build/libwgcore.a
 	$(if $(Q),@echo "  LINK    $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< build/libwgcore.a $(LIB_LIBS) -lm
 
+# The ISA conformance driver on the emulator (tests/isa/run.c), and its
+# test, which compares it with an H100's outputs.
+build/isa-run-emu: tests/isa/run.c tests/isa/isa.c tests/isa/isa.h \
+		build/libwgemu.a
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LINK    $@")
+	$(Q)$(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) -Itests/isa -o $@ \
+		tests/isa/run.c tests/isa/isa.c build/libwgemu.a \
+		-lstdc++ -lm -lpthread
+
+build/tests/check_isa: tests/check_isa.c tests/isa/isa.c tests/isa/isa.h \
+		build/isa-run-emu
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  TEST    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests -o $@ \
+		tests/check_isa.c tests/isa/isa.c $(LDFLAGS) $(CHECK_LIBS) \
+		-lnettle -lm
+
 # (the runner's library for its host-side pieces, over the emulator's
 # runtime)
 build/tests/%: tests/%.c build/libwgcore.a build/libwgrunner.a \

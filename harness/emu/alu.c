@@ -406,18 +406,24 @@ int emu_fcmp(int cmp, double x, double y)
 	}
 }
 
-int alu_compare(int cmp, char k, int sz, uint64_t a, uint64_t b)
+/* a float of type t (f16, bf16, f32, f64) from its bits */
+static double float_of(int t, uint64_t v)
 {
-	int lt, eq;
-
-	if (k == 'f') {
-		double x = sz == 8 ? u2d(a) : sz == 4 ? (double)u2f(a) :
-			   (double)h2f((uint16_t)a);
-		double y = sz == 8 ? u2d(b) : sz == 4 ? (double)u2f(b) :
-			   (double)h2f((uint16_t)b);
-
-		return emu_fcmp(cmp, x, y);
+	switch (t) {
+	case T_F64: return u2d(v);
+	case T_F32: return u2f(v);
+	case T_BF16: return emu_bf16_to_f32((uint16_t)v);
+	default: return h2f((uint16_t)v);
 	}
+}
+
+int alu_compare(int cmp, int t, uint64_t a, uint64_t b)
+{
+	char k = emu_type_kind[t];
+	int sz = emu_type_size[t], lt, eq;
+
+	if (k == 'f')
+		return emu_fcmp(cmp, float_of(t, a), float_of(t, b));
 	if (k == 's') {
 		lt = sx(a, sz) < sx(b, sz);
 		eq = sx(a, sz) == sx(b, sz);

@@ -157,7 +157,7 @@ static void do_match(struct xctx *x, struct warp *w, const struct emu_insn *in,
 
 static float relu(const struct emu_insn *in, float v)
 {
-	return (in->sub & SUB_RELU) && v < 0 ? 0.0f : v;
+	return (in->sub & SUB_RELU) && v <= 0 ? 0.0f : v;
 }
 
 /* arithmetic on .f16, .bf16 and their pairs, lane by lane (half.c) */
@@ -536,14 +536,14 @@ static int exec_setp(struct ictx *o)
 	if (uniform_in(o, 2)) {	/* one comparison for every lane */
 		int l = __builtin_ctz(m);
 
-		r = alu_compare(in->cmp, k, sz, A[l], B[l]) ? m : 0;
+		r = alu_compare(in->cmp, ty, A[l], B[l]) ? m : 0;
 	} else if (k == 's' && sz == 4 && in->cmp == C_LT)
 		LANES(r |= (uint32_t)((int32_t)A[l] < (int32_t)B[l]) << l);
 	else if (k == 's' && sz == 4 && in->cmp == C_GE)
 		LANES(r |= (uint32_t)((int32_t)A[l] >= (int32_t)B[l]) << l);
 	else
-		LANES(r |= (uint32_t)alu_compare(in->cmp, k, sz, A[l],
-						 B[l]) << l);
+		LANES(r |= (uint32_t)alu_compare(in->cmp, ty, A[l], B[l]) <<
+		      l);
 	if (in->nsrc == 3)
 		c = pred_src(o->P, o->f, &in->s[2]);
 	p = boolop(in, r, c);

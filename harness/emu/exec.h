@@ -319,7 +319,8 @@ int alu_float(struct xctx *x, const struct emu_insn *in, uint32_t m,
 /* v rounded to the half type t in the rounding mode rnd (half.c) */
 uint64_t alu_to_half(int t, double v, int rnd);
 uint64_t alu_cvt(const struct emu_insn *in, uint64_t a);
-int alu_compare(int cmp, char k, int sz, uint64_t a, uint64_t b);
+/* setp's comparison cmp of a and b of type t: 0 or 1 */
+int alu_compare(int cmp, int t, uint64_t a, uint64_t b);
 int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
 	    const uint64_t *A, const uint64_t *B, const uint64_t *C);
 int alu_bfi(const struct emu_insn *in, uint32_t m, uint64_t *D,

@@ -217,7 +217,7 @@ static uint16_t one(int op, int t, int mods, uint16_t a, uint16_t b,
 	}
 	if (mods & HALF_SAT)	/* NaN and -0 to +0 */
 		r = isnan(r) || r <= 0 ? 0 : r > 1 ? 1 : r;
-	if ((mods & HALF_RELU) && r < 0)
+	if ((mods & HALF_RELU) && r <= 0)	/* -0 too */
 		r = 0;
 	h = emu_round_half(t, r, R_RN);
 	return ftz ? ftz16(t, h) : h;

@@ -5,12 +5,19 @@ lane's inputs, reinterpreted to the form's types -- and stores the last
 result and an xor-fold of all of them, so that a difference anywhere in
 the chain shows (gen.py --steps K runs kernel K's prefixes, to find the
 step).  Approximate forms are left out (their bits are not the ISA's to
-fix), and so are a form's sources that are one register twice."""
+fix), and so are a form's sources that are one register twice; an f32
+or f64 NaN result goes on as the one NaN of its type (CANON)."""
 import random
 
 import gen
 
 CHAIN = 12
+
+# A float result that is a NaN goes on as this one: which of two NaN
+# operands an instruction passes on (and so a payload's sign and bits)
+# is the operand order ptxas chose, not the instruction's -- the
+# conformance cases hold one NaN's way through each instruction.
+CANON = {"f32": "0x7fffffff", "f64": "0x7fffffffffffffff"}
 
 
 def _cast(var, frm, to):
@@ -71,6 +78,12 @@ def kernel(name, forms):
         n += 1
         decl.add("\t.reg .%s %s;" % (gen.reg_type(res), out))
         code.append("\t%s %s, %s;" % (form, out, ", ".join(ops)))
+        if res in CANON:
+            pred = "%%q%d" % n
+            decl.add("\t.reg .pred %s;" % pred)
+            code.append("\ttestp.notanumber.%s %s, %s;" % (res, pred, out))
+            code.append("\tselp.%s %s, %s, %s, %s;" % (
+                gen.reg_type(res), out, CANON[res], out, pred))
         regs.append((out, res))
         wide = "%%w%d" % n
         n += 1
