@@ -1,14 +1,159 @@
 /*
  * What the runtime's files (runtime.c, stream.c, graph.c, memcpy3d.c,
- * texture.c) share beyond emu.h: the sticky error, the emulator's clock,
- * the runtime lock and what a kernel's parameters are.  Everything here
- * is for the runtime API's implementation; programs see only the CUDA
- * API and wgemu.h.
+ * texture.c) share beyond emu.h: the runtime's state, the sticky error,
+ * the emulator's clock, the runtime lock and what a kernel's parameters
+ * are.  Everything here is for the runtime API's implementation;
+ * programs see only the CUDA API and wgemu.h.
  */
 #ifndef EMU_RT_H
 #define EMU_RT_H
 
+#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+#include "emu/emu.h"
+
+/* A fatbinary nvcc registered, or PTX wgemu_load_ptx was given. */
+struct rt_module {
+	const void *fatbin;
+	struct emu_module *m;
+	char *ptx;
+	int loaded;             /* parse attempted */
+	uint32_t hash;          /* FNV-1a of the PTX: names it in records */
+	char err[512];
+	cudaError_t load_error; /* what a launch of its kernels returns when
+				 * it did not load */
+};
+
+struct rt_kernel {
+	const void *host;       /* the host stub's address */
+	char *name;             /* mangled device name */
+	int mod;
+	int fi;                 /* function index, -1 until loaded */
+	size_t max_dyn;         /* cudaFuncAttributeMaxDynamicSharedMemory */
+};
+
+/* a __device__ or __constant__ variable's host shadow */
+struct rt_var {
+	const void *host;
+	char *name;
+	int mod;
+	size_t size;
+};
+
+/* what a launch counted (wgemu.h's launch records) */
+struct rt_record {
+	struct wgemu_launch l;
+	struct emu_line_counters *lines;
+	int nlines;
+	const struct emu_module *m;
+	double predicted_ms;       /* runtime_perf.c, -1 when none */
+	char limit[64];
+};
+
+/* a message said once, and how often it came again */
+struct rt_said {
+	char *text;
+	unsigned long repeats;
+};
+
+/* What a dry call keeps (wgemu_dry(2)), in order. */
+enum { DRY_LAUNCH, DRY_MEMSET, DRY_COPY };
+
+struct rt_dry_op {
+	int kind;
+	struct rt_kernel *k;        /* DRY_LAUNCH, with cfg and st */
+	struct emu_launch_cfg cfg;
+	size_t st;
+	uint8_t *dst;               /* host pointers of device memory */
+	const uint8_t *src;
+	uint8_t *data;              /* a copy from the host: its bytes */
+	size_t n;
+	int value;
+};
+
+struct rt_dry {
+	struct rt_dry_op *v;
+	size_t n, cap;
+	const void *in;             /* wgemu_dry_inputs */
+	size_t in_bytes;
+	void *out;
+	size_t out_bytes;
+	void (*fill)(void *ctx, void *in, size_t n);
+	void *ctx;
+	int forced;                 /* wgemu_dry_forced */
+};
+
+/* cudaDeviceSetLimit's table: one entry per enum cudaLimit */
+#define RT_NLIMITS (cudaLimitPersistingL2CacheSize + 1)
+
+/*
+ * The runtime's state: every piece of it, in one place (emu_rt).  What
+ * a cudaDeviceReset() clears and what survives it is emu_rt_reset's
+ * list, field by field.  The calling thread's own state is apart
+ * (struct rt_thread), as CUDA keeps it per host thread.
+ */
+struct rt_state {
+	/* registered by nvcc's hooks (and wgemu_load_ptx) */
+	struct rt_module *mods;
+	int nmods;
+	struct rt_kernel *kerns;
+	int nkerns;
+	struct rt_var *vars;
+	int nvars;
+	/* device memory: allocations sorted by address */
+	struct emu_alloc **allocs;
+	int nallocs, capallocs;
+	uint64_t next_dev;          /* the next allocation's address */
+	uint64_t used;              /* bytes of device memory allocated */
+	uint64_t heap_used;         /* of them, the device-side heap's */
+	/* launch records (wgemu_launch_get) */
+	struct rt_record *recs;
+	size_t nrecs, caprecs;
+	/* the sticky error of a kernel fault (a cudaError_t), and the
+	 * first fault since start (wgemu_last_fault) */
+	cudaError_t sticky;
+	enum wgemu_fault_kind fault_kind;
+	char fault_msg[800];
+	double clock_ms;            /* the emulator's clock (events) */
+	int atexit_set;             /* the record file's writer registered */
+	int dry;                    /* wgemu_dry: 0, 1 or 2 */
+	struct rt_dry dryq;         /* what a dry call (2) kept */
+	/* the grid workspace of cooperative launches (%envreg1/2) */
+	uint64_t grid_ws;
+	uint64_t pool_attr[16];     /* the memory pool's attributes */
+	size_t limits[RT_NLIMITS];  /* cudaDeviceSetLimit */
+	/* messages said once (note), and the unimplemented functions
+	 * named (emu_rt_unsupported) */
+	struct rt_said said[64];
+	int nsaid;
+	const char *unsupported[64];
+	int nunsupported;
+	/* calls that touch device memory, the allocation table or the
+	 * interpreter run one at a time (recursive) */
+	pthread_mutex_t lock;
+};
+
+/* a <<<...>>> configuration pushed, for the launch to pop */
+struct rt_callcfg {
+	dim3 grid, block;
+	size_t smem;
+	cudaStream_t stream;
+};
+
+/* what the runtime keeps per host thread, as CUDA does */
+struct rt_thread {
+	cudaError_t last;           /* cudaGetLastError */
+	struct rt_callcfg cfg[16];
+	int ncfg;
+};
+
+extern struct rt_state emu_rt;
+extern __thread struct rt_thread emu_rt_thread;
+
+/* What cudaDeviceReset() does, under the lock. */
+void emu_rt_reset(void);
 
 /* The sticky error of an earlier kernel fault (a cudaError_t), 0 when
  * none: every runtime call returns it until cudaDeviceReset(). */

@@ -63,82 +63,35 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
 #define SMEM_DEFAULT EMU_SMEM_DEFAULT
 #define SMEM_OPTIN EMU_SMEM_OPTIN
 
-struct module {
-	const void *fatbin;
-	struct emu_module *m;
-	char *ptx;
-	int loaded;             /* parse attempted */
-	uint32_t hash;          /* FNV-1a of the PTX: names it in records */
-	char err[512];
-	cudaError_t load_error; /* what a launch of its kernels returns when
-				 * it did not load */
+struct rt_state emu_rt = {
+	.next_dev = EMU_GLOBAL_BASE,
+	.sticky = cudaSuccess,
+	.fault_kind = WGEMU_FAULT_NONE,
+	/* H100 defaults; a limit 0 is valid for the persisting L2 size
+	 * only */
+	.limits = {
+		[cudaLimitStackSize] = 1024,
+		[cudaLimitPrintfFifoSize] = 1u << 20,
+		[cudaLimitMallocHeapSize] = 8u << 20,
+		[cudaLimitDevRuntimeSyncDepth] = 2,
+		[cudaLimitDevRuntimePendingLaunchCount] = 2048,
+		[cudaLimitMaxL2FetchGranularity] = 64,
+		[cudaLimitPersistingL2CacheSize] = 0,
+	},
+	/* host threads may call the runtime at once, as CUDA's */
+	.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
 };
-
-struct kernel {
-	const void *host;       /* the host stub's address */
-	char *name;             /* mangled device name */
-	int mod;
-	int fi;                 /* function index, -1 until loaded */
-	size_t max_dyn;         /* cudaFuncAttributeMaxDynamicSharedMemory */
-};
-
-struct var {
-	const void *host;
-	char *name;
-	int mod;
-	size_t size;
-};
-
-struct record {
-	struct wgemu_launch l;
-	struct emu_line_counters *lines;
-	int nlines;
-	const struct emu_module *m;
-	double predicted_ms;       /* runtime_perf.c, -1 when none */
-	char limit[64];
-};
-
-static struct module *g_mods;
-static int g_nmods;
-static struct kernel *g_kerns;
-static int g_nkerns;
-static struct var *g_vars;
-static int g_nvars;
-static struct emu_alloc **g_allocs;    /* sorted by dev */
-static int g_nallocs, g_capallocs;
-static uint64_t g_next_dev = EMU_GLOBAL_BASE;
-static uint64_t g_used;
-static struct record *g_recs;
-static size_t g_nrecs, g_caprecs;
-/* the last error is per host thread, as CUDA's is */
-static __thread cudaError_t g_last = cudaSuccess;
-static cudaError_t g_sticky = cudaSuccess;
-static int g_dry; /* wgemu_dry */
-static enum wgemu_fault_kind g_fault_kind = WGEMU_FAULT_NONE;
-static char g_fault_msg[800];
-static double g_clock_ms;
-static int g_atexit;
-
-struct callcfg {
-	dim3 grid, block;
-	size_t smem;
-	cudaStream_t stream;
-};
-/* <<<...>>> pushes, the launch pops: per host thread */
-static __thread struct callcfg g_cfg[16];
-static __thread int g_ncfg;
+__thread struct rt_thread emu_rt_thread;
 
 #define TOTAL_MEM DEV_TOTAL_MEM
 
-/* Host threads may call the runtime at once (CUDA's is thread-safe): the
- * calls that touch device memory, the allocation table or the
- * interpreter run one at a time. */
-static pthread_mutex_t g_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+/* A call that touches device memory, the allocation table or the
+ * interpreter, run under the runtime's lock. */
 #define LOCKED(call) do { \
 	cudaError_t r_; \
-	pthread_mutex_lock(&g_lock); \
+	pthread_mutex_lock(&emu_rt.lock); \
 	r_ = (call); \
-	pthread_mutex_unlock(&g_lock); \
+	pthread_mutex_unlock(&emu_rt.lock); \
 	return r_; \
 } while (0)
 
@@ -146,21 +99,15 @@ static void dump_records(void);
 
 /* Messages said so far: a program that repeats a failing launch (or
  * call) gets each message once, and the count of repeats at exit. */
-struct said {
-	char *text;
-	unsigned long repeats;
-};
-static struct said g_said[64];
-static int g_nsaid;
 
 static void report_repeats(void)
 {
-	for (int i = 0; i < g_nsaid; i++)
-		if (g_said[i].repeats)
+	for (int i = 0; i < emu_rt.nsaid; i++)
+		if (emu_rt.said[i].repeats)
 			fprintf(stderr, "wgemu: (%lu more time%s) %s\n",
-				g_said[i].repeats,
-				g_said[i].repeats == 1 ? "" : "s",
-				g_said[i].text);
+				emu_rt.said[i].repeats,
+				emu_rt.said[i].repeats == 1 ? "" : "s",
+				emu_rt.said[i].text);
 }
 
 static void note(const char *fmt, ...)
@@ -174,14 +121,14 @@ static void note(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	for (i = 0; i < g_nsaid; i++)
-		if (!strcmp(g_said[i].text, buf)) {
-			g_said[i].repeats++;
+	for (i = 0; i < emu_rt.nsaid; i++)
+		if (!strcmp(emu_rt.said[i].text, buf)) {
+			emu_rt.said[i].repeats++;
 			return;
 		}
-	if (g_nsaid < 64) {
-		g_said[g_nsaid].text = strdup(buf);
-		if (g_said[g_nsaid].text && !g_nsaid++)
+	if (emu_rt.nsaid < 64) {
+		emu_rt.said[emu_rt.nsaid].text = strdup(buf);
+		if (emu_rt.said[emu_rt.nsaid].text && !emu_rt.nsaid++)
 			atexit(report_repeats);
 	}
 	fprintf(stderr, "wgemu: %s\n", buf);
@@ -190,7 +137,7 @@ static void note(const char *fmt, ...)
 static cudaError_t fail(cudaError_t e)
 {
 	if (e != cudaSuccess)
-		g_last = e;
+		emu_rt_thread.last = e;
 	return e;
 }
 
@@ -204,15 +151,14 @@ int emu_rt_fail(int e)
 int emu_rt_unsupported(const char *name);
 int emu_rt_unsupported(const char *name)
 {
-	static const char *said[64];
-	static int nsaid;
 	int i;
 
-	for (i = 0; i < nsaid && said[i] != name; i++)
+	for (i = 0; i < emu_rt.nunsupported &&
+	     emu_rt.unsupported[i] != name; i++)
 		;
-	if (i == nsaid) {
-		if (nsaid < 64)
-			said[nsaid++] = name;
+	if (i == emu_rt.nunsupported) {
+		if (emu_rt.nunsupported < 64)
+			emu_rt.unsupported[emu_rt.nunsupported++] = name;
 		note("%s: not implemented by the emulator "
 		     "(cudaErrorNotSupported)", name);
 	}
@@ -221,28 +167,28 @@ int emu_rt_unsupported(const char *name)
 
 int emu_rt_sticky(void)
 {
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 double emu_rt_now_ms(void)
 {
-	return g_clock_ms;
+	return emu_rt.clock_ms;
 }
 
 void emu_rt_lock(void)
 {
-	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&emu_rt.lock);
 }
 
 void emu_rt_unlock(void)
 {
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&emu_rt.lock);
 }
 
 static void ensure_atexit(void)
 {
-	if (!g_atexit) {
-		g_atexit = 1;
+	if (!emu_rt.atexit_set) {
+		emu_rt.atexit_set = 1;
 		atexit(dump_records);
 	}
 }
@@ -250,11 +196,11 @@ static void ensure_atexit(void)
 /* ---- device memory ---- */
 struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len)
 {
-	int lo = 0, hi = g_nallocs - 1;
+	int lo = 0, hi = emu_rt.nallocs - 1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
-		struct emu_alloc *a = g_allocs[mid];
+		struct emu_alloc *a = emu_rt.allocs[mid];
 
 		if (addr < a->dev) {
 			hi = mid - 1;
@@ -269,19 +215,19 @@ struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len)
 	return NULL;
 }
 
-/* Insert a into g_allocs (which has room) by address: device addresses
+/* Insert a into emu_rt.allocs (which has room) by address: device addresses
  * grow, but host memory mapped at its own address (emu_mem_map_host)
  * may lie above them. */
 static void sorted_insert(struct emu_alloc *a)
 {
-	int i = g_nallocs;
+	int i = emu_rt.nallocs;
 
-	while (i > 0 && g_allocs[i - 1]->dev > a->dev)
+	while (i > 0 && emu_rt.allocs[i - 1]->dev > a->dev)
 		i--;
-	memmove(&g_allocs[i + 1], &g_allocs[i],
-		(size_t)(g_nallocs - i) * sizeof(*g_allocs));
-	g_allocs[i] = a;
-	g_nallocs++;
+	memmove(&emu_rt.allocs[i + 1], &emu_rt.allocs[i],
+		(size_t)(emu_rt.nallocs - i) * sizeof(*emu_rt.allocs));
+	emu_rt.allocs[i] = a;
+	emu_rt.nallocs++;
 }
 
 /* zeroed allocations from this size on are mappings of their own,
@@ -309,7 +255,7 @@ static struct emu_alloc *alloc_new(uint64_t size, int zeroed)
 	if (!a)
 		return NULL;
 	/* dry, predicting or zeroed: untouched pages cost nothing */
-	zeroed = zeroed || g_dry || emu_perf_only();
+	zeroed = zeroed || emu_rt.dry || emu_perf_only();
 	a->size = size;
 	if (zeroed && size >= MAPPED_MIN) {
 		a->host = mmap(NULL, size, PROT_READ | PROT_WRITE,
@@ -323,10 +269,10 @@ static struct emu_alloc *alloc_new(uint64_t size, int zeroed)
 			  malloc(size ? size : 1);
 	}
 	if (!a->host ||
-	    (g_nallocs == g_capallocs &&
-	     !(g_capallocs = g_capallocs ? g_capallocs * 2 : 64,
-	       g_allocs = realloc(g_allocs, (size_t)g_capallocs *
-				  sizeof(*g_allocs))))) {
+	    (emu_rt.nallocs == emu_rt.capallocs &&
+	     !(emu_rt.capallocs = emu_rt.capallocs ? emu_rt.capallocs * 2 : 64,
+	       emu_rt.allocs = realloc(emu_rt.allocs, (size_t)emu_rt.capallocs *
+				  sizeof(*emu_rt.allocs))))) {
 		if (a->host)
 			host_free(a);
 		free(a);
@@ -342,20 +288,20 @@ static struct emu_alloc *mem_alloc(uint64_t size, int is_const, int zeroed)
 {
 	struct emu_alloc *a;
 
-	if (size > TOTAL_MEM - g_used)
+	if (size > TOTAL_MEM - emu_rt.used)
 		return NULL;
 	a = alloc_new(size, zeroed);
 	if (!a)
 		return NULL;
-	a->dev = g_next_dev;
+	a->dev = emu_rt.next_dev;
 	a->is_const = is_const;
 	/* a gap after each allocation so overruns hit no allocation;
 	 * addresses are never reused, so use after free is caught too;
 	 * aligned as a GPU's cudaMalloc, to the texture alignment */
-	g_next_dev += (size + EMU_ALLOC_ALIGN - 1) / EMU_ALLOC_ALIGN *
+	emu_rt.next_dev += (size + EMU_ALLOC_ALIGN - 1) / EMU_ALLOC_ALIGN *
 		      EMU_ALLOC_ALIGN + 65536;
 	sorted_insert(a);
-	g_used += size;
+	emu_rt.used += size;
 	return a;
 }
 
@@ -386,23 +332,24 @@ struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size, int zeroed)
 	if (addr < EMU_RECORD_LOW || size > EMU_RECORD_END - addr ||
 	    in_window(addr, size ? size : 1, EMU_SHARED_WIN) ||
 	    in_window(addr, size ? size : 1, EMU_LOCAL_WIN) ||
-	    size > TOTAL_MEM - g_used || emu_mem_find(addr, 1) ||
+	    size > TOTAL_MEM - emu_rt.used || emu_mem_find(addr, 1) ||
 	    (size && emu_mem_find(addr + size - 1, 1)))
 		return NULL;
-	for (i = 0; i < g_nallocs; i++)
-		if (g_allocs[i]->dev >= addr)
+	for (i = 0; i < emu_rt.nallocs; i++)
+		if (emu_rt.allocs[i]->dev >= addr)
 			break;
-	if (i < g_nallocs && g_allocs[i]->dev < addr + (size ? size : 1))
+	if (i < emu_rt.nallocs &&
+	    emu_rt.allocs[i]->dev < addr + (size ? size : 1))
 		return NULL;
 	a = alloc_new(size, zeroed);
 	if (!a)
 		return NULL;
 	a->dev = addr;
-	memmove(&g_allocs[i + 1], &g_allocs[i],
-		(size_t)(g_nallocs - i) * sizeof(*g_allocs));
-	g_allocs[i] = a;
-	g_nallocs++;
-	g_used += size;
+	memmove(&emu_rt.allocs[i + 1], &emu_rt.allocs[i],
+		(size_t)(emu_rt.nallocs - i) * sizeof(*emu_rt.allocs));
+	emu_rt.allocs[i] = a;
+	emu_rt.nallocs++;
+	emu_rt.used += size;
 	return a;
 }
 
@@ -414,10 +361,11 @@ static int insert_index(uint64_t addr, uint64_t size)
 
 	if (emu_mem_find(addr, 1) || (size && emu_mem_find(addr + size - 1, 1)))
 		return -1;
-	for (i = 0; i < g_nallocs; i++)
-		if (g_allocs[i]->dev >= addr)
+	for (i = 0; i < emu_rt.nallocs; i++)
+		if (emu_rt.allocs[i]->dev >= addr)
 			break;
-	if (i < g_nallocs && g_allocs[i]->dev < addr + (size ? size : 1))
+	if (i < emu_rt.nallocs &&
+	    emu_rt.allocs[i]->dev < addr + (size ? size : 1))
 		return -1;
 	return i;
 }
@@ -430,15 +378,15 @@ struct emu_alloc *emu_mem_map_host(void *p, uint64_t size, int owned)
 
 	if (i < 0 || !p)
 		return NULL;
-	if (g_nallocs == g_capallocs) {
-		int cap = g_capallocs ? g_capallocs * 2 : 64;
-		struct emu_alloc **v = realloc(g_allocs, (size_t)cap *
-					       sizeof(*g_allocs));
+	if (emu_rt.nallocs == emu_rt.capallocs) {
+		int cap = emu_rt.capallocs ? emu_rt.capallocs * 2 : 64;
+		struct emu_alloc **v = realloc(emu_rt.allocs, (size_t)cap *
+					       sizeof(*emu_rt.allocs));
 
 		if (!v)
 			return NULL;
-		g_allocs = v;
-		g_capallocs = cap;
+		emu_rt.allocs = v;
+		emu_rt.capallocs = cap;
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a)
@@ -448,23 +396,23 @@ struct emu_alloc *emu_mem_map_host(void *p, uint64_t size, int owned)
 	a->size = size;
 	a->is_host = 1;
 	a->owned = owned;
-	memmove(&g_allocs[i + 1], &g_allocs[i],
-		(size_t)(g_nallocs - i) * sizeof(*g_allocs));
-	g_allocs[i] = a;
-	g_nallocs++;
+	memmove(&emu_rt.allocs[i + 1], &emu_rt.allocs[i],
+		(size_t)(emu_rt.nallocs - i) * sizeof(*emu_rt.allocs));
+	emu_rt.allocs[i] = a;
+	emu_rt.nallocs++;
 	return a;
 }
 
 static int alloc_index(uint64_t dev)
 {
-	int lo = 0, hi = g_nallocs - 1;
+	int lo = 0, hi = emu_rt.nallocs - 1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
 
-		if (dev < g_allocs[mid]->dev)
+		if (dev < emu_rt.allocs[mid]->dev)
 			hi = mid - 1;
-		else if (dev > g_allocs[mid]->dev)
+		else if (dev > emu_rt.allocs[mid]->dev)
 			lo = mid + 1;
 		else
 			return mid;
@@ -474,19 +422,17 @@ static int alloc_index(uint64_t dev)
 
 static void free_alloc(int i)
 {
-	struct emu_alloc *a = g_allocs[i];
+	struct emu_alloc *a = emu_rt.allocs[i];
 
 	if (!a->is_host)
-		g_used -= a->size;
+		emu_rt.used -= a->size;
 	if (!a->is_host || a->owned)
 		host_free(a);
 	free(a);
-	memmove(&g_allocs[i], &g_allocs[i + 1],
-		(size_t)(g_nallocs - i - 1) * sizeof(*g_allocs));
-	g_nallocs--;
+	memmove(&emu_rt.allocs[i], &emu_rt.allocs[i + 1],
+		(size_t)(emu_rt.nallocs - i - 1) * sizeof(*emu_rt.allocs));
+	emu_rt.nallocs--;
 }
-
-static uint64_t g_heap_used;
 
 uint64_t emu_heap_alloc(uint64_t size)
 {
@@ -494,13 +440,13 @@ uint64_t emu_heap_alloc(uint64_t size)
 	size_t limit = 0;
 
 	cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize);
-	if (!size || size > limit - g_heap_used)
+	if (!size || size > limit - emu_rt.heap_used)
 		return 0;
 	a = emu_mem_alloc(size, 0);
 	if (!a)
 		return 0;
 	a->is_heap = 1;
-	g_heap_used += size;
+	emu_rt.heap_used += size;
 	return a->dev;
 }
 
@@ -508,9 +454,9 @@ void emu_heap_free(uint64_t dev)
 {
 	int i = dev ? alloc_index(dev) : -1;
 
-	if (i < 0 || !g_allocs[i]->is_heap)
+	if (i < 0 || !emu_rt.allocs[i]->is_heap)
 		return;
-	g_heap_used -= g_allocs[i]->size;
+	emu_rt.heap_used -= emu_rt.allocs[i]->size;
 	free_alloc(i);
 }
 
@@ -546,7 +492,7 @@ static void trace_module_vars(int mi);
 
 static int load_module(int mi)
 {
-	struct module *md = &g_mods[mi];
+	struct rt_module *md = &emu_rt.mods[mi];
 	int i;
 
 	if (md->loaded)
@@ -576,7 +522,7 @@ static int load_module(int mi)
 		if (a)
 			a->is_var = 1;
 		if (!a) {
-			int big = s->size > TOTAL_MEM - g_used;
+			int big = s->size > TOTAL_MEM - emu_rt.used;
 
 			snprintf(md->err, sizeof(md->err), "out of %smemory "
 				 "for the variable '%.200s' (%llu bytes%s)",
@@ -599,20 +545,20 @@ static int load_module(int mi)
 /* ---- registration ---- */
 void **__cudaRegisterFatBinary(void *fatCubin)
 {
-	struct module *nm = realloc(g_mods, (size_t)(g_nmods + 1) *
-				    sizeof(*g_mods));
+	struct rt_module *nm = realloc(emu_rt.mods, (size_t)(emu_rt.nmods + 1) *
+				    sizeof(*emu_rt.mods));
 
 	ensure_atexit();
 	if (!nm) {
 		note("out of memory registering a fatbinary");
 		return NULL;
 	}
-	g_mods = nm;
-	memset(&g_mods[g_nmods], 0, sizeof(g_mods[0]));
-	g_mods[g_nmods].fatbin = fatCubin;
-	g_nmods++;
+	emu_rt.mods = nm;
+	memset(&emu_rt.mods[emu_rt.nmods], 0, sizeof(emu_rt.mods[0]));
+	emu_rt.mods[emu_rt.nmods].fatbin = fatCubin;
+	emu_rt.nmods++;
 	/* the handle is the module number + 1, never dereferenced by nvcc */
-	return (void **)(uintptr_t)g_nmods;
+	return (void **)(uintptr_t)emu_rt.nmods;
 }
 
 void __cudaRegisterFatBinaryEnd(void **handle)
@@ -635,7 +581,7 @@ static int handle_mod(void **handle)
 {
 	int mi = (int)(uintptr_t)handle - 1;
 
-	return mi >= 0 && mi < g_nmods ? mi : -1;
+	return mi >= 0 && mi < emu_rt.nmods ? mi : -1;
 }
 
 void __cudaRegisterFunction(void **handle, const char *hostFun,
@@ -643,7 +589,7 @@ void __cudaRegisterFunction(void **handle, const char *hostFun,
 			    int thread_limit, uint3 *tid, uint3 *bid,
 			    dim3 *bDim, dim3 *gDim, int *wSize)
 {
-	struct kernel *nk;
+	struct rt_kernel *nk;
 	int mi = handle_mod(handle);
 
 	(void)deviceFun;
@@ -655,25 +601,26 @@ void __cudaRegisterFunction(void **handle, const char *hostFun,
 	(void)wSize;
 	if (mi < 0)
 		return;
-	nk = realloc(g_kerns, (size_t)(g_nkerns + 1) * sizeof(*g_kerns));
+	nk = realloc(emu_rt.kerns, (size_t)(emu_rt.nkerns + 1) *
+		     sizeof(*emu_rt.kerns));
 	if (!nk)
 		return;
-	g_kerns = nk;
-	nk = &g_kerns[g_nkerns];
+	emu_rt.kerns = nk;
+	nk = &emu_rt.kerns[emu_rt.nkerns];
 	nk->host = hostFun;
 	nk->name = strdup(deviceName);
 	nk->mod = mi;
 	nk->fi = -1;
 	nk->max_dyn = SMEM_DEFAULT;
 	if (nk->name)
-		g_nkerns++;
+		emu_rt.nkerns++;
 }
 
 void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
 		       const char *deviceName, int ext, size_t size,
 		       int constant, int global)
 {
-	struct var *nv;
+	struct rt_var *nv;
 	int mi = handle_mod(handle);
 
 	(void)deviceAddress;
@@ -682,17 +629,18 @@ void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
 	(void)global;
 	if (mi < 0)
 		return;
-	nv = realloc(g_vars, (size_t)(g_nvars + 1) * sizeof(*g_vars));
+	nv = realloc(emu_rt.vars, (size_t)(emu_rt.nvars + 1) *
+		     sizeof(*emu_rt.vars));
 	if (!nv)
 		return;
-	g_vars = nv;
-	nv = &g_vars[g_nvars];
+	emu_rt.vars = nv;
+	nv = &emu_rt.vars[emu_rt.nvars];
 	nv->host = hostVar;
 	nv->name = strdup(deviceName);
 	nv->mod = mi;
 	nv->size = size;
 	if (nv->name)
-		g_nvars++;
+		emu_rt.nvars++;
 }
 
 void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress,
@@ -713,43 +661,44 @@ unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
 				     size_t sharedMem,
 				     struct CUstream_st *stream)
 {
-	if (g_ncfg == 16)
+	if (emu_rt_thread.ncfg == 16)
 		return 1;
-	g_cfg[g_ncfg].grid = gridDim;
-	g_cfg[g_ncfg].block = blockDim;
-	g_cfg[g_ncfg].smem = sharedMem;
-	g_cfg[g_ncfg].stream = stream;
-	g_ncfg++;
+	emu_rt_thread.cfg[emu_rt_thread.ncfg].grid = gridDim;
+	emu_rt_thread.cfg[emu_rt_thread.ncfg].block = blockDim;
+	emu_rt_thread.cfg[emu_rt_thread.ncfg].smem = sharedMem;
+	emu_rt_thread.cfg[emu_rt_thread.ncfg].stream = stream;
+	emu_rt_thread.ncfg++;
 	return 0;
 }
 
 cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
 				       size_t *sharedMem, void *stream)
 {
-	if (!g_ncfg)
+	if (!emu_rt_thread.ncfg)
 		return fail(cudaErrorMissingConfiguration);
-	g_ncfg--;
-	*gridDim = g_cfg[g_ncfg].grid;
-	*blockDim = g_cfg[g_ncfg].block;
-	*sharedMem = g_cfg[g_ncfg].smem;
-	memcpy(stream, &g_cfg[g_ncfg].stream, sizeof(cudaStream_t));
+	emu_rt_thread.ncfg--;
+	*gridDim = emu_rt_thread.cfg[emu_rt_thread.ncfg].grid;
+	*blockDim = emu_rt_thread.cfg[emu_rt_thread.ncfg].block;
+	*sharedMem = emu_rt_thread.cfg[emu_rt_thread.ncfg].smem;
+	memcpy(stream, &emu_rt_thread.cfg[emu_rt_thread.ncfg].stream,
+	       sizeof(cudaStream_t));
 	return cudaSuccess;
 }
 
-static struct kernel *find_kernel(const void *fun)
+static struct rt_kernel *find_kernel(const void *fun)
 {
 	int i;
 
-	for (i = 0; i < g_nkerns; i++)
-		if (g_kerns[i].host == fun ||
-		    (const void *)&g_kerns[i] == fun)
-			return &g_kerns[i];
+	for (i = 0; i < emu_rt.nkerns; i++)
+		if (emu_rt.kerns[i].host == fun ||
+		    (const void *)&emu_rt.kerns[i] == fun)
+			return &emu_rt.kerns[i];
 	return NULL;
 }
 
 cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *fun)
 {
-	struct kernel *k = find_kernel(fun);
+	struct rt_kernel *k = find_kernel(fun);
 
 	if (!k)
 		return fail(cudaErrorInvalidDeviceFunction);
@@ -796,7 +745,7 @@ static void trace_copy(int dir, uint64_t dst, uint64_t src,
  * state; value carries the module's fingerprint. */
 static void trace_module_vars(int mi)
 {
-	const struct emu_module *m = g_mods[mi].m;
+	const struct emu_module *m = emu_rt.mods[mi].m;
 	struct emu_trace_op op;
 	int i;
 
@@ -811,7 +760,7 @@ static void trace_module_vars(int mi)
 		a = emu_mem_find(sy->dev, sy->size ? sy->size : 1);
 		memset(&op, 0, sizeof(op));
 		op.kind = TR_VAR;
-		op.value = g_mods[mi].hash;
+		op.value = emu_rt.mods[mi].hash;
 		op.name = sy->name;
 		op.a = sy->dev;
 		op.n = sy->size;
@@ -824,7 +773,7 @@ static void trace_module_vars(int mi)
 }
 
 /* a launch into the record; a = 1 for a cooperative one */
-static void trace_launch(const struct kernel *k, dim3 grid, dim3 block,
+static void trace_launch(const struct rt_kernel *k, dim3 grid, dim3 block,
 			 size_t smem, const uint8_t *params, size_t n,
 			 int cooperative)
 {
@@ -834,7 +783,7 @@ static void trace_launch(const struct kernel *k, dim3 grid, dim3 block,
 		return;
 	memset(&op, 0, sizeof(op));
 	op.kind = TR_LAUNCH;
-	op.value = g_mods[k->mod].hash;
+	op.value = emu_rt.mods[k->mod].hash;
 	op.name = k->name;
 	op.grid[0] = grid.x;
 	op.grid[1] = grid.y;
@@ -853,9 +802,9 @@ static void trace_launch(const struct kernel *k, dim3 grid, dim3 block,
 /* Load k's module if need be: cudaSuccess, or the error a launch
  * returns (cudaErrorInvalidPtx, cudaErrorMemoryAllocation for its
  * variables). */
-static cudaError_t kernel_load(struct kernel *k)
+static cudaError_t kernel_load(struct rt_kernel *k)
 {
-	struct module *md = &g_mods[k->mod];
+	struct rt_module *md = &emu_rt.mods[k->mod];
 
 	if (k->fi >= 0)
 		return cudaSuccess;
@@ -875,13 +824,13 @@ static cudaError_t kernel_load(struct kernel *k)
 
 int emu_rt_kernel_params(const void *func, size_t *sizes, int max)
 {
-	struct kernel *k;
+	struct rt_kernel *k;
 	const struct emu_module *m;
 	const struct emu_func *f;
 	cudaError_t e;
 	int i, r = -1;
 
-	pthread_mutex_lock(&g_lock);
+	pthread_mutex_lock(&emu_rt.lock);
 	k = find_kernel(func);
 	if (!k) {
 		fail(cudaErrorInvalidDeviceFunction);
@@ -891,13 +840,13 @@ int emu_rt_kernel_params(const void *func, size_t *sizes, int max)
 		fail(e);
 		goto out;
 	}
-	m = g_mods[k->mod].m;
+	m = emu_rt.mods[k->mod].m;
 	f = &m->funcs[k->fi];
 	for (i = 0; i < f->nparams && i < max; i++)
 		sizes[i] = m->syms[f->params[i]].size;
 	r = f->nparams;
 out:
-	pthread_mutex_unlock(&g_lock);
+	pthread_mutex_unlock(&emu_rt.lock);
 	return r;
 }
 
@@ -915,20 +864,21 @@ static cudaError_t fault_error(enum wgemu_fault_kind k)
 	}
 }
 
-static void add_record(const struct record *r)
+static void add_record(const struct rt_record *r)
 {
-	if (g_nrecs == g_caprecs) {
-		size_t nc = g_caprecs ? g_caprecs * 2 : 64;
-		struct record *nr = realloc(g_recs, nc * sizeof(*g_recs));
+	if (emu_rt.nrecs == emu_rt.caprecs) {
+		size_t nc = emu_rt.caprecs ? emu_rt.caprecs * 2 : 64;
+		struct rt_record *nr = realloc(emu_rt.recs,
+					       nc * sizeof(*emu_rt.recs));
 
 		if (!nr) {
 			free(r->lines);
 			return;
 		}
-		g_recs = nr;
-		g_caprecs = nc;
+		emu_rt.recs = nr;
+		emu_rt.caprecs = nc;
 	}
-	g_recs[g_nrecs++] = *r;
+	emu_rt.recs[emu_rt.nrecs++] = *r;
 }
 
 /* Keep only the lines a launch touched. */
@@ -947,13 +897,9 @@ static int compact_lines(struct emu_line_counters *l, int n)
 	return k;
 }
 
-/* the grid workspace of the cooperative launch under way, 0 for an
- * ordinary launch (launch_coop_locked sets it around launch_locked) */
-static uint64_t g_coop_ws;
+static int blocks_per_sm(struct rt_kernel *k, unsigned threads, size_t dyn);
 
-static int blocks_per_sm(struct kernel *k, unsigned threads, size_t dyn);
-
-static void run_launch(struct kernel *k, struct emu_launch_cfg *cfg,
+static void run_launch(struct rt_kernel *k, struct emu_launch_cfg *cfg,
 		       size_t st);
 static uint8_t *dev_ptr(const void *p, size_t n);
 
@@ -967,52 +913,26 @@ static uint8_t *dev_ptr(const void *p, size_t n);
  * the input the runner fills and an output poisoned as the runner
  * poisons one (wgemu_dry_inputs).
  */
-enum { DRY_LAUNCH, DRY_MEMSET, DRY_COPY };
-
-struct dry_op {
-	int kind;
-	struct kernel *k;           /* DRY_LAUNCH, with cfg and st */
-	struct emu_launch_cfg cfg;
-	size_t st;
-	uint8_t *dst;               /* host pointers of device memory */
-	const uint8_t *src;
-	uint8_t *data;              /* a copy from the host: its bytes */
-	size_t n;
-	int value;
-};
-
-static struct {
-	struct dry_op *v;
-	size_t n, cap;
-	const void *in;
-	size_t in_bytes;
-	void *out;
-	size_t out_bytes;
-	void (*fill)(void *ctx, void *in, size_t n);
-	void *ctx;
-	int forced;
-} g_dryq;
-
-static struct dry_op *dry_push(void)
+static struct rt_dry_op *dry_push(void)
 {
-	if (g_dryq.n == g_dryq.cap) {
-		size_t cap = g_dryq.cap ? g_dryq.cap * 2 : 16;
-		struct dry_op *v = realloc(g_dryq.v, cap * sizeof(*v));
+	if (emu_rt.dryq.n == emu_rt.dryq.cap) {
+		size_t cap = emu_rt.dryq.cap ? emu_rt.dryq.cap * 2 : 16;
+		struct rt_dry_op *v = realloc(emu_rt.dryq.v, cap * sizeof(*v));
 
 		if (!v)
 			return NULL;
-		g_dryq.v = v;
-		g_dryq.cap = cap;
+		emu_rt.dryq.v = v;
+		emu_rt.dryq.cap = cap;
 	}
-	memset(&g_dryq.v[g_dryq.n], 0, sizeof(g_dryq.v[0]));
-	return &g_dryq.v[g_dryq.n++];
+	memset(&emu_rt.dryq.v[emu_rt.dryq.n], 0, sizeof(emu_rt.dryq.v[0]));
+	return &emu_rt.dryq.v[emu_rt.dryq.n++];
 }
 
 /* Keep a launch (its parameters are taken): 0, or -1 out of memory. */
-static int dry_keep_launch(struct kernel *k, const struct emu_launch_cfg *cfg,
-			   size_t st)
+static int dry_keep_launch(struct rt_kernel *k,
+			   const struct emu_launch_cfg *cfg, size_t st)
 {
-	struct dry_op *o = dry_push();
+	struct rt_dry_op *o = dry_push();
 
 	if (!o)
 		return -1;
@@ -1025,7 +945,7 @@ static int dry_keep_launch(struct kernel *k, const struct emu_launch_cfg *cfg,
 
 static int dry_keep_memset(uint8_t *d, int value, size_t n)
 {
-	struct dry_op *o = dry_push();
+	struct rt_dry_op *o = dry_push();
 
 	if (!o)
 		return -1;
@@ -1039,7 +959,7 @@ static int dry_keep_memset(uint8_t *d, int value, size_t n)
 static int dry_keep_copy(uint8_t *d, const uint8_t *s, size_t n,
 			 enum cudaMemcpyKind kind)
 {
-	struct dry_op *o = dry_push();
+	struct rt_dry_op *o = dry_push();
 
 	if (!o)
 		return -1;
@@ -1050,7 +970,7 @@ static int dry_keep_copy(uint8_t *d, const uint8_t *s, size_t n,
 	if (kind == cudaMemcpyHostToDevice) {
 		o->data = malloc(n ? n : 1);
 		if (!o->data) {
-			g_dryq.n--;
+			emu_rt.dryq.n--;
 			return -1;
 		}
 		memcpy(o->data, s, n);
@@ -1061,45 +981,47 @@ static int dry_keep_copy(uint8_t *d, const uint8_t *s, size_t n,
 
 static void dry_release(void)
 {
-	for (size_t i = 0; i < g_dryq.n; i++) {
-		free(g_dryq.v[i].data);
-		free((void *)g_dryq.v[i].cfg.params);
+	for (size_t i = 0; i < emu_rt.dryq.n; i++) {
+		free(emu_rt.dryq.v[i].data);
+		free((void *)emu_rt.dryq.v[i].cfg.params);
 	}
-	free(g_dryq.v);
-	memset(&g_dryq, 0, sizeof(g_dryq));
+	free(emu_rt.dryq.v);
+	memset(&emu_rt.dryq, 0, sizeof(emu_rt.dryq));
 }
 
 /* The dry call is observed: the rest of it runs for real, and first
  * what it kept, on real input and a poisoned output. */
 static void dry_force(void)
 {
-	uint8_t *in = g_dryq.in ? dev_ptr(g_dryq.in, g_dryq.in_bytes) : NULL;
-	uint8_t *out = g_dryq.out ? dev_ptr(g_dryq.out, g_dryq.out_bytes) :
-			NULL;
+	struct rt_dry *q = &emu_rt.dryq;
+	uint8_t *in = q->in ? dev_ptr(q->in, q->in_bytes) : NULL;
+	uint8_t *out = q->out ? dev_ptr(q->out, q->out_bytes) : NULL;
 
-	g_dry = 0;
-	g_dryq.forced = 1;
-	if (in && g_dryq.fill)
-		g_dryq.fill(g_dryq.ctx, in, g_dryq.in_bytes);
+	emu_rt.dry = 0;
+	q->forced = 1;
+	if (in && q->fill)
+		q->fill(q->ctx, in, q->in_bytes);
 	if (out)
-		memset(out, 0xa5, g_dryq.out_bytes);
-	for (size_t i = 0; i < g_dryq.n; i++) {
-		struct dry_op *o = &g_dryq.v[i];
+		memset(out, 0xa5, q->out_bytes);
+	for (size_t i = 0; i < q->n; i++) {
+		struct rt_dry_op *o = &q->v[i];
 
-		if (o->kind == DRY_LAUNCH && !g_sticky)
+		if (o->kind == DRY_LAUNCH && !emu_rt.sticky)
 			run_launch(o->k, &o->cfg, o->st);
 		else if (o->kind == DRY_MEMSET)
 			memset(o->dst, o->value, o->n);
 		else if (o->kind == DRY_COPY)
 			memmove(o->dst, o->src, o->n);
 	}
-	for (size_t i = 0; i < g_dryq.n; i++)
-		free(g_dryq.v[i].data);
-	g_dryq.n = 0;
+	for (size_t i = 0; i < q->n; i++)
+		free(q->v[i].data);
+	q->n = 0;
 }
 
-static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
-			  void **args, size_t smem)
+/* A launch, checked and run (or kept, in a dry call); coop_ws is the
+ * grid workspace of a cooperative launch, 0 for an ordinary one. */
+static cudaError_t launch_locked(struct rt_kernel *k, dim3 grid, dim3 block,
+				 void **args, size_t smem, uint64_t coop_ws)
 {
 	struct emu_launch_cfg cfg;
 	const struct emu_module *m;
@@ -1110,14 +1032,14 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	int i;
 	cudaError_t e;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!k)
 		return fail(cudaErrorInvalidDeviceFunction);
 	e = kernel_load(k);
 	if (e != cudaSuccess)
 		return fail(e);
-	m = g_mods[k->mod].m;
+	m = emu_rt.mods[k->mod].m;
 	f = &m->funcs[k->fi];
 	nthreads = (uint64_t)block.x * block.y * block.z;
 	if (!grid.x || !grid.y || !grid.z || !nthreads || nthreads > 1024 ||
@@ -1168,17 +1090,17 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 	cfg.block[2] = block.z;
 	cfg.dyn_smem = smem;
 	cfg.params = params;
-	cfg.cooperative = g_coop_ws != 0;
-	cfg.grid_ws = g_coop_ws;
+	cfg.cooperative = coop_ws != 0;
+	cfg.grid_ws = coop_ws;
 	cfg.resident = (unsigned)(blocks_per_sm(k, (unsigned)nthreads, smem) *
 				  EMU_SM_COUNT);
-	if (g_dry != 1)
+	if (emu_rt.dry != 1)
 		trace_launch(k, grid, block, smem, params, f->kparam_bytes,
 			     cfg.cooperative);
-	if (g_dry) {
-		if (g_dry != 2 || dry_keep_launch(k, &cfg, st))
+	if (emu_rt.dry) {
+		if (emu_rt.dry != 2 || dry_keep_launch(k, &cfg, st))
 			free(params);
-		g_clock_ms += 0.003;
+		emu_rt.clock_ms += 0.003;
 		return cudaSuccess;
 	}
 	run_launch(k, &cfg, st);
@@ -1187,12 +1109,12 @@ static cudaError_t launch_locked(struct kernel *k, dim3 grid, dim3 block,
 
 /* A checked launch, run: params (cfg->params) are taken; the fault it
  * meets becomes the sticky error. */
-static void run_launch(struct kernel *k, struct emu_launch_cfg *cfg,
+static void run_launch(struct rt_kernel *k, struct emu_launch_cfg *cfg,
 		       size_t st)
 {
-	const struct emu_module *m = g_mods[k->mod].m;
+	const struct emu_module *m = emu_rt.mods[k->mod].m;
 	struct emu_result res;
-	struct record rec;
+	struct rt_record rec;
 	struct perf_collect *pc;
 	double bytes;
 
@@ -1217,24 +1139,24 @@ static void run_launch(struct kernel *k, struct emu_launch_cfg *cfg,
 	/* the modelled time: DRAM sectors at 3 TB/s plus 3 us of launch */
 	bytes = 32.0 * (double)(res.total.global_load_sectors +
 				res.total.global_store_sectors);
-	g_clock_ms += 0.003 + bytes / 3e9;
+	emu_rt.clock_ms += 0.003 + bytes / 3e9;
 	if (res.fault != WGEMU_FAULT_NONE) {
-		g_sticky = fault_error(res.fault);
-		g_last = g_sticky;
-		if (g_fault_kind == WGEMU_FAULT_NONE) {
-			g_fault_kind = res.fault;
-			snprintf(g_fault_msg, sizeof(g_fault_msg), "%s",
-				 res.msg);
+		emu_rt.sticky = fault_error(res.fault);
+		emu_rt_thread.last = emu_rt.sticky;
+		if (emu_rt.fault_kind == WGEMU_FAULT_NONE) {
+			emu_rt.fault_kind = res.fault;
+			snprintf(emu_rt.fault_msg, sizeof(emu_rt.fault_msg),
+				 "%s", res.msg);
 		}
 		note("%s", res.msg);
 	}
 	/* launches are asynchronous on a GPU: the fault shows later */
 }
 
-static cudaError_t launch(struct kernel *k, dim3 grid, dim3 block,
+static cudaError_t launch(struct rt_kernel *k, dim3 grid, dim3 block,
 			  void **args, size_t smem)
 {
-	LOCKED(launch_locked(k, grid, block, args, smem));
+	LOCKED(launch_locked(k, grid, block, args, smem, 0));
 }
 
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
@@ -1269,18 +1191,16 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
 /* The grid workspace of cooperative launches (%envreg1/%envreg2): the
  * grid barrier's counter at +4.  One allocation, made again after
  * cudaDeviceReset freed it; the barrier works from any value. */
-static uint64_t g_grid_ws;
 
-static cudaError_t launch_coop_locked(struct kernel *k, dim3 grid, dim3 block,
-				      void **args, size_t smem)
+static cudaError_t launch_coop_locked(struct rt_kernel *k, dim3 grid,
+				      dim3 block, void **args, size_t smem)
 {
 	uint64_t nb = (uint64_t)grid.x * grid.y * grid.z;
 	uint64_t nt = (uint64_t)block.x * block.y * block.z;
 	struct emu_alloc *ws;
-	cudaError_t rc;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (k && nt && nt <= 1024 &&
 	    nb > (uint64_t)blocks_per_sm(k, (unsigned)nt, smem) *
 		 EMU_SM_COUNT) {
@@ -1294,19 +1214,16 @@ static cudaError_t launch_coop_locked(struct kernel *k, dim3 grid, dim3 block,
 		     blocks_per_sm(k, (unsigned)nt, smem) * EMU_SM_COUNT);
 		return fail(cudaErrorCooperativeLaunchTooLarge);
 	}
-	ws = g_grid_ws ? emu_mem_find(g_grid_ws, 16) : NULL;
+	ws = emu_rt.grid_ws ? emu_mem_find(emu_rt.grid_ws, 16) : NULL;
 	if (!ws) {
 		ws = emu_mem_alloc(16, 0);
 		if (!ws)
 			return fail(cudaErrorMemoryAllocation);
 		ws->is_var = 1;
 		memset(ws->host, 0, 16);
-		g_grid_ws = ws->dev;
+		emu_rt.grid_ws = ws->dev;
 	}
-	g_coop_ws = g_grid_ws;
-	rc = launch_locked(k, grid, block, args, smem);
-	g_coop_ws = 0;
-	return rc;
+	return launch_locked(k, grid, block, args, smem, emu_rt.grid_ws);
 }
 
 /* A cooperative launch: every block resident at once, taking turns
@@ -1330,8 +1247,8 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
 			       void *userData)
 {
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!fn)
 		return fail(cudaErrorInvalidValue);
 	if (emu_stream_capture(stream))
@@ -1346,8 +1263,8 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream,
 {
 	if (!callback || flags)
 		return fail(cudaErrorInvalidValue);
-	callback(stream, g_sticky, userData);
-	return g_sticky;
+	callback(stream, emu_rt.sticky, userData);
+	return emu_rt.sticky;
 }
 
 /* Stream attributes (access policy windows, priorities) tune caches and
@@ -1357,7 +1274,7 @@ cudaError_t cudaStreamSetAttribute(cudaStream_t hStream,
 				   const cudaLaunchAttributeValue *value)
 {
 	(void)hStream, (void)attr;
-	return value ? g_sticky : fail(cudaErrorInvalidValue);
+	return value ? emu_rt.sticky : fail(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaStreamGetAttribute(cudaStream_t hStream,
@@ -1368,7 +1285,7 @@ cudaError_t cudaStreamGetAttribute(cudaStream_t hStream,
 	if (!value_out)
 		return fail(cudaErrorInvalidValue);
 	memset(value_out, 0, sizeof(*value_out));
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 /* A texel format, for the array and texture API (whose other functions
@@ -1387,7 +1304,6 @@ struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z,
  * by cudaFreeAsync (there is nothing to release later). */
 static struct CUmemPoolHandle_st *const g_pool =
 	(struct CUmemPoolHandle_st *)&g_pool;
-static uint64_t g_pool_attr[16];
 
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
@@ -1395,7 +1311,7 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 		return fail(device ? cudaErrorInvalidDevice :
 				     cudaErrorInvalidValue);
 	*memPool = g_pool;
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
@@ -1407,7 +1323,7 @@ cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 {
 	if (device != 0 || memPool != g_pool)
 		return fail(cudaErrorInvalidValue);
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 /* attributes are int or uint64_t (the sizes and the watermarks) */
@@ -1422,10 +1338,10 @@ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool,
 	if (memPool != g_pool || !value || (unsigned)attr >= 16)
 		return fail(cudaErrorInvalidValue);
 	if (pool_attr_is_int(attr))
-		g_pool_attr[attr] = (uint64_t)*(int *)value;
+		emu_rt.pool_attr[attr] = (uint64_t)*(int *)value;
 	else
-		memcpy(&g_pool_attr[attr], value, 8);
-	return g_sticky;
+		memcpy(&emu_rt.pool_attr[attr], value, 8);
+	return emu_rt.sticky;
 }
 
 cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool,
@@ -1434,16 +1350,16 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool,
 	if (memPool != g_pool || !value || (unsigned)attr >= 16)
 		return fail(cudaErrorInvalidValue);
 	if (pool_attr_is_int(attr))
-		*(int *)value = (int)g_pool_attr[attr];
+		*(int *)value = (int)emu_rt.pool_attr[attr];
 	else
-		memcpy(value, &g_pool_attr[attr], 8);
-	return g_sticky;
+		memcpy(value, &emu_rt.pool_attr[attr], 8);
+	return emu_rt.sticky;
 }
 
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
 	(void)minBytesToKeep;
-	return memPool == g_pool ? g_sticky : fail(cudaErrorInvalidValue);
+	return memPool == g_pool ? emu_rt.sticky : fail(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
@@ -1456,7 +1372,7 @@ cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
 
 cudaError_t cudaCtxResetPersistingL2Cache(void)
 {
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 /* ---- memory API ---- */
@@ -1487,8 +1403,8 @@ static cudaError_t cudaMalloc_locked(void **devPtr, size_t size)
 {
 	struct emu_alloc *a;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!devPtr)
 		return fail(cudaErrorInvalidValue);
 	a = emu_mem_alloc(size, 0);
@@ -1508,16 +1424,16 @@ static cudaError_t cudaFree_locked(void *devPtr)
 {
 	int i;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!devPtr)
 		return cudaSuccess;
 	i = alloc_index((uint64_t)(uintptr_t)devPtr);
-	if (i < 0 || g_allocs[i]->is_var || g_allocs[i]->is_heap ||
-	    (g_allocs[i]->is_host && g_allocs[i]->owned != 2))
+	if (i < 0 || emu_rt.allocs[i]->is_var || emu_rt.allocs[i]->is_heap ||
+	    (emu_rt.allocs[i]->is_host && emu_rt.allocs[i]->owned != 2))
 		return fail(cudaErrorInvalidValue);
-	if (!g_allocs[i]->is_host)
-		trace_simple(TR_FREE, g_allocs[i]->dev, 0);
+	if (!emu_rt.allocs[i]->is_host)
+		trace_simple(TR_FREE, emu_rt.allocs[i]->dev, 0);
 	free_alloc(i);
 	return cudaSuccess;
 }
@@ -1533,8 +1449,8 @@ static cudaError_t cudaMallocHost_locked(void **ptr, size_t size)
 {
 	void *p;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!ptr)
 		return fail(cudaErrorInvalidValue);
 	p = malloc(size ? size : 1);
@@ -1564,12 +1480,12 @@ static cudaError_t cudaFreeHost_locked(void *ptr)
 	int i;
 
 	if (!ptr)
-		return g_sticky;
+		return emu_rt.sticky;
 	i = alloc_index((uint64_t)(uintptr_t)ptr);
-	if (i < 0 || !g_allocs[i]->is_host || g_allocs[i]->owned != 1)
+	if (i < 0 || !emu_rt.allocs[i]->is_host || emu_rt.allocs[i]->owned != 1)
 		return fail(cudaErrorInvalidValue);
 	free_alloc(i);
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 cudaError_t cudaFreeHost(void *ptr)
@@ -1577,11 +1493,12 @@ cudaError_t cudaFreeHost(void *ptr)
 	LOCKED(cudaFreeHost_locked(ptr));
 }
 
-static cudaError_t cudaHostRegister_locked(void *ptr, size_t size, unsigned int flags)
+static cudaError_t cudaHostRegister_locked(void *ptr, size_t size,
+					   unsigned int flags)
 {
 	(void)flags;
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!ptr || !size)
 		return fail(cudaErrorInvalidValue);
 	if (!emu_mem_map_host(ptr, size, 0))
@@ -1598,9 +1515,9 @@ static cudaError_t cudaHostUnregister_locked(void *ptr)
 {
 	int i = alloc_index((uint64_t)(uintptr_t)ptr);
 
-	if (g_sticky)
-		return g_sticky;
-	if (i < 0 || !g_allocs[i]->is_host || g_allocs[i]->owned)
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if (i < 0 || !emu_rt.allocs[i]->is_host || emu_rt.allocs[i]->owned)
 		return fail(cudaErrorHostMemoryNotRegistered);
 	free_alloc(i);
 	return cudaSuccess;
@@ -1617,8 +1534,8 @@ static cudaError_t cudaHostGetDevicePointer_locked(void **pDevice, void *pHost,
 	struct emu_alloc *a = emu_mem_find((uint64_t)(uintptr_t)pHost, 1);
 
 	(void)flags;
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!pDevice || !a || !a->is_host)
 		return fail(cudaErrorInvalidValue);
 	*pDevice = pHost;
@@ -1643,16 +1560,17 @@ cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 
 /* Managed memory: one address for host and device, which here are the
  * same memory; zero-filled, as fresh pages are. */
-static cudaError_t cudaMallocManaged_locked(void **devPtr, size_t size, unsigned int flags)
+static cudaError_t cudaMallocManaged_locked(void **devPtr, size_t size,
+					    unsigned int flags)
 {
 	void *p;
 
 	(void)flags;
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!devPtr || !size)
 		return fail(cudaErrorInvalidValue);
-	if (size > TOTAL_MEM - g_used)
+	if (size > TOTAL_MEM - emu_rt.used)
 		return fail(cudaErrorMemoryAllocation);
 	p = aligned_alloc(256, (size + 255) / 256 * 256);
 	if (!p)
@@ -1676,7 +1594,7 @@ cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
 				 unsigned int flags, cudaStream_t stream)
 {
 	(void)devPtr, (void)count, (void)location, (void)flags, (void)stream;
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
@@ -1684,14 +1602,14 @@ cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
 			  struct cudaMemLocation location)
 {
 	(void)devPtr, (void)count, (void)advice, (void)location;
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
 				     size_t length, unsigned int flags)
 {
 	(void)stream, (void)devPtr, (void)length, (void)flags;
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 /* Host pointer of device range [p, p+n), or NULL. */
@@ -1714,9 +1632,9 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 	uint8_t *d = dst;
 	const uint8_t *s = src;
 
-	if (g_sticky)
-		return g_sticky;
-	if (!count || g_dry == 1)
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if (!count || emu_rt.dry == 1)
 		return cudaSuccess;
 	if (kind == cudaMemcpyDefault)
 		kind = is_dev(dst) ? (is_dev(src) ? cudaMemcpyDeviceToDevice :
@@ -1738,15 +1656,15 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 		emu_perf_transfer(kind == cudaMemcpyDeviceToDevice ?
 				  EMU_PERF_D2D : EMU_PERF_HOST, count);
 	/* reading device memory back observes a dry call: it runs */
-	if (g_dry == 2 && kind == cudaMemcpyDeviceToHost)
+	if (emu_rt.dry == 2 && kind == cudaMemcpyDeviceToHost)
 		dry_force();
-	if (g_dry == 2 && kind != cudaMemcpyHostToHost)
+	if (emu_rt.dry == 2 && kind != cudaMemcpyHostToHost)
 		return dry_keep_copy(d, s, count, kind) ?
 		       fail(cudaErrorMemoryAllocation) : cudaSuccess;
-	if (g_dry || emu_perf_only())
+	if (emu_rt.dry || emu_perf_only())
 		return cudaSuccess;
 	memmove(d, s, count);
-	g_clock_ms += 0.002 + (double)count /
+	emu_rt.clock_ms += 0.002 + (double)count /
 		      (kind == cudaMemcpyDeviceToDevice ? 1.5e9 : 2.5e7);
 	return cudaSuccess;
 }
@@ -1769,9 +1687,9 @@ static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 {
 	uint8_t *d;
 
-	if (g_sticky)
-		return g_sticky;
-	if (!count || g_dry == 1)
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if (!count || emu_rt.dry == 1)
 		return cudaSuccess;
 	d = dev_ptr(devPtr, count);
 	if (!d)
@@ -1787,13 +1705,13 @@ static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 		emu_trace_put(&op);
 	}
 	emu_perf_transfer(EMU_PERF_MEMSET, count);
-	if (g_dry == 2)
+	if (emu_rt.dry == 2)
 		return dry_keep_memset(d, value, count) ?
 		       fail(cudaErrorMemoryAllocation) : cudaSuccess;
-	if (g_dry || emu_perf_only())
+	if (emu_rt.dry || emu_perf_only())
 		return cudaSuccess;
 	memset(d, value, count);
-	g_clock_ms += 0.002 + (double)count / 1.5e9;
+	emu_rt.clock_ms += 0.002 + (double)count / 1.5e9;
 	return cudaSuccess;
 }
 
@@ -1812,9 +1730,9 @@ cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
 
 static cudaError_t cudaMemGetInfo_locked(size_t *free_b, size_t *total)
 {
-	if (g_sticky)
-		return g_sticky;
-	*free_b = (size_t)(TOTAL_MEM - g_used);
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	*free_b = (size_t)(TOTAL_MEM - emu_rt.used);
 	*total = (size_t)TOTAL_MEM;
 	return cudaSuccess;
 }
@@ -1830,15 +1748,15 @@ static const struct emu_sym *symbol_sym(const void *symbol)
 {
 	int i, j;
 
-	for (i = 0; i < g_nvars; i++) {
-		struct var *v = &g_vars[i];
+	for (i = 0; i < emu_rt.nvars; i++) {
+		struct rt_var *v = &emu_rt.vars[i];
 		struct emu_module *m;
 
 		if (v->host != symbol)
 			continue;
 		if (load_module(v->mod))
 			return NULL;
-		m = g_mods[v->mod].m;
+		m = emu_rt.mods[v->mod].m;
 		for (j = 0; j < m->nsyms; j++)
 			if (m->syms[j].owner < 0 &&
 			    !strcmp(m->syms[j].name, v->name) &&
@@ -1858,15 +1776,16 @@ static uint8_t *symbol_ptr(const void *symbol, size_t off, size_t count)
 	return dev_ptr((void *)(uintptr_t)(s->dev + off), count);
 }
 
-static cudaError_t cudaMemcpyToSymbol_locked(const void *symbol, const void *src,
-			       size_t count, size_t offset,
-			       enum cudaMemcpyKind kind)
+static cudaError_t cudaMemcpyToSymbol_locked(const void *symbol,
+					     const void *src, size_t count,
+					     size_t offset,
+					     enum cudaMemcpyKind kind)
 {
 	uint8_t *d;
 	const uint8_t *s = src;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	d = symbol_ptr(symbol, offset, count);
 	if (!d)
 		return fail(cudaErrorInvalidSymbol);
@@ -1895,8 +1814,8 @@ static cudaError_t cudaMemcpyFromSymbol_locked(void *dst, const void *symbol,
 	const uint8_t *s;
 	uint8_t *d = dst;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	s = symbol_ptr(symbol, offset, count);
 	if (!s)
 		return fail(cudaErrorInvalidSymbol);
@@ -1951,25 +1870,63 @@ cudaError_t cudaGetDevice(int *device)
 
 cudaError_t cudaSetDevice(int device)
 {
-	return device == 0 ? g_sticky : fail(cudaErrorInvalidDevice);
+	return device == 0 ? emu_rt.sticky : fail(cudaErrorInvalidDevice);
+}
+
+/*
+ * What cudaDeviceReset() does to the runtime's state, every field of
+ * struct rt_state named: the device's memory and the sticky error go,
+ * what the program registered and what the emulator has recorded of its
+ * run survive.  Streams, events, graphs and texture objects are their
+ * files' own (stream.c, graph.c, texture.c) and survive too.
+ */
+void emu_rt_reset(void)
+{
+	struct rt_state *s = &emu_rt;
+
+	/* mods, nmods: the registered fatbinaries stay registered; each
+	 * is parsed again at its next launch, the old parse kept, as
+	 * launch records still point into it */
+	for (int i = 0; i < s->nmods; i++) {
+		s->mods[i].m = NULL;
+		s->mods[i].loaded = 0;
+	}
+	/* kerns, nkerns: registered still, found again in the new parse,
+	 * their cudaFuncSetAttribute forgotten */
+	for (int i = 0; i < s->nkerns; i++) {
+		s->kerns[i].fi = -1;
+		s->kerns[i].max_dyn = SMEM_DEFAULT;
+	}
+	/* vars, nvars: registered still (their memory goes below) */
+	/* allocs, nallocs, capallocs, used: every allocation freed --
+	 * cudaMalloc's, module variables, pinned, managed and registered
+	 * host memory, the grid workspace; the table itself is kept */
+	while (s->nallocs)
+		free_alloc(s->nallocs - 1);
+	/* next_dev: kept, so that no address is ever reused */
+	/* heap_used: the device-side heap is empty */
+	s->heap_used = 0;
+	/* recs, nrecs, caprecs: kept (wgemu_launches_reset clears them) */
+	/* sticky: cleared, with the calling thread's last error (other
+	 * threads keep theirs, as CUDA's do) */
+	s->sticky = cudaSuccess;
+	emu_rt_thread.last = cudaSuccess;
+	/* fault_kind, fault_msg: kept, the first fault since start */
+	/* clock_ms: kept, so events order across a reset */
+	/* atexit_set: kept, the record file's writer is registered */
+	/* dry, dryq: kept, a dry call spans its launcher's call */
+	/* grid_ws: kept; its allocation is gone, so the next cooperative
+	 * launch makes another */
+	/* pool_attr, limits: kept */
+	/* said, nsaid, unsupported, nunsupported: kept, each message is
+	 * said once a process */
+	/* lock: held by the caller */
+	/* the calling thread's cfg, ncfg: kept (pushed by <<<...>>>) */
 }
 
 static cudaError_t cudaDeviceReset_locked(void)
 {
-	while (g_nallocs)
-		free_alloc(g_nallocs - 1);
-	g_heap_used = 0;
-	for (int i = 0; i < g_nmods; i++) {
-		/* launch records still point at the module: keep it */
-		g_mods[i].m = NULL;
-		g_mods[i].loaded = 0;
-	}
-	for (int i = 0; i < g_nkerns; i++) {
-		g_kerns[i].fi = -1;
-		g_kerns[i].max_dyn = SMEM_DEFAULT;
-	}
-	g_sticky = cudaSuccess;
-	g_last = cudaSuccess;
+	emu_rt_reset();
 	return cudaSuccess;
 }
 
@@ -2013,17 +1970,17 @@ cudaError_t cudaRuntimeGetVersion(int *v)
 cudaError_t cudaFuncSetAttribute(const void *func,
 				 enum cudaFuncAttribute attr, int value)
 {
-	struct kernel *k = find_kernel(func);
+	struct rt_kernel *k = find_kernel(func);
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!k)
 		return fail(cudaErrorInvalidDeviceFunction);
 	if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
 		size_t st = 0;
 
 		if (!kernel_load(k))
-			st = emu_static_smem(g_mods[k->mod].m, k->fi);
+			st = emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
 		if (value < 0 || (size_t)value + st > SMEM_OPTIN)
 			return fail(cudaErrorInvalidValue);
 		k->max_dyn = (size_t)value;
@@ -2038,16 +1995,16 @@ cudaError_t cudaFuncSetAttribute(const void *func,
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
 				  const void *func)
 {
-	struct kernel *k = find_kernel(func);
+	struct rt_kernel *k = find_kernel(func);
 	const struct emu_func *f;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!k || kernel_load(k))
 		return fail(cudaErrorInvalidDeviceFunction);
-	f = &g_mods[k->mod].m->funcs[k->fi];
+	f = &emu_rt.mods[k->mod].m->funcs[k->fi];
 	memset(attr, 0, sizeof(*attr));
-	attr->sharedSizeBytes = emu_static_smem(g_mods[k->mod].m, k->fi);
+	attr->sharedSizeBytes = emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
 	attr->constSizeBytes = 0;
 	attr->localSizeBytes = f->depot_bytes;
 	attr->maxThreadsPerBlock = 1024;
@@ -2061,14 +2018,14 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
 /* Blocks of k (NULL: one with no static shared memory) resident on
  * one SM at once: the least the SM's warps, blocks and shared memory
  * allow (1 KB of it reserved per block), 0 when one does not fit. */
-static int blocks_per_sm(struct kernel *k, unsigned threads, size_t dyn)
+static int blocks_per_sm(struct rt_kernel *k, unsigned threads, size_t dyn)
 {
 	unsigned warps = (threads + EMU_WARP_SIZE - 1) / EMU_WARP_SIZE;
 	size_t smem = dyn + EMU_SMEM_RESERVED;
 	unsigned n = EMU_MAX_SM_WARPS / warps;
 
 	if (k && !kernel_load(k))
-		smem += emu_static_smem(g_mods[k->mod].m, k->fi);
+		smem += emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
 	if (n > EMU_MAX_SM_BLOCKS)
 		n = EMU_MAX_SM_BLOCKS;
 	if (n > EMU_SMEM_PER_SM / smem)
@@ -2083,7 +2040,7 @@ static cudaError_t occupancy_locked(int *numBlocks, const void *func,
 		return fail(cudaErrorInvalidValue);
 	*numBlocks = blocks_per_sm(find_kernel(func), (unsigned)blockSize,
 				   dynamicSMemSize);
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
@@ -2105,16 +2062,16 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
 		const void *func, int numBlocks, int blockSize)
 {
-	struct kernel *k = find_kernel(func);
+	struct rt_kernel *k = find_kernel(func);
 	size_t st = 0, per;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!k || kernel_load(k))
 		return fail(cudaErrorInvalidDeviceFunction);
 	if (numBlocks <= 0 || blockSize <= 0 || blockSize > 1024)
 		return fail(cudaErrorInvalidValue);
-	st = emu_static_smem(g_mods[k->mod].m, k->fi);
+	st = emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
 	/* 228 KB per SM, 1 KB of it reserved per block */
 	per = (EMU_SMEM_PER_SM / (unsigned)numBlocks);
 	per = per > 1024 ? per - 1024 : 0;
@@ -2130,8 +2087,8 @@ cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
 cudaError_t cudaFuncSetCacheConfig(const void *func,
 				   enum cudaFuncCache cacheConfig)
 {
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!find_kernel(func))
 		return fail(cudaErrorInvalidDeviceFunction);
 	return cacheConfig >= cudaFuncCachePreferNone &&
@@ -2141,8 +2098,8 @@ cudaError_t cudaFuncSetCacheConfig(const void *func,
 
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 {
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	return cacheConfig >= cudaFuncCachePreferNone &&
 	       cacheConfig <= cudaFuncCachePreferEqual ? cudaSuccess :
 	       fail(cudaErrorInvalidValue);
@@ -2150,49 +2107,37 @@ cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 
 cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	*pCacheConfig = cudaFuncCachePreferNone;
 	return cudaSuccess;
 }
 
-/* cudaDeviceSetLimit / GetLimit, H100 defaults; a limit 0 is valid for
- * the persisting L2 size only */
-static size_t g_limits[] = {
-	[cudaLimitStackSize] = 1024,
-	[cudaLimitPrintfFifoSize] = 1u << 20,
-	[cudaLimitMallocHeapSize] = 8u << 20,
-	[cudaLimitDevRuntimeSyncDepth] = 2,
-	[cudaLimitDevRuntimePendingLaunchCount] = 2048,
-	[cudaLimitMaxL2FetchGranularity] = 64,
-	[cudaLimitPersistingL2CacheSize] = 0,
-};
-
 cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
-	if (g_sticky)
-		return g_sticky;
-	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]))
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if ((unsigned)limit >= RT_NLIMITS)
 		return fail(cudaErrorUnsupportedLimit);
-	g_limits[limit] = value;
+	emu_rt.limits[limit] = value;
 	return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
-	if (g_sticky)
-		return g_sticky;
-	if ((unsigned)limit >= sizeof(g_limits) / sizeof(g_limits[0]))
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if ((unsigned)limit >= RT_NLIMITS)
 		return fail(cudaErrorUnsupportedLimit);
-	*pValue = g_limits[limit];
+	*pValue = emu_rt.limits[limit];
 	return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
 					     int *greatestPriority)
 {
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (leastPriority)
 		*leastPriority = 0;
 	if (greatestPriority)
@@ -2202,8 +2147,8 @@ cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
 
 cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	*flags = cudaDeviceScheduleAuto;
 	return cudaSuccess;
 }
@@ -2211,11 +2156,12 @@ cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 cudaError_t cudaSetDeviceFlags(unsigned int flags)
 {
 	(void)flags;
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 /* Stream-ordered allocation: everything is in order here. */
-static cudaError_t cudaMallocAsync_locked(void **devPtr, size_t size, cudaStream_t hStream)
+static cudaError_t cudaMallocAsync_locked(void **devPtr, size_t size,
+					  cudaStream_t hStream)
 {
 	(void)hStream;
 	return cudaMalloc(devPtr, size);
@@ -2243,13 +2189,13 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 
 /* Pitched memory: rows padded to 512 bytes, as the GPU's
  * texturePitchAlignment. */
-static cudaError_t cudaMallocPitch_locked(void **devPtr, size_t *pitch, size_t width,
-			    size_t height)
+static cudaError_t cudaMallocPitch_locked(void **devPtr, size_t *pitch,
+					  size_t width, size_t height)
 {
 	size_t p = (width + 511) & ~(size_t)511;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (!p)
 		p = 512;
 	if (height && p > SIZE_MAX / height)
@@ -2264,14 +2210,15 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
 	LOCKED(cudaMallocPitch_locked(devPtr, pitch, width, height));
 }
 
-static cudaError_t cudaMemcpy2D_locked(void *dst, size_t dpitch, const void *src,
-			 size_t spitch, size_t width, size_t height,
-			 enum cudaMemcpyKind kind)
+static cudaError_t cudaMemcpy2D_locked(void *dst, size_t dpitch,
+				       const void *src, size_t spitch,
+				       size_t width, size_t height,
+				       enum cudaMemcpyKind kind)
 {
 	cudaError_t e;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (width > dpitch || width > spitch)
 		return fail(cudaErrorInvalidPitchValue);
 	for (size_t r = 0; r < height; r++) {
@@ -2287,7 +2234,8 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
 			 size_t spitch, size_t width, size_t height,
 			 enum cudaMemcpyKind kind)
 {
-	LOCKED(cudaMemcpy2D_locked(dst, dpitch, src, spitch, width, height, kind));
+	LOCKED(cudaMemcpy2D_locked(dst, dpitch, src, spitch, width, height,
+				   kind));
 }
 
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
@@ -2298,13 +2246,14 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 	return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
 
-static cudaError_t cudaMemset2D_locked(void *devPtr, size_t pitch, int value, size_t width,
-			 size_t height)
+static cudaError_t cudaMemset2D_locked(void *devPtr, size_t pitch,
+				       int value, size_t width,
+				       size_t height)
 {
 	cudaError_t e;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	if (width > pitch)
 		return fail(cudaErrorInvalidPitchValue);
 	for (size_t r = 0; r < height; r++) {
@@ -2333,8 +2282,8 @@ cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
 	const struct emu_sym *s;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	s = symbol_sym(symbol);
 	if (!s)
 		return fail(cudaErrorInvalidSymbol);
@@ -2346,8 +2295,8 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 {
 	const struct emu_sym *s;
 
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	s = symbol_sym(symbol);
 	if (!s)
 		return fail(cudaErrorInvalidSymbol);
@@ -2355,11 +2304,11 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 	return cudaSuccess;
 }
 
-static cudaError_t cudaPointerGetAttributes_locked(struct cudaPointerAttributes *attributes,
-				     const void *ptr)
+static cudaError_t cudaPointerGetAttributes_locked(
+	struct cudaPointerAttributes *attributes, const void *ptr)
 {
-	if (g_sticky)
-		return g_sticky;
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
 	memset(attributes, 0, sizeof(*attributes));
 	if (is_dev(ptr)) {
 		const struct emu_alloc *a = emu_mem_find(
@@ -2391,27 +2340,27 @@ cudaError_t cudaProfilerStop(void);
 
 cudaError_t cudaProfilerStart(void)
 {
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 cudaError_t cudaProfilerStop(void)
 {
-	return g_sticky;
+	return emu_rt.sticky;
 }
 
 /* ---- errors ---- */
 cudaError_t cudaGetLastError(void)
 {
-	cudaError_t e = g_sticky ? g_sticky : g_last;
+	cudaError_t e = emu_rt.sticky ? emu_rt.sticky : emu_rt_thread.last;
 
-	if (!g_sticky)
-		g_last = cudaSuccess;
+	if (!emu_rt.sticky)
+		emu_rt_thread.last = cudaSuccess;
 	return e;
 }
 
 cudaError_t cudaPeekAtLastError(void)
 {
-	return g_sticky ? g_sticky : g_last;
+	return emu_rt.sticky ? emu_rt.sticky : emu_rt_thread.last;
 }
 
 struct errname {
@@ -2483,14 +2432,14 @@ const char *cudaGetErrorName(cudaError_t error)
 /* ---- wgemu.h ---- */
 size_t wgemu_launch_count(void)
 {
-	return g_nrecs;
+	return emu_rt.nrecs;
 }
 
 int wgemu_launch_get(size_t i, struct wgemu_launch *out)
 {
-	if (i >= g_nrecs)
+	if (i >= emu_rt.nrecs)
 		return -1;
-	*out = g_recs[i].l;
+	*out = emu_rt.recs[i].l;
 	return 0;
 }
 
@@ -2498,21 +2447,21 @@ void wgemu_launches_reset(void)
 {
 	size_t i;
 
-	for (i = 0; i < g_nrecs; i++)
-		free(g_recs[i].lines);
-	g_nrecs = 0;
+	for (i = 0; i < emu_rt.nrecs; i++)
+		free(emu_rt.recs[i].lines);
+	emu_rt.nrecs = 0;
 }
 
 enum wgemu_fault_kind wgemu_last_fault(char *msg, size_t msglen)
 {
 	if (msg && msglen)
-		snprintf(msg, msglen, "%s", g_fault_msg);
-	return g_fault_kind;
+		snprintf(msg, msglen, "%s", emu_rt.fault_msg);
+	return emu_rt.fault_kind;
 }
 
 size_t wgemu_line_count(size_t i)
 {
-	return i < g_nrecs ? (size_t)g_recs[i].nlines : 0;
+	return i < emu_rt.nrecs ? (size_t)emu_rt.recs[i].nlines : 0;
 }
 
 int wgemu_line_get(size_t i, size_t j, struct wgemu_line *out)
@@ -2520,10 +2469,10 @@ int wgemu_line_get(size_t i, size_t j, struct wgemu_line *out)
 	const struct emu_line_counters *l;
 	const struct emu_module *m;
 
-	if (i >= g_nrecs || j >= (size_t)g_recs[i].nlines)
+	if (i >= emu_rt.nrecs || j >= (size_t)emu_rt.recs[i].nlines)
 		return -1;
-	l = &g_recs[i].lines[j];
-	m = g_recs[i].m;
+	l = &emu_rt.recs[i].lines[j];
+	m = emu_rt.recs[i].m;
 	snprintf(out->file, sizeof(out->file), "%s",
 		 l->file >= 0 && l->file < m->nfiles && m->files[l->file] ?
 		 m->files[l->file] : "?");
@@ -2534,41 +2483,42 @@ int wgemu_line_get(size_t i, size_t j, struct wgemu_line *out)
 
 int wgemu_load_ptx(const char *ptx, size_t len, char *err, size_t errlen)
 {
-	struct module *nm;
+	struct rt_module *nm;
 	struct emu_module *m;
 	int i, mi;
 
-	nm = realloc(g_mods, (size_t)(g_nmods + 1) * sizeof(*g_mods));
+	nm = realloc(emu_rt.mods, (size_t)(emu_rt.nmods + 1) *
+		     sizeof(*emu_rt.mods));
 	if (!nm) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	g_mods = nm;
-	mi = g_nmods++;
-	memset(&g_mods[mi], 0, sizeof(g_mods[0]));
-	g_mods[mi].ptx = malloc(len + 1);
-	if (!g_mods[mi].ptx) {
+	emu_rt.mods = nm;
+	mi = emu_rt.nmods++;
+	memset(&emu_rt.mods[mi], 0, sizeof(emu_rt.mods[0]));
+	emu_rt.mods[mi].ptx = malloc(len + 1);
+	if (!emu_rt.mods[mi].ptx) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	memcpy(g_mods[mi].ptx, ptx, len);
-	g_mods[mi].ptx[len] = 0;
+	memcpy(emu_rt.mods[mi].ptx, ptx, len);
+	emu_rt.mods[mi].ptx[len] = 0;
 	if (load_module(mi)) {
-		snprintf(err, errlen, "%s", g_mods[mi].err);
+		snprintf(err, errlen, "%s", emu_rt.mods[mi].err);
 		return -1;
 	}
-	m = g_mods[mi].m;
+	m = emu_rt.mods[mi].m;
 	for (i = 0; i < m->nfuncs; i++) {
-		struct kernel *nk;
+		struct rt_kernel *nk;
 
 		if (!m->funcs[i].is_entry)
 			continue;
-		nk = realloc(g_kerns, (size_t)(g_nkerns + 1) *
-			     sizeof(*g_kerns));
+		nk = realloc(emu_rt.kerns, (size_t)(emu_rt.nkerns + 1) *
+			     sizeof(*emu_rt.kerns));
 		if (!nk)
 			return -1;
-		g_kerns = nk;
-		nk = &g_kerns[g_nkerns++];
+		emu_rt.kerns = nk;
+		nk = &emu_rt.kerns[emu_rt.nkerns++];
 		memset(nk, 0, sizeof(*nk));
 		nk->name = strdup(m->funcs[i].name);
 		nk->host = NULL;
@@ -2583,14 +2533,14 @@ const void *wgemu_kernel(const char *name)
 {
 	int i;
 
-	for (i = g_nkerns - 1; i >= 0; i--) {
+	for (i = emu_rt.nkerns - 1; i >= 0; i--) {
 		char d[256];
 
-		if (!strcmp(g_kerns[i].name, name))
-			return &g_kerns[i];
-		emu_demangle(g_kerns[i].name, d, sizeof(d));
+		if (!strcmp(emu_rt.kerns[i].name, name))
+			return &emu_rt.kerns[i];
+		emu_demangle(emu_rt.kerns[i].name, d, sizeof(d));
 		if (!strcmp(d, name))
-			return &g_kerns[i];
+			return &emu_rt.kerns[i];
 	}
 	return NULL;
 }
@@ -2608,11 +2558,11 @@ void wgemu_record_begin(const void *in, size_t in_bytes, const void *out,
 	h.out = (uint64_t)(uintptr_t)out;
 	h.out_bytes = out_bytes;
 	emu_trace_open(&h);
-	for (i = 0; i < g_nallocs; i++)
-		if (!g_allocs[i]->is_var)
-			trace_simple(TR_ALLOC, g_allocs[i]->dev,
-				     g_allocs[i]->size);
-	for (i = 0; i < g_nmods; i++)
+	for (i = 0; i < emu_rt.nallocs; i++)
+		if (!emu_rt.allocs[i]->is_var)
+			trace_simple(TR_ALLOC, emu_rt.allocs[i]->dev,
+				     emu_rt.allocs[i]->size);
+	for (i = 0; i < emu_rt.nmods; i++)
 		trace_module_vars(i);
 	emu_tex_trace_live();
 }
@@ -2639,8 +2589,8 @@ int wgemu_record_end(unsigned char **buf, size_t *len)
 
 void wgemu_replay_mode(void)
 {
-	if (g_next_dev < EMU_REPLAY_BASE)
-		g_next_dev = EMU_REPLAY_BASE;
+	if (emu_rt.next_dev < EMU_REPLAY_BASE)
+		emu_rt.next_dev = EMU_REPLAY_BASE;
 }
 
 int wgemu_alloc_at(uint64_t addr, uint64_t size, int zeroed)
@@ -2655,7 +2605,7 @@ int wgemu_place_var(int mod, const char *name, uint64_t addr, uint64_t size,
 	struct emu_alloc *a;
 	int i, ai;
 
-	if (mod < 0 || mod >= g_nmods || !(m = g_mods[mod].m))
+	if (mod < 0 || mod >= emu_rt.nmods || !(m = emu_rt.mods[mod].m))
 		return 1;
 	for (i = 0; i < m->nsyms; i++) {
 		struct emu_sym *sy = &m->syms[i];
@@ -2671,7 +2621,7 @@ int wgemu_place_var(int mod, const char *name, uint64_t addr, uint64_t size,
 		a->is_var = 1;
 		ai = alloc_index(sy->dev);
 		if (ai >= 0 && n < size)
-			memcpy(a->host, g_allocs[ai]->host, (size_t)size);
+			memcpy(a->host, emu_rt.allocs[ai]->host, (size_t)size);
 		if (n)
 			memcpy(a->host, data, n);
 		ai = alloc_index(sy->dev);
@@ -2685,16 +2635,17 @@ int wgemu_place_var(int mod, const char *name, uint64_t addr, uint64_t size,
 
 uint32_t wgemu_module_hash(int mod)
 {
-	return mod >= 0 && mod < g_nmods ? g_mods[mod].hash : 0;
+	return mod >= 0 && mod < emu_rt.nmods ? emu_rt.mods[mod].hash : 0;
 }
 
 const void *wgemu_module_kernel(int mod, const char *mangled)
 {
 	int i;
 
-	for (i = 0; i < g_nkerns; i++)
-		if (g_kerns[i].mod == mod && !strcmp(g_kerns[i].name, mangled))
-			return &g_kerns[i];
+	for (i = 0; i < emu_rt.nkerns; i++)
+		if (emu_rt.kerns[i].mod == mod &&
+		    !strcmp(emu_rt.kerns[i].name, mangled))
+			return &emu_rt.kerns[i];
 	return NULL;
 }
 
@@ -2702,7 +2653,7 @@ static int launch_raw(const void *kernel, const unsigned grid[3],
 		      const unsigned block[3], size_t dyn_smem,
 		      const void *params, size_t n, int cooperative)
 {
-	struct kernel *k = find_kernel(kernel);
+	struct rt_kernel *k = find_kernel(kernel);
 	const struct emu_func *f;
 	void **args;
 	const uint8_t *p = params;
@@ -2711,7 +2662,7 @@ static int launch_raw(const void *kernel, const unsigned grid[3],
 
 	if (!k || kernel_load(k))
 		return fail(cudaErrorInvalidDeviceFunction);
-	f = &g_mods[k->mod].m->funcs[k->fi];
+	f = &emu_rt.mods[k->mod].m->funcs[k->fi];
 	if (n != f->kparam_bytes)
 		return fail(cudaErrorInvalidValue);
 	/* the launch was accepted where it was recorded (a GPU, or this
@@ -2724,7 +2675,8 @@ static int launch_raw(const void *kernel, const unsigned grid[3],
 	if (!args)
 		return fail(cudaErrorMemoryAllocation);
 	for (i = 0; i < f->nparams; i++)
-		args[i] = (void *)(p + g_mods[k->mod].m->syms[f->params[i]].off);
+		args[i] = (void *)(p + emu_rt.mods[k->mod].m->syms[
+					   f->params[i]].off);
 	g.x = grid[0];
 	g.y = grid[1];
 	g.z = grid[2];
@@ -2732,9 +2684,9 @@ static int launch_raw(const void *kernel, const unsigned grid[3],
 	b.y = block[1];
 	b.z = block[2];
 	if (cooperative) {
-		pthread_mutex_lock(&g_lock);
+		pthread_mutex_lock(&emu_rt.lock);
 		rc = launch_coop_locked(k, g, b, args, dyn_smem);
-		pthread_mutex_unlock(&g_lock);
+		pthread_mutex_unlock(&emu_rt.lock);
 	} else {
 		rc = launch(k, g, b, args, dyn_smem);
 	}
@@ -2824,8 +2776,8 @@ static void dump_records(void)
 	f = fopen(path, "w");
 	if (!f)
 		return;
-	for (i = 0; i < g_nrecs; i++) {
-		const struct wgemu_launch *l = &g_recs[i].l;
+	for (i = 0; i < emu_rt.nrecs; i++) {
+		const struct wgemu_launch *l = &emu_rt.recs[i].l;
 
 		fprintf(f, "L\t%s\t%u %u %u\t%u %u %u\t%zu\t%zu\t", l->kernel,
 			l->grid[0], l->grid[1], l->grid[2], l->block[0],
@@ -2833,13 +2785,14 @@ static void dump_records(void)
 			l->static_shared_bytes);
 		put_counters(f, &l->counters);
 		fputc('\n', f);
-		if (g_recs[i].predicted_ms >= 0)
+		if (emu_rt.recs[i].predicted_ms >= 0)
 			fprintf(f, "P\t%.6f\t%s\t%s\n",
-				g_recs[i].predicted_ms, wgemu_perf_gpu(),
-				g_recs[i].limit);
-		for (j = 0; j < g_recs[i].nlines; j++) {
-			const struct emu_line_counters *c = &g_recs[i].lines[j];
-			const struct emu_module *m = g_recs[i].m;
+				emu_rt.recs[i].predicted_ms, wgemu_perf_gpu(),
+				emu_rt.recs[i].limit);
+		for (j = 0; j < emu_rt.recs[i].nlines; j++) {
+			const struct emu_line_counters *c =
+				&emu_rt.recs[i].lines[j];
+			const struct emu_module *m = emu_rt.recs[i].m;
 			const char *file = c->file >= 0 && c->file < m->nfiles
 					   && m->files[c->file] ?
 					   m->files[c->file] : "?";
@@ -2849,8 +2802,9 @@ static void dump_records(void)
 			fputc('\n', f);
 		}
 	}
-	if (g_fault_kind != WGEMU_FAULT_NONE)
-		fprintf(f, "F\t%d\t%s\n", (int)g_fault_kind, g_fault_msg);
+	if (emu_rt.fault_kind != WGEMU_FAULT_NONE)
+		fprintf(f, "F\t%d\t%s\n", (int)emu_rt.fault_kind,
+			emu_rt.fault_msg);
 	fclose(f);
 }
 
@@ -3020,7 +2974,7 @@ void emu_demangle(const char *mangled, char *buf, size_t len)
 
 void wgemu_dry(int on)
 {
-	g_dry = on;
+	emu_rt.dry = on;
 	if (!on)
 		dry_release();
 }
@@ -3029,15 +2983,15 @@ void wgemu_dry_inputs(const void *in, size_t in_bytes, void *out,
 		      size_t out_bytes,
 		      void (*fill)(void *ctx, void *in, size_t n), void *ctx)
 {
-	g_dryq.in = in;
-	g_dryq.in_bytes = in_bytes;
-	g_dryq.out = out;
-	g_dryq.out_bytes = out_bytes;
-	g_dryq.fill = fill;
-	g_dryq.ctx = ctx;
+	emu_rt.dryq.in = in;
+	emu_rt.dryq.in_bytes = in_bytes;
+	emu_rt.dryq.out = out;
+	emu_rt.dryq.out_bytes = out_bytes;
+	emu_rt.dryq.fill = fill;
+	emu_rt.dryq.ctx = ctx;
 }
 
 int wgemu_dry_forced(void)
 {
-	return g_dryq.forced;
+	return emu_rt.dryq.forced;
 }
