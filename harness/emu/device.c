@@ -226,7 +226,7 @@ static void props_surfaces(struct cudaDeviceProp *p)
 
 static void props_limits(struct cudaDeviceProp *p)
 {
-	p->totalGlobalMem = (size_t)DEV_TOTAL_MEM;
+	p->totalGlobalMem = (size_t)EMU_TOTAL_MEM;
 	p->sharedMemPerBlock = (size_t)at(cudaDevAttrMaxSharedMemoryPerBlock);
 	p->regsPerBlock = at(cudaDevAttrMaxRegistersPerBlock);
 	p->warpSize = at(cudaDevAttrWarpSize);

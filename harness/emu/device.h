@@ -11,11 +11,8 @@
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
+#include "emu/devmem.h"
 #include "emu/hw.h"
-
-/* the emulator's memory size (the limits of the hardware the runtime
- * enforces at launch are in hw.h) */
-#define DEV_TOTAL_MEM (80ull << 30)  /* the emulator's: 80 GiB */
 
 /* 0 and *value set for an attribute of enum cudaDeviceAttr (reserved
  * numbers answer 0); -1 for a number the enum does not have. */

@@ -310,7 +310,8 @@ int devlib_assertfail(struct xctx *x, struct warp *w,
 }
 
 /* malloc(size) and free(ptr) on the device heap, lane by lane in lane
- * order (runtime.c keeps the heap) */
+ * order (devmem.c keeps the heap, of the launch's heap_limit bytes; a
+ * prediction's sample need not poison what it allocates) */
 int devlib_heap(struct xctx *x, struct warp *w,
 		const struct emu_call *c, uint32_t m, int is_free)
 {
@@ -324,7 +325,8 @@ int devlib_heap(struct xctx *x, struct warp *w,
 			emu_heap_free(a);
 			continue;
 		}
-		a = emu_heap_alloc(a);
+		a = emu_heap_alloc(a, x->cfg->heap_limit,
+				   x->cfg->perf_only);
 		if (c->nret > 0) {
 			const struct emu_sym *s = &x->m->syms[c->ret[0]];
 

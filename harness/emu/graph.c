@@ -622,7 +622,7 @@ static cudaError_t run_alloc(void *dptr, size_t size)
 
 	emu_rt_lock();
 	if (!emu_mem_find(a, 1)) {
-		if (emu_mem_alloc_at(a, size, 0)) {
+		if (emu_mem_alloc_at(a, size, emu_rt_lazy())) {
 			g_mem_now += size;
 			if (g_mem_now > g_mem_high)
 				g_mem_high = g_mem_now;

@@ -102,12 +102,6 @@ struct rt_state {
 	int nkerns;
 	struct rt_var *vars;
 	int nvars;
-	/* device memory: allocations sorted by address */
-	struct emu_alloc **allocs;
-	int nallocs, capallocs;
-	uint64_t next_dev;          /* the next allocation's address */
-	uint64_t used;              /* bytes of device memory allocated */
-	uint64_t heap_used;         /* of them, the device-side heap's */
 	/* launch records (wgemu_launch_get) */
 	struct rt_record *recs;
 	size_t nrecs, caprecs;
@@ -154,6 +148,10 @@ extern __thread struct rt_thread emu_rt_thread;
 
 /* What cudaDeviceReset() does, under the lock. */
 void emu_rt_reset(void);
+/* 1 when fresh device memory need not be poisoned (a dry call, or a
+ * prediction's sample alone: what it holds is never read back), so
+ * that pages nothing touches cost nothing: emu_mem_alloc's zeroed. */
+int emu_rt_lazy(void);
 
 /* The sticky error of an earlier kernel fault (a cudaError_t), 0 when
  * none: every runtime call returns it until cudaDeviceReset(). */

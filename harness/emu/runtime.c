@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <cuda_runtime_api.h>
 #include "emu/device.h"
 #include "emu/emu.h"
@@ -64,7 +63,6 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
 #define SMEM_OPTIN EMU_SMEM_OPTIN
 
 struct rt_state emu_rt = {
-	.next_dev = EMU_GLOBAL_BASE,
 	.sticky = cudaSuccess,
 	.fault_kind = WGEMU_FAULT_NONE,
 	/* H100 defaults; a limit 0 is valid for the persisting L2 size
@@ -82,8 +80,6 @@ struct rt_state emu_rt = {
 	.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
 };
 __thread struct rt_thread emu_rt_thread;
-
-#define TOTAL_MEM DEV_TOTAL_MEM
 
 /* A call that touches device memory, the allocation table or the
  * interpreter, run under the runtime's lock. */
@@ -185,279 +181,17 @@ void emu_rt_unlock(void)
 	pthread_mutex_unlock(&emu_rt.lock);
 }
 
+int emu_rt_lazy(void)
+{
+	return emu_rt.dry || emu_perf_only();
+}
+
 static void ensure_atexit(void)
 {
 	if (!emu_rt.atexit_set) {
 		emu_rt.atexit_set = 1;
 		atexit(dump_records);
 	}
-}
-
-/* ---- device memory ---- */
-struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len)
-{
-	int lo = 0, hi = emu_rt.nallocs - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-		struct emu_alloc *a = emu_rt.allocs[mid];
-
-		if (addr < a->dev) {
-			hi = mid - 1;
-		} else if (addr >= a->dev + a->size) {
-			lo = mid + 1;
-		} else {
-			if (addr + len > a->dev + a->size || addr + len < addr)
-				return NULL;
-			return a;
-		}
-	}
-	return NULL;
-}
-
-/* Insert a into emu_rt.allocs (which has room) by address: device addresses
- * grow, but host memory mapped at its own address (emu_mem_map_host)
- * may lie above them. */
-static void sorted_insert(struct emu_alloc *a)
-{
-	int i = emu_rt.nallocs;
-
-	while (i > 0 && emu_rt.allocs[i - 1]->dev > a->dev)
-		i--;
-	memmove(&emu_rt.allocs[i + 1], &emu_rt.allocs[i],
-		(size_t)(emu_rt.nallocs - i) * sizeof(*emu_rt.allocs));
-	emu_rt.allocs[i] = a;
-	emu_rt.nallocs++;
-}
-
-/* zeroed allocations from this size on are mappings of their own,
- * which the host does not count against its memory until touched
- * (MAP_NORESERVE): a __device__ array larger than the host's memory
- * loads, and costs only what a kernel touches */
-#define MAPPED_MIN (256ull << 20)
-
-/* the host memory of allocation a */
-static void host_free(struct emu_alloc *a)
-{
-	if (a->mapped)
-		munmap(a->host, a->size);
-	else
-		free(a->host);
-}
-
-/* A fresh allocation of size bytes, poisoned as a GPU's memory holds
- * garbage unless zeroed is set, with room for it in the table; its
- * address is the caller's. */
-static struct emu_alloc *alloc_new(uint64_t size, int zeroed)
-{
-	struct emu_alloc *a = calloc(1, sizeof(*a));
-
-	if (!a)
-		return NULL;
-	/* dry, predicting or zeroed: untouched pages cost nothing */
-	zeroed = zeroed || emu_rt.dry || emu_perf_only();
-	a->size = size;
-	if (zeroed && size >= MAPPED_MIN) {
-		a->host = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			       -1, 0);
-		a->mapped = a->host != MAP_FAILED;
-		if (!a->mapped)
-			a->host = NULL;
-	} else {
-		a->host = zeroed ? calloc(1, size ? size : 1) :
-			  malloc(size ? size : 1);
-	}
-	if (!a->host ||
-	    (emu_rt.nallocs == emu_rt.capallocs &&
-	     !(emu_rt.capallocs = emu_rt.capallocs ? emu_rt.capallocs * 2 : 64,
-	       emu_rt.allocs = realloc(emu_rt.allocs, (size_t)emu_rt.capallocs *
-				  sizeof(*emu_rt.allocs))))) {
-		if (a->host)
-			host_free(a);
-		free(a);
-		return NULL;
-	}
-	if (!zeroed)
-		memset(a->host, 0xcb, size ? size : 1);
-	return a;
-}
-
-/* An allocation at the next address: zeroed as alloc_new says. */
-static struct emu_alloc *mem_alloc(uint64_t size, int is_const, int zeroed)
-{
-	struct emu_alloc *a;
-
-	if (size > TOTAL_MEM - emu_rt.used)
-		return NULL;
-	a = alloc_new(size, zeroed);
-	if (!a)
-		return NULL;
-	a->dev = emu_rt.next_dev;
-	a->is_const = is_const;
-	/* a gap after each allocation so overruns hit no allocation;
-	 * addresses are never reused, so use after free is caught too;
-	 * aligned as a GPU's cudaMalloc, to the texture alignment */
-	emu_rt.next_dev += (size + EMU_ALLOC_ALIGN - 1) / EMU_ALLOC_ALIGN *
-		      EMU_ALLOC_ALIGN + 65536;
-	sorted_insert(a);
-	emu_rt.used += size;
-	return a;
-}
-
-struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const)
-{
-	return mem_alloc(size, is_const, 0);
-}
-
-/* Where a recorded allocation may be re-created: anywhere a program's
- * device memory can be (a GPU's cudaMalloc gives 0x7f.. addresses, its
- * cudaMallocAsync 0x3..: a process's user addresses, below 2^47), but
- * in the emulator's generic shared and local windows.  The replay's own
- * allocations start above every such address (EMU_REPLAY_BASE), so
- * re-creating a record's allocations never meets them. */
-#define EMU_RECORD_LOW 0x10000ull
-#define EMU_RECORD_END EMU_REPLAY_BASE
-
-static int in_window(uint64_t addr, uint64_t size, uint64_t win)
-{
-	return addr < win + EMU_WIN_SIZE && addr + size > win;
-}
-
-struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size, int zeroed)
-{
-	struct emu_alloc *a;
-	int i;
-
-	if (addr < EMU_RECORD_LOW || size > EMU_RECORD_END - addr ||
-	    in_window(addr, size ? size : 1, EMU_SHARED_WIN) ||
-	    in_window(addr, size ? size : 1, EMU_LOCAL_WIN) ||
-	    size > TOTAL_MEM - emu_rt.used || emu_mem_find(addr, 1) ||
-	    (size && emu_mem_find(addr + size - 1, 1)))
-		return NULL;
-	for (i = 0; i < emu_rt.nallocs; i++)
-		if (emu_rt.allocs[i]->dev >= addr)
-			break;
-	if (i < emu_rt.nallocs &&
-	    emu_rt.allocs[i]->dev < addr + (size ? size : 1))
-		return NULL;
-	a = alloc_new(size, zeroed);
-	if (!a)
-		return NULL;
-	a->dev = addr;
-	memmove(&emu_rt.allocs[i + 1], &emu_rt.allocs[i],
-		(size_t)(emu_rt.nallocs - i) * sizeof(*emu_rt.allocs));
-	emu_rt.allocs[i] = a;
-	emu_rt.nallocs++;
-	emu_rt.used += size;
-	return a;
-}
-
-/* index where an allocation at addr goes, or -1 if [addr, addr+size)
- * overlaps one */
-static int insert_index(uint64_t addr, uint64_t size)
-{
-	int i;
-
-	if (emu_mem_find(addr, 1) || (size && emu_mem_find(addr + size - 1, 1)))
-		return -1;
-	for (i = 0; i < emu_rt.nallocs; i++)
-		if (emu_rt.allocs[i]->dev >= addr)
-			break;
-	if (i < emu_rt.nallocs &&
-	    emu_rt.allocs[i]->dev < addr + (size ? size : 1))
-		return -1;
-	return i;
-}
-
-struct emu_alloc *emu_mem_map_host(void *p, uint64_t size, int owned)
-{
-	uint64_t addr = (uint64_t)(uintptr_t)p;
-	struct emu_alloc *a;
-	int i = insert_index(addr, size);
-
-	if (i < 0 || !p)
-		return NULL;
-	if (emu_rt.nallocs == emu_rt.capallocs) {
-		int cap = emu_rt.capallocs ? emu_rt.capallocs * 2 : 64;
-		struct emu_alloc **v = realloc(emu_rt.allocs, (size_t)cap *
-					       sizeof(*emu_rt.allocs));
-
-		if (!v)
-			return NULL;
-		emu_rt.allocs = v;
-		emu_rt.capallocs = cap;
-	}
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		return NULL;
-	a->host = p;
-	a->dev = addr;
-	a->size = size;
-	a->is_host = 1;
-	a->owned = owned;
-	memmove(&emu_rt.allocs[i + 1], &emu_rt.allocs[i],
-		(size_t)(emu_rt.nallocs - i) * sizeof(*emu_rt.allocs));
-	emu_rt.allocs[i] = a;
-	emu_rt.nallocs++;
-	return a;
-}
-
-static int alloc_index(uint64_t dev)
-{
-	int lo = 0, hi = emu_rt.nallocs - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (dev < emu_rt.allocs[mid]->dev)
-			hi = mid - 1;
-		else if (dev > emu_rt.allocs[mid]->dev)
-			lo = mid + 1;
-		else
-			return mid;
-	}
-	return -1;
-}
-
-static void free_alloc(int i)
-{
-	struct emu_alloc *a = emu_rt.allocs[i];
-
-	if (!a->is_host)
-		emu_rt.used -= a->size;
-	if (!a->is_host || a->owned)
-		host_free(a);
-	free(a);
-	memmove(&emu_rt.allocs[i], &emu_rt.allocs[i + 1],
-		(size_t)(emu_rt.nallocs - i - 1) * sizeof(*emu_rt.allocs));
-	emu_rt.nallocs--;
-}
-
-uint64_t emu_heap_alloc(uint64_t size)
-{
-	struct emu_alloc *a;
-	size_t limit = 0;
-
-	cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize);
-	if (!size || size > limit - emu_rt.heap_used)
-		return 0;
-	a = emu_mem_alloc(size, 0);
-	if (!a)
-		return 0;
-	a->is_heap = 1;
-	emu_rt.heap_used += size;
-	return a->dev;
-}
-
-void emu_heap_free(uint64_t dev)
-{
-	int i = dev ? alloc_index(dev) : -1;
-
-	if (i < 0 || !emu_rt.allocs[i]->is_heap)
-		return;
-	emu_rt.heap_used -= emu_rt.allocs[i]->size;
-	free_alloc(i);
 }
 
 /* ---- fatbinary ---- */
@@ -518,11 +252,11 @@ static int load_module(int mi)
 
 		if (s->kind != SYM_GLOBAL && s->kind != SYM_CONST)
 			continue;
-		a = mem_alloc(s->size, 0, 1);
+		a = emu_mem_alloc(s->size, 0, 1);
 		if (a)
 			a->is_var = 1;
 		if (!a) {
-			int big = s->size > TOTAL_MEM - emu_rt.used;
+			int big = s->size > emu_mem_free_bytes();
 
 			snprintf(md->err, sizeof(md->err), "out of %smemory "
 				 "for the variable '%.200s' (%llu bytes%s)",
@@ -1118,6 +852,8 @@ static void run_launch(struct rt_kernel *k, struct emu_launch_cfg *cfg,
 	struct perf_collect *pc;
 	double bytes;
 
+	/* the heap's size when it runs, not when it was kept */
+	cfg->heap_limit = emu_rt.limits[cudaLimitMallocHeapSize];
 	pc = emu_perf_prepare(cfg, st);
 	emu_run(m, k->fi, cfg, &res);
 	free((void *)cfg->params);
@@ -1216,7 +952,7 @@ static cudaError_t launch_coop_locked(struct rt_kernel *k, dim3 grid,
 	}
 	ws = emu_rt.grid_ws ? emu_mem_find(emu_rt.grid_ws, 16) : NULL;
 	if (!ws) {
-		ws = emu_mem_alloc(16, 0);
+		ws = emu_mem_alloc(16, 0, emu_rt_lazy());
 		if (!ws)
 			return fail(cudaErrorMemoryAllocation);
 		ws->is_var = 1;
@@ -1407,7 +1143,7 @@ static cudaError_t cudaMalloc_locked(void **devPtr, size_t size)
 		return emu_rt.sticky;
 	if (!devPtr)
 		return fail(cudaErrorInvalidValue);
-	a = emu_mem_alloc(size, 0);
+	a = emu_mem_alloc(size, 0, emu_rt_lazy());
 	if (!a)
 		return fail(cudaErrorMemoryAllocation);
 	*devPtr = (void *)(uintptr_t)a->dev;
@@ -1422,19 +1158,18 @@ cudaError_t cudaMalloc(void **devPtr, size_t size)
 
 static cudaError_t cudaFree_locked(void *devPtr)
 {
-	int i;
+	struct emu_alloc *a;
 
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (!devPtr)
 		return cudaSuccess;
-	i = alloc_index((uint64_t)(uintptr_t)devPtr);
-	if (i < 0 || emu_rt.allocs[i]->is_var || emu_rt.allocs[i]->is_heap ||
-	    (emu_rt.allocs[i]->is_host && emu_rt.allocs[i]->owned != 2))
+	a = emu_mem_at((uint64_t)(uintptr_t)devPtr);
+	if (!a || a->is_var || a->is_heap || (a->is_host && a->owned != 2))
 		return fail(cudaErrorInvalidValue);
-	if (!emu_rt.allocs[i]->is_host)
-		trace_simple(TR_FREE, emu_rt.allocs[i]->dev, 0);
-	free_alloc(i);
+	if (!a->is_host)
+		trace_simple(TR_FREE, a->dev, 0);
+	emu_mem_free(a);
 	return cudaSuccess;
 }
 
@@ -1477,14 +1212,14 @@ cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 
 static cudaError_t cudaFreeHost_locked(void *ptr)
 {
-	int i;
+	struct emu_alloc *a;
 
 	if (!ptr)
 		return emu_rt.sticky;
-	i = alloc_index((uint64_t)(uintptr_t)ptr);
-	if (i < 0 || !emu_rt.allocs[i]->is_host || emu_rt.allocs[i]->owned != 1)
+	a = emu_mem_at((uint64_t)(uintptr_t)ptr);
+	if (!a || !a->is_host || a->owned != 1)
 		return fail(cudaErrorInvalidValue);
-	free_alloc(i);
+	emu_mem_free(a);
 	return emu_rt.sticky;
 }
 
@@ -1513,13 +1248,13 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 
 static cudaError_t cudaHostUnregister_locked(void *ptr)
 {
-	int i = alloc_index((uint64_t)(uintptr_t)ptr);
+	struct emu_alloc *a = emu_mem_at((uint64_t)(uintptr_t)ptr);
 
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
-	if (i < 0 || !emu_rt.allocs[i]->is_host || emu_rt.allocs[i]->owned)
+	if (!a || !a->is_host || a->owned)
 		return fail(cudaErrorHostMemoryNotRegistered);
-	free_alloc(i);
+	emu_mem_free(a);
 	return cudaSuccess;
 }
 
@@ -1570,7 +1305,7 @@ static cudaError_t cudaMallocManaged_locked(void **devPtr, size_t size,
 		return emu_rt.sticky;
 	if (!devPtr || !size)
 		return fail(cudaErrorInvalidValue);
-	if (size > TOTAL_MEM - emu_rt.used)
+	if (size > emu_mem_free_bytes())
 		return fail(cudaErrorMemoryAllocation);
 	p = aligned_alloc(256, (size + 255) / 256 * 256);
 	if (!p)
@@ -1615,10 +1350,7 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
 /* Host pointer of device range [p, p+n), or NULL. */
 static uint8_t *dev_ptr(const void *p, size_t n)
 {
-	uint64_t a = (uint64_t)(uintptr_t)p;
-	struct emu_alloc *al = emu_mem_find(a, n ? n : 1);
-
-	return al ? al->host + (a - al->dev) : NULL;
+	return emu_mem_host((uint64_t)(uintptr_t)p, n);
 }
 
 static int is_dev(const void *p)
@@ -1732,8 +1464,8 @@ static cudaError_t cudaMemGetInfo_locked(size_t *free_b, size_t *total)
 {
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
-	*free_b = (size_t)(TOTAL_MEM - emu_rt.used);
-	*total = (size_t)TOTAL_MEM;
+	*free_b = (size_t)emu_mem_free_bytes();
+	*total = (size_t)EMU_TOTAL_MEM;
 	return cudaSuccess;
 }
 
@@ -1898,14 +1630,11 @@ void emu_rt_reset(void)
 		s->kerns[i].max_dyn = SMEM_DEFAULT;
 	}
 	/* vars, nvars: registered still (their memory goes below) */
-	/* allocs, nallocs, capallocs, used: every allocation freed --
-	 * cudaMalloc's, module variables, pinned, managed and registered
-	 * host memory, the grid workspace; the table itself is kept */
-	while (s->nallocs)
-		free_alloc(s->nallocs - 1);
-	/* next_dev: kept, so that no address is ever reused */
-	/* heap_used: the device-side heap is empty */
-	s->heap_used = 0;
+	/* device memory (devmem.c, below the runtime): every allocation
+	 * freed -- cudaMalloc's, module variables, pinned, managed and
+	 * registered host memory, the grid workspace, the device-side
+	 * heap -- and no address reused */
+	emu_mem_reset();
 	/* recs, nrecs, caprecs: kept (wgemu_launches_reset clears them) */
 	/* sticky: cleared, with the calling thread's last error (other
 	 * threads keep theirs, as CUDA's do) */
@@ -2558,10 +2287,10 @@ void wgemu_record_begin(const void *in, size_t in_bytes, const void *out,
 	h.out = (uint64_t)(uintptr_t)out;
 	h.out_bytes = out_bytes;
 	emu_trace_open(&h);
-	for (i = 0; i < emu_rt.nallocs; i++)
-		if (!emu_rt.allocs[i]->is_var)
-			trace_simple(TR_ALLOC, emu_rt.allocs[i]->dev,
-				     emu_rt.allocs[i]->size);
+	for (i = 0; i < emu_mem_count(); i++)
+		if (!emu_mem_get(i)->is_var)
+			trace_simple(TR_ALLOC, emu_mem_get(i)->dev,
+				     emu_mem_get(i)->size);
 	for (i = 0; i < emu_rt.nmods; i++)
 		trace_module_vars(i);
 	emu_tex_trace_live();
@@ -2589,21 +2318,20 @@ int wgemu_record_end(unsigned char **buf, size_t *len)
 
 void wgemu_replay_mode(void)
 {
-	if (emu_rt.next_dev < EMU_REPLAY_BASE)
-		emu_rt.next_dev = EMU_REPLAY_BASE;
+	emu_mem_replay_mode();
 }
 
 int wgemu_alloc_at(uint64_t addr, uint64_t size, int zeroed)
 {
-	return emu_mem_alloc_at(addr, size, zeroed) ? 0 : -1;
+	return emu_mem_alloc_at(addr, size, zeroed || emu_rt_lazy()) ? 0 : -1;
 }
 
 int wgemu_place_var(int mod, const char *name, uint64_t addr, uint64_t size,
 		    const void *data, size_t n)
 {
 	struct emu_module *m;
-	struct emu_alloc *a;
-	int i, ai;
+	struct emu_alloc *a, *old;
+	int i;
 
 	if (mod < 0 || mod >= emu_rt.nmods || !(m = emu_rt.mods[mod].m))
 		return 1;
@@ -2615,18 +2343,17 @@ int wgemu_place_var(int mod, const char *name, uint64_t addr, uint64_t size,
 			continue;
 		if (sy->size != size || n > size)
 			return -1;
-		a = emu_mem_alloc_at(addr, size, 0);
+		a = emu_mem_alloc_at(addr, size, emu_rt_lazy());
 		if (!a)
 			return -1;
 		a->is_var = 1;
-		ai = alloc_index(sy->dev);
-		if (ai >= 0 && n < size)
-			memcpy(a->host, emu_rt.allocs[ai]->host, (size_t)size);
+		old = emu_mem_at(sy->dev);
+		if (old && n < size)
+			memcpy(a->host, old->host, (size_t)size);
 		if (n)
 			memcpy(a->host, data, n);
-		ai = alloc_index(sy->dev);
-		if (ai >= 0)
-			free_alloc(ai);
+		if (old)
+			emu_mem_free(old);
 		sy->dev = addr;
 		return 0;
 	}
@@ -2806,170 +2533,6 @@ static void dump_records(void)
 		fprintf(f, "F\t%d\t%s\n", (int)emu_rt.fault_kind,
 			emu_rt.fault_msg);
 	fclose(f);
-}
-
-/* ---- kernel names ---- */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
-			    int *status) __attribute__((weak));
-
-/* "void tile<1>(float*, float const*, int)" -> "tile<1>" */
-static void strip_signature(const char *d, char *buf, size_t len)
-{
-	size_t n = strlen(d), i, start = 0;
-	int depth = 0;
-
-	if (n && d[n - 1] == ')') {
-		for (i = n; i-- > 0;) {
-			if (d[i] == ')')
-				depth++;
-			else if (d[i] == '(' && --depth == 0)
-				break;
-		}
-		if (i < n)
-			n = i;
-	}
-	depth = 0;
-	for (i = 0; i < n; i++) {
-		if (d[i] == '<' || d[i] == '(')
-			depth++;
-		else if ((d[i] == '>' || d[i] == ')') && depth > 0)
-			depth--;
-		else if (d[i] == ' ' && depth == 0)
-			start = i + 1;
-	}
-	snprintf(buf, len, "%.*s", (int)(n - start), d + start);
-}
-
-/* A small demangler for when libstdc++ is not linked: plain and nested
- * names with integer template arguments, e.g. _Z4tileILi1EEvPfPKfi. */
-static const char *dm_name(const char *s, char *out, size_t len);
-
-static const char *dm_targs(const char *s, char *out, size_t len)
-{
-	size_t o = strlen(out);
-	int first = 1;
-
-	s++;                           /* 'I' */
-	snprintf(out + o, len - o, "<");
-	while (*s && *s != 'E') {
-		char tmp[128] = "";
-
-		o = strlen(out);
-		if (*s == 'L') {
-			const char *t = s + 1;
-			char ty;
-			int neg = 0;
-
-			if (!*t)
-				return NULL; /* "IL" at the very end */
-			ty = *t++;
-			if (*t == 'n') {
-				neg = 1;
-				t++;
-			}
-			while (*t >= '0' && *t <= '9' && strlen(tmp) < 60) {
-				size_t k = strlen(tmp);
-
-				tmp[k] = *t++;
-				tmp[k + 1] = 0;
-			}
-			if (*t != 'E')
-				return NULL;
-			s = t + 1;
-			snprintf(out + o, len - o, "%s%s%s%s", first ? "" :
-				 ", ", neg ? "-" : "", ty == 'b' ?
-				 (tmp[0] == '1' ? "true" : "false") : tmp,
-				 ty == 'j' ? "u" : ty == 'l' ? "l" :
-				 ty == 'm' ? "ul" : "");
-		} else {
-			static const char *const tn[][2] = {
-				{ "i", "int" }, { "j", "unsigned int" },
-				{ "f", "float" }, { "d", "double" },
-				{ "c", "char" }, { "l", "long" },
-				{ "m", "unsigned long" }, { "s", "short" },
-				{ "b", "bool" }, { "h", "unsigned char" },
-			};
-			size_t k;
-
-			for (k = 0; k < sizeof(tn) / sizeof(tn[0]); k++)
-				if (*s == tn[k][0][0])
-					break;
-			if (k == sizeof(tn) / sizeof(tn[0])) {
-				if (*s < '0' || *s > '9')
-					return NULL;
-				s = dm_name(s, tmp, sizeof(tmp));
-				if (!s)
-					return NULL;
-				snprintf(out + o, len - o, "%s%s",
-					 first ? "" : ", ", tmp);
-			} else {
-				snprintf(out + o, len - o, "%s%s",
-					 first ? "" : ", ", tn[k][1]);
-				s++;
-			}
-		}
-		first = 0;
-	}
-	if (*s != 'E')
-		return NULL;
-	o = strlen(out);
-	snprintf(out + o, len - o, ">");
-	return s + 1;
-}
-
-static const char *dm_name(const char *s, char *out, size_t len)
-{
-	unsigned long n = 0;
-	size_t o = strlen(out);
-
-	while (*s >= '0' && *s <= '9' && n < 100000)
-		n = n * 10 + (unsigned long)(*s++ - '0');
-	if (!n || strlen(s) < n)
-		return NULL;
-	snprintf(out + o, len - o, "%.*s", (int)n, s);
-	s += n;
-	if (*s == 'I')
-		s = dm_targs(s, out, len);
-	return s;
-}
-
-static int mini_demangle(const char *m, char *buf, size_t len)
-{
-	const char *s = m + 2;
-
-	buf[0] = 0;
-	if (strncmp(m, "_Z", 2))
-		return -1;
-	if (*s == 'N') {
-		s++;
-		while (s && *s && *s != 'E') {
-			if (buf[0]) {
-				size_t o = strlen(buf);
-
-				snprintf(buf + o, len - o, "::");
-			}
-			s = dm_name(s, buf, len);
-		}
-		return s && *s == 'E' ? 0 : -1;
-	}
-	return dm_name(s, buf, len) ? 0 : -1;
-}
-
-void emu_demangle(const char *mangled, char *buf, size_t len)
-{
-	char *d = NULL;
-	int status = -1;
-
-	if (__cxa_demangle)
-		d = __cxa_demangle(mangled, NULL, NULL, &status);
-	if (d && status == 0) {
-		strip_signature(d, buf, len);
-		free(d);
-		return;
-	}
-	free(d);
-	if (mini_demangle(mangled, buf, len))
-		snprintf(buf, len, "%s", mangled);
 }
 
 void wgemu_dry(int on)
