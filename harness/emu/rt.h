@@ -146,6 +146,38 @@ struct rt_thread {
 extern struct rt_state emu_rt;
 extern __thread struct rt_thread emu_rt_thread;
 
+/* ---- the runtime's helpers (runtime.c) ---- */
+/* Print "wgemu: <message>" on stderr, once per distinct message (the
+ * repeats are counted and reported at exit), unless $WGEMU_QUIET. */
+void rt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Record e (unless cudaSuccess) as the calling thread's last error and
+ * return it. */
+cudaError_t rt_fail(cudaError_t e);
+/* Have the record file written at exit ($WGEMU_RECORD); once. */
+void rt_atexit(void);
+/* The host bytes of device range [p, p+n), or NULL. */
+uint8_t *rt_dev_ptr(const void *p, size_t n);
+
+/* ---- modules, kernels and variables (module.c) ---- */
+/* Parse module mi if not yet attempted and place its variables: 0, or
+ * -1 with its err and load_error set. */
+int rt_module_load(int mi);
+/* The kernel of a host stub (or of a handle wgemu_kernel gave), or
+ * NULL. */
+struct rt_kernel *rt_kernel_find(const void *fun);
+/* Load k's module if need be: cudaSuccess, or the error a launch
+ * returns (cudaErrorInvalidPtx, cudaErrorMemoryAllocation for its
+ * variables), said once with rt_note. */
+cudaError_t rt_kernel_load(struct rt_kernel *k);
+/* The module symbol behind a host shadow of a __device__ or
+ * __constant__ variable (its module loaded), or NULL. */
+const struct emu_sym *rt_symbol(const void *symbol);
+
+/* ---- launch records (runtime.c) ---- */
+/* A module's variables as they are now into the open record (when a
+ * record opens, or when the module loads while one is open). */
+void rt_trace_vars(int mi);
+
 /* What cudaDeviceReset() does, under the lock. */
 void emu_rt_reset(void);
 /* 1 when fresh device memory need not be poisoned (a dry call, or a

@@ -25,33 +25,17 @@
 #include "emu/graph.h"
 #include "emu/rt.h"
 #include "emu/texture.h"
-#include "fatbin.h"
 #include "emu/runtime_perf.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
 
 /* ---- nvcc's registration hooks (declared in crt/host_runtime.h and
  * crt/device_functions.h, which are C++ only) ---- */
-void **__cudaRegisterFatBinary(void *fatCubin);
-void __cudaRegisterFatBinaryEnd(void **handle);
-void __cudaUnregisterFatBinary(void **handle);
-void __cudaRegisterFunction(void **handle, const char *hostFun,
-			    char *deviceFun, const char *deviceName,
-			    int thread_limit, uint3 *tid, uint3 *bid,
-			    dim3 *bDim, dim3 *gDim, int *wSize);
-void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
-		       const char *deviceName, int ext, size_t size,
-		       int constant, int global);
-void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress,
-			      char *deviceAddress, const char *deviceName,
-			      int ext, size_t size, int constant, int global);
-char __cudaInitModule(void **handle);
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
 				     size_t sharedMem,
 				     struct CUstream_st *stream);
 cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
 				       size_t *sharedMem, void *stream);
-cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *fun);
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
 			       dim3 blockDim, void **args, size_t sharedMem,
 			       cudaStream_t stream);
@@ -59,8 +43,6 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
 				    dim3 blockDim, void **args,
 				    size_t sharedMem, cudaStream_t stream);
 
-#define SMEM_DEFAULT EMU_SMEM_DEFAULT
-#define SMEM_OPTIN EMU_SMEM_OPTIN
 
 struct rt_state emu_rt = {
 	.sticky = cudaSuccess,
@@ -106,7 +88,7 @@ static void report_repeats(void)
 				emu_rt.said[i].text);
 }
 
-static void note(const char *fmt, ...)
+void rt_note(const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -130,7 +112,7 @@ static void note(const char *fmt, ...)
 	fprintf(stderr, "wgemu: %s\n", buf);
 }
 
-static cudaError_t fail(cudaError_t e)
+cudaError_t rt_fail(cudaError_t e)
 {
 	if (e != cudaSuccess)
 		emu_rt_thread.last = e;
@@ -139,7 +121,7 @@ static cudaError_t fail(cudaError_t e)
 
 int emu_rt_fail(int e)
 {
-	return fail((cudaError_t)e);
+	return rt_fail((cudaError_t)e);
 }
 
 /* A runtime function the emulator does not implement was called
@@ -155,10 +137,10 @@ int emu_rt_unsupported(const char *name)
 	if (i == emu_rt.nunsupported) {
 		if (emu_rt.nunsupported < 64)
 			emu_rt.unsupported[emu_rt.nunsupported++] = name;
-		note("%s: not implemented by the emulator "
+		rt_note("%s: not implemented by the emulator "
 		     "(cudaErrorNotSupported)", name);
 	}
-	return fail(cudaErrorNotSupported);
+	return rt_fail(cudaErrorNotSupported);
 }
 
 int emu_rt_sticky(void)
@@ -186,7 +168,7 @@ int emu_rt_lazy(void)
 	return emu_rt.dry || emu_perf_only();
 }
 
-static void ensure_atexit(void)
+void rt_atexit(void)
 {
 	if (!emu_rt.atexit_set) {
 		emu_rt.atexit_set = 1;
@@ -194,203 +176,7 @@ static void ensure_atexit(void)
 	}
 }
 
-/* ---- fatbinary ---- */
-/* Copy the newest PTX entry of a registered fatbinary into *ptx. */
-static int module_ptx(const void *fatbin, char **ptx, char *err,
-		      size_t errlen)
-{
-	const char *p;
-	size_t n;
-	int rc = fatbin_wrapper_ptx(fatbin, &p, &n);
-
-	if (rc) {
-		snprintf(err, errlen, "%s", rc == FATBIN_COMPRESSED ?
-			 "the PTX in the fatbinary is compressed: compile "
-			 "with the flags in EMU_NVCC_FLAGS (-no-compress)" :
-			 rc == FATBIN_NO_PTX ? "no PTX in the fatbinary: "
-			 "compile with the flags in EMU_NVCC_FLAGS "
-			 "(code=compute_90)" : "not a fatbinary nvcc wrote");
-		return -1;
-	}
-	*ptx = malloc(n + 1);
-	if (!*ptx) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	memcpy(*ptx, p, n);
-	(*ptx)[n] = 0;
-	return 0;
-}
-
-static void trace_module_vars(int mi);
-
-static int load_module(int mi)
-{
-	struct rt_module *md = &emu_rt.mods[mi];
-	int i;
-
-	if (md->loaded)
-		return md->m ? 0 : -1;
-	md->loaded = 1;
-	md->load_error = cudaErrorInvalidPtx;
-	if (!md->ptx && module_ptx(md->fatbin, &md->ptx, md->err,
-				   sizeof(md->err)))
-		return -1;
-	/* the same text has the same name in every process: how a replay
-	 * finds the module of a record */
-	md->hash = fatbin_ptx_hash(md->ptx, strlen(md->ptx));
-	md->m = emu_ptx_parse(md->ptx, strlen(md->ptx), md->err,
-			      sizeof(md->err));
-	if (!md->m)
-		return -1;
-	/* __device__ and __constant__ variables: zero pages, so that one
-	 * nothing touches costs nothing, as on a GPU; more than the
-	 * device's memory fails the load, as a GPU's does */
-	for (i = 0; i < md->m->nsyms; i++) {
-		struct emu_sym *s = &md->m->syms[i];
-		struct emu_alloc *a;
-
-		if (s->kind != SYM_GLOBAL && s->kind != SYM_CONST)
-			continue;
-		a = emu_mem_alloc(s->size, 0, 1);
-		if (a)
-			a->is_var = 1;
-		if (!a) {
-			int big = s->size > emu_mem_free_bytes();
-
-			snprintf(md->err, sizeof(md->err), "out of %smemory "
-				 "for the variable '%.200s' (%llu bytes%s)",
-				 big ? "device " : "host ", s->name,
-				 (unsigned long long)s->size, big ?
-				 ", more than the device has free" : "");
-			md->load_error = cudaErrorMemoryAllocation;
-			emu_module_free(md->m);
-			md->m = NULL;
-			return -1;
-		}
-		if (s->init)
-			memcpy(a->host, s->init, s->size);
-		s->dev = a->dev;
-	}
-	trace_module_vars(mi);
-	return 0;
-}
-
-/* ---- registration ---- */
-void **__cudaRegisterFatBinary(void *fatCubin)
-{
-	struct rt_module *nm = realloc(emu_rt.mods, (size_t)(emu_rt.nmods + 1) *
-				    sizeof(*emu_rt.mods));
-
-	ensure_atexit();
-	if (!nm) {
-		note("out of memory registering a fatbinary");
-		return NULL;
-	}
-	emu_rt.mods = nm;
-	memset(&emu_rt.mods[emu_rt.nmods], 0, sizeof(emu_rt.mods[0]));
-	emu_rt.mods[emu_rt.nmods].fatbin = fatCubin;
-	emu_rt.nmods++;
-	/* the handle is the module number + 1, never dereferenced by nvcc */
-	return (void **)(uintptr_t)emu_rt.nmods;
-}
-
-void __cudaRegisterFatBinaryEnd(void **handle)
-{
-	(void)handle;
-}
-
-void __cudaUnregisterFatBinary(void **handle)
-{
-	(void)handle;
-}
-
-char __cudaInitModule(void **handle)
-{
-	(void)handle;
-	return 1;
-}
-
-static int handle_mod(void **handle)
-{
-	int mi = (int)(uintptr_t)handle - 1;
-
-	return mi >= 0 && mi < emu_rt.nmods ? mi : -1;
-}
-
-void __cudaRegisterFunction(void **handle, const char *hostFun,
-			    char *deviceFun, const char *deviceName,
-			    int thread_limit, uint3 *tid, uint3 *bid,
-			    dim3 *bDim, dim3 *gDim, int *wSize)
-{
-	struct rt_kernel *nk;
-	int mi = handle_mod(handle);
-
-	(void)deviceFun;
-	(void)thread_limit;
-	(void)tid;
-	(void)bid;
-	(void)bDim;
-	(void)gDim;
-	(void)wSize;
-	if (mi < 0)
-		return;
-	nk = realloc(emu_rt.kerns, (size_t)(emu_rt.nkerns + 1) *
-		     sizeof(*emu_rt.kerns));
-	if (!nk)
-		return;
-	emu_rt.kerns = nk;
-	nk = &emu_rt.kerns[emu_rt.nkerns];
-	nk->host = hostFun;
-	nk->name = strdup(deviceName);
-	nk->mod = mi;
-	nk->fi = -1;
-	nk->max_dyn = SMEM_DEFAULT;
-	if (nk->name)
-		emu_rt.nkerns++;
-}
-
-void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
-		       const char *deviceName, int ext, size_t size,
-		       int constant, int global)
-{
-	struct rt_var *nv;
-	int mi = handle_mod(handle);
-
-	(void)deviceAddress;
-	(void)ext;
-	(void)constant;
-	(void)global;
-	if (mi < 0)
-		return;
-	nv = realloc(emu_rt.vars, (size_t)(emu_rt.nvars + 1) *
-		     sizeof(*emu_rt.vars));
-	if (!nv)
-		return;
-	emu_rt.vars = nv;
-	nv = &emu_rt.vars[emu_rt.nvars];
-	nv->host = hostVar;
-	nv->name = strdup(deviceName);
-	nv->mod = mi;
-	nv->size = size;
-	if (nv->name)
-		emu_rt.nvars++;
-}
-
-void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress,
-			      char *deviceAddress, const char *deviceName,
-			      int ext, size_t size, int constant, int global)
-{
-	(void)handle;
-	(void)hostVarPtrAddress;
-	(void)deviceAddress;
-	(void)ext;
-	(void)size;
-	(void)constant;
-	(void)global;
-	note("__managed__ variable '%s' is not supported", deviceName);
-}
-
+/* ---- <<<...>>> configurations ---- */
 unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
 				     size_t sharedMem,
 				     struct CUstream_st *stream)
@@ -409,34 +195,13 @@ cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
 				       size_t *sharedMem, void *stream)
 {
 	if (!emu_rt_thread.ncfg)
-		return fail(cudaErrorMissingConfiguration);
+		return rt_fail(cudaErrorMissingConfiguration);
 	emu_rt_thread.ncfg--;
 	*gridDim = emu_rt_thread.cfg[emu_rt_thread.ncfg].grid;
 	*blockDim = emu_rt_thread.cfg[emu_rt_thread.ncfg].block;
 	*sharedMem = emu_rt_thread.cfg[emu_rt_thread.ncfg].smem;
 	memcpy(stream, &emu_rt_thread.cfg[emu_rt_thread.ncfg].stream,
 	       sizeof(cudaStream_t));
-	return cudaSuccess;
-}
-
-static struct rt_kernel *find_kernel(const void *fun)
-{
-	int i;
-
-	for (i = 0; i < emu_rt.nkerns; i++)
-		if (emu_rt.kerns[i].host == fun ||
-		    (const void *)&emu_rt.kerns[i] == fun)
-			return &emu_rt.kerns[i];
-	return NULL;
-}
-
-cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *fun)
-{
-	struct rt_kernel *k = find_kernel(fun);
-
-	if (!k)
-		return fail(cudaErrorInvalidDeviceFunction);
-	*kernel = (cudaKernel_t)(void *)k;
 	return cudaSuccess;
 }
 
@@ -477,7 +242,7 @@ static void trace_copy(int dir, uint64_t dst, uint64_t src,
 /* A module's variables as they are now (when a record opens, or when
  * the module loads while one is open), so a replay starts from the same
  * state; value carries the module's fingerprint. */
-static void trace_module_vars(int mi)
+void rt_trace_vars(int mi)
 {
 	const struct emu_module *m = emu_rt.mods[mi].m;
 	struct emu_trace_op op;
@@ -533,57 +298,6 @@ static void trace_launch(const struct rt_kernel *k, dim3 grid, dim3 block,
 }
 
 /* ---- launches ---- */
-/* Load k's module if need be: cudaSuccess, or the error a launch
- * returns (cudaErrorInvalidPtx, cudaErrorMemoryAllocation for its
- * variables). */
-static cudaError_t kernel_load(struct rt_kernel *k)
-{
-	struct rt_module *md = &emu_rt.mods[k->mod];
-
-	if (k->fi >= 0)
-		return cudaSuccess;
-	if (load_module(k->mod)) {
-		note("cannot load the PTX of kernel '%s': %s", k->name,
-		     md->err);
-		return md->load_error ? md->load_error : cudaErrorInvalidPtx;
-	}
-	k->fi = emu_module_find(md->m, k->name);
-	if (k->fi < 0 || !md->m->funcs[k->fi].is_entry) {
-		note("kernel '%s' is not in its module's PTX", k->name);
-		k->fi = -1;
-		return cudaErrorInvalidPtx;
-	}
-	return cudaSuccess;
-}
-
-int emu_rt_kernel_params(const void *func, size_t *sizes, int max)
-{
-	struct rt_kernel *k;
-	const struct emu_module *m;
-	const struct emu_func *f;
-	cudaError_t e;
-	int i, r = -1;
-
-	pthread_mutex_lock(&emu_rt.lock);
-	k = find_kernel(func);
-	if (!k) {
-		fail(cudaErrorInvalidDeviceFunction);
-		goto out;
-	}
-	if ((e = kernel_load(k)) != cudaSuccess) {
-		fail(e);
-		goto out;
-	}
-	m = emu_rt.mods[k->mod].m;
-	f = &m->funcs[k->fi];
-	for (i = 0; i < f->nparams && i < max; i++)
-		sizes[i] = m->syms[f->params[i]].size;
-	r = f->nparams;
-out:
-	pthread_mutex_unlock(&emu_rt.lock);
-	return r;
-}
-
 static cudaError_t fault_error(enum wgemu_fault_kind k)
 {
 	switch (k) {
@@ -635,7 +349,6 @@ static int blocks_per_sm(struct rt_kernel *k, unsigned threads, size_t dyn);
 
 static void run_launch(struct rt_kernel *k, struct emu_launch_cfg *cfg,
 		       size_t st);
-static uint8_t *dev_ptr(const void *p, size_t n);
 
 /* ---- dry calls (wgemu_dry) ---- */
 /*
@@ -728,8 +441,8 @@ static void dry_release(void)
 static void dry_force(void)
 {
 	struct rt_dry *q = &emu_rt.dryq;
-	uint8_t *in = q->in ? dev_ptr(q->in, q->in_bytes) : NULL;
-	uint8_t *out = q->out ? dev_ptr(q->out, q->out_bytes) : NULL;
+	uint8_t *in = q->in ? rt_dev_ptr(q->in, q->in_bytes) : NULL;
+	uint8_t *out = q->out ? rt_dev_ptr(q->out, q->out_bytes) : NULL;
 
 	emu_rt.dry = 0;
 	q->forced = 1;
@@ -769,10 +482,10 @@ static cudaError_t launch_locked(struct rt_kernel *k, dim3 grid, dim3 block,
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (!k)
-		return fail(cudaErrorInvalidDeviceFunction);
-	e = kernel_load(k);
+		return rt_fail(cudaErrorInvalidDeviceFunction);
+	e = rt_kernel_load(k);
 	if (e != cudaSuccess)
-		return fail(e);
+		return rt_fail(e);
 	m = emu_rt.mods[k->mod].m;
 	f = &m->funcs[k->fi];
 	nthreads = (uint64_t)block.x * block.y * block.z;
@@ -784,34 +497,34 @@ static cudaError_t launch_locked(struct rt_kernel *k, dim3 grid, dim3 block,
 		char d[256];
 
 		emu_demangle(k->name, d, sizeof(d));
-		note("launch of '%.120s' refused: grid (%u,%u,%u), block "
+		rt_note("launch of '%.120s' refused: grid (%u,%u,%u), block "
 		     "(%u,%u,%u): a block has 1 to 1024 threads (x and y at "
 		     "most 1024, z at most 64), a grid at most 65535 blocks in "
 		     "y and z", d, grid.x, grid.y, grid.z, block.x,
 		     block.y, block.z);
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	}
 	st = emu_static_smem(m, k->fi);
-	if (st > SMEM_DEFAULT || smem > SMEM_OPTIN - st || smem > k->max_dyn) {
+	if (st > EMU_SMEM_DEFAULT || smem > EMU_SMEM_OPTIN - st || smem > k->max_dyn) {
 		char d[256];
 
 		emu_demangle(k->name, d, sizeof(d));
-		note("launch of '%.120s' refused: %zu bytes of static and %zu "
+		rt_note("launch of '%.120s' refused: %zu bytes of static and %zu "
 		     "of dynamic shared memory; a block may have %u static and "
 		     "%zu dynamic bytes (more dynamic bytes, up to %u in all, "
 		     "after cudaFuncSetAttribute)", d, st, smem,
-		     SMEM_DEFAULT, k->max_dyn, SMEM_OPTIN);
-		return fail(cudaErrorInvalidValue);
+		     EMU_SMEM_DEFAULT, k->max_dyn, EMU_SMEM_OPTIN);
+		return rt_fail(cudaErrorInvalidValue);
 	}
 	params = calloc(1, f->kparam_bytes + 8);
 	if (!params)
-		return fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	for (i = 0; i < f->nparams; i++) {
 		const struct emu_sym *s = &m->syms[f->params[i]];
 
 		if (!args || !args[i]) {
 			free(params);
-			return fail(cudaErrorInvalidValue);
+			return rt_fail(cudaErrorInvalidValue);
 		}
 		memcpy(params + s->off, args[i], s->size);
 	}
@@ -884,7 +597,7 @@ static void run_launch(struct rt_kernel *k, struct emu_launch_cfg *cfg,
 			snprintf(emu_rt.fault_msg, sizeof(emu_rt.fault_msg),
 				 "%s", res.msg);
 		}
-		note("%s", res.msg);
+		rt_note("%s", res.msg);
 	}
 	/* launches are asynchronous on a GPU: the fault shows later */
 }
@@ -902,7 +615,7 @@ cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
 	if (emu_stream_capture(stream))
 		return emu_capture_kernel(stream, (const void *)kernel,
 					  gridDim, blockDim, args, sharedMem);
-	return launch(find_kernel((const void *)kernel), gridDim, blockDim,
+	return launch(rt_kernel_find((const void *)kernel), gridDim, blockDim,
 		      args, sharedMem);
 }
 
@@ -921,7 +634,7 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
 	if (emu_stream_capture(stream))
 		return emu_capture_kernel(stream, func, gridDim, blockDim, args,
 					  sharedMem);
-	return launch(find_kernel(func), gridDim, blockDim, args, sharedMem);
+	return launch(rt_kernel_find(func), gridDim, blockDim, args, sharedMem);
 }
 
 /* The grid workspace of cooperative launches (%envreg1/%envreg2): the
@@ -943,18 +656,18 @@ static cudaError_t launch_coop_locked(struct rt_kernel *k, dim3 grid,
 		char d[256];
 
 		emu_demangle(k->name, d, sizeof(d));
-		note("cooperative launch of '%.120s' refused: %llu blocks of "
+		rt_note("cooperative launch of '%.120s' refused: %llu blocks of "
 		     "%llu threads and %zu bytes of dynamic shared memory, "
 		     "where %d fit on the device at once", d,
 		     (unsigned long long)nb, (unsigned long long)nt, smem,
 		     blocks_per_sm(k, (unsigned)nt, smem) * EMU_SM_COUNT);
-		return fail(cudaErrorCooperativeLaunchTooLarge);
+		return rt_fail(cudaErrorCooperativeLaunchTooLarge);
 	}
 	ws = emu_rt.grid_ws ? emu_mem_find(emu_rt.grid_ws, 16) : NULL;
 	if (!ws) {
 		ws = emu_mem_alloc(16, 0, emu_rt_lazy());
 		if (!ws)
-			return fail(cudaErrorMemoryAllocation);
+			return rt_fail(cudaErrorMemoryAllocation);
 		ws->is_var = 1;
 		memset(ws->host, 0, 16);
 		emu_rt.grid_ws = ws->dev;
@@ -974,7 +687,7 @@ cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
 	if (emu_stream_capture(stream))
 		return emu_capture_kernel(stream, func, gridDim, blockDim, args,
 					  sharedMem);
-	LOCKED(launch_coop_locked(find_kernel(func), gridDim, blockDim, args,
+	LOCKED(launch_coop_locked(rt_kernel_find(func), gridDim, blockDim, args,
 				  sharedMem));
 }
 
@@ -986,7 +699,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (!fn)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (emu_stream_capture(stream))
 		return emu_capture_host(stream, fn, userData);
 	fn(userData);
@@ -998,7 +711,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream,
 				  void *userData, unsigned int flags)
 {
 	if (!callback || flags)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	callback(stream, emu_rt.sticky, userData);
 	return emu_rt.sticky;
 }
@@ -1010,7 +723,7 @@ cudaError_t cudaStreamSetAttribute(cudaStream_t hStream,
 				   const cudaLaunchAttributeValue *value)
 {
 	(void)hStream, (void)attr;
-	return value ? emu_rt.sticky : fail(cudaErrorInvalidValue);
+	return value ? emu_rt.sticky : rt_fail(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaStreamGetAttribute(cudaStream_t hStream,
@@ -1019,7 +732,7 @@ cudaError_t cudaStreamGetAttribute(cudaStream_t hStream,
 {
 	(void)hStream, (void)attr;
 	if (!value_out)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	memset(value_out, 0, sizeof(*value_out));
 	return emu_rt.sticky;
 }
@@ -1044,7 +757,7 @@ static struct CUmemPoolHandle_st *const g_pool =
 cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
 	if (!memPool || device != 0)
-		return fail(device ? cudaErrorInvalidDevice :
+		return rt_fail(device ? cudaErrorInvalidDevice :
 				     cudaErrorInvalidValue);
 	*memPool = g_pool;
 	return emu_rt.sticky;
@@ -1058,7 +771,7 @@ cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 {
 	if (device != 0 || memPool != g_pool)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return emu_rt.sticky;
 }
 
@@ -1072,7 +785,7 @@ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool,
 				    enum cudaMemPoolAttr attr, void *value)
 {
 	if (memPool != g_pool || !value || (unsigned)attr >= 16)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (pool_attr_is_int(attr))
 		emu_rt.pool_attr[attr] = (uint64_t)*(int *)value;
 	else
@@ -1084,7 +797,7 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool,
 				    enum cudaMemPoolAttr attr, void *value)
 {
 	if (memPool != g_pool || !value || (unsigned)attr >= 16)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (pool_attr_is_int(attr))
 		*(int *)value = (int)emu_rt.pool_attr[attr];
 	else
@@ -1095,14 +808,14 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool,
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
 	(void)minBytesToKeep;
-	return memPool == g_pool ? emu_rt.sticky : fail(cudaErrorInvalidValue);
+	return memPool == g_pool ? emu_rt.sticky : rt_fail(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size,
 				    cudaMemPool_t memPool, cudaStream_t stream)
 {
 	if (memPool != g_pool)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return cudaMallocAsync(ptr, size, stream);
 }
 
@@ -1120,7 +833,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 				const void *func, void **args)
 {
 	if (!config)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (emu_stream_capture(config->stream))
 		return emu_capture_kernel(config->stream, func, config->gridDim,
 					  config->blockDim, args,
@@ -1131,7 +844,7 @@ cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
 			return cudaLaunchCooperativeKernel(func,
 				config->gridDim, config->blockDim, args,
 				config->dynamicSmemBytes, config->stream);
-	return launch(find_kernel(func), config->gridDim, config->blockDim,
+	return launch(rt_kernel_find(func), config->gridDim, config->blockDim,
 		      args, config->dynamicSmemBytes);
 }
 
@@ -1142,10 +855,10 @@ static cudaError_t cudaMalloc_locked(void **devPtr, size_t size)
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (!devPtr)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	a = emu_mem_alloc(size, 0, emu_rt_lazy());
 	if (!a)
-		return fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	*devPtr = (void *)(uintptr_t)a->dev;
 	trace_simple(TR_MALLOC, a->dev, size);
 	return cudaSuccess;
@@ -1166,7 +879,7 @@ static cudaError_t cudaFree_locked(void *devPtr)
 		return cudaSuccess;
 	a = emu_mem_at((uint64_t)(uintptr_t)devPtr);
 	if (!a || a->is_var || a->is_heap || (a->is_host && a->owned != 2))
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (!a->is_host)
 		trace_simple(TR_FREE, a->dev, 0);
 	emu_mem_free(a);
@@ -1187,13 +900,13 @@ static cudaError_t cudaMallocHost_locked(void **ptr, size_t size)
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (!ptr)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	p = malloc(size ? size : 1);
 	if (!p)
-		return fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	if (!emu_mem_map_host(p, size ? size : 1, 1)) {
 		free(p);
-		return fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	}
 	*ptr = p;
 	return cudaSuccess;
@@ -1218,7 +931,7 @@ static cudaError_t cudaFreeHost_locked(void *ptr)
 		return emu_rt.sticky;
 	a = emu_mem_at((uint64_t)(uintptr_t)ptr);
 	if (!a || !a->is_host || a->owned != 1)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	emu_mem_free(a);
 	return emu_rt.sticky;
 }
@@ -1235,9 +948,9 @@ static cudaError_t cudaHostRegister_locked(void *ptr, size_t size,
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (!ptr || !size)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (!emu_mem_map_host(ptr, size, 0))
-		return fail(cudaErrorHostMemoryAlreadyRegistered);
+		return rt_fail(cudaErrorHostMemoryAlreadyRegistered);
 	return cudaSuccess;
 }
 
@@ -1253,7 +966,7 @@ static cudaError_t cudaHostUnregister_locked(void *ptr)
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (!a || !a->is_host || a->owned)
-		return fail(cudaErrorHostMemoryNotRegistered);
+		return rt_fail(cudaErrorHostMemoryNotRegistered);
 	emu_mem_free(a);
 	return cudaSuccess;
 }
@@ -1272,7 +985,7 @@ static cudaError_t cudaHostGetDevicePointer_locked(void **pDevice, void *pHost,
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (!pDevice || !a || !a->is_host)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	*pDevice = pHost;
 	return cudaSuccess;
 }
@@ -1288,7 +1001,7 @@ cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 	struct emu_alloc *a = emu_mem_find((uint64_t)(uintptr_t)pHost, 1);
 
 	if (!pFlags || !a || !a->is_host)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	*pFlags = cudaHostAllocMapped | cudaHostAllocPortable;
 	return cudaSuccess;
 }
@@ -1304,16 +1017,16 @@ static cudaError_t cudaMallocManaged_locked(void **devPtr, size_t size,
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (!devPtr || !size)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (size > emu_mem_free_bytes())
-		return fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	p = aligned_alloc(256, (size + 255) / 256 * 256);
 	if (!p)
-		return fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	memset(p, 0, size);
 	if (!emu_mem_map_host(p, size, 2)) {
 		free(p);
-		return fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	}
 	*devPtr = p;
 	return cudaSuccess;
@@ -1348,7 +1061,7 @@ cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr,
 }
 
 /* Host pointer of device range [p, p+n), or NULL. */
-static uint8_t *dev_ptr(const void *p, size_t n)
+uint8_t *rt_dev_ptr(const void *p, size_t n)
 {
 	return emu_mem_host((uint64_t)(uintptr_t)p, n);
 }
@@ -1374,13 +1087,13 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 		       (is_dev(src) ? cudaMemcpyDeviceToHost :
 			cudaMemcpyHostToHost);
 	if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice)
-		d = dev_ptr(dst, count);
+		d = rt_dev_ptr(dst, count);
 	if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice)
-		s = dev_ptr(src, count);
+		s = rt_dev_ptr(src, count);
 	if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDeviceToDevice)
-		return fail(cudaErrorInvalidMemcpyDirection);
+		return rt_fail(cudaErrorInvalidMemcpyDirection);
 	if (!d || !s)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (kind != cudaMemcpyHostToHost)
 		trace_copy(kind, (uint64_t)(uintptr_t)dst,
 			   (uint64_t)(uintptr_t)src, src, count);
@@ -1392,7 +1105,7 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 		dry_force();
 	if (emu_rt.dry == 2 && kind != cudaMemcpyHostToHost)
 		return dry_keep_copy(d, s, count, kind) ?
-		       fail(cudaErrorMemoryAllocation) : cudaSuccess;
+		       rt_fail(cudaErrorMemoryAllocation) : cudaSuccess;
 	if (emu_rt.dry || emu_perf_only())
 		return cudaSuccess;
 	memmove(d, s, count);
@@ -1423,9 +1136,9 @@ static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 		return emu_rt.sticky;
 	if (!count || emu_rt.dry == 1)
 		return cudaSuccess;
-	d = dev_ptr(devPtr, count);
+	d = rt_dev_ptr(devPtr, count);
 	if (!d)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (emu_trace_on()) {
 		struct emu_trace_op op;
 
@@ -1439,7 +1152,7 @@ static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 	emu_perf_transfer(EMU_PERF_MEMSET, count);
 	if (emu_rt.dry == 2)
 		return dry_keep_memset(d, value, count) ?
-		       fail(cudaErrorMemoryAllocation) : cudaSuccess;
+		       rt_fail(cudaErrorMemoryAllocation) : cudaSuccess;
 	if (emu_rt.dry || emu_perf_only())
 		return cudaSuccess;
 	memset(d, value, count);
@@ -1474,38 +1187,13 @@ cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
 	LOCKED(cudaMemGetInfo_locked(free_b, total));
 }
 
-/* The module symbol behind a host shadow of a __device__ or
- * __constant__ variable (its module loaded), or NULL. */
-static const struct emu_sym *symbol_sym(const void *symbol)
-{
-	int i, j;
-
-	for (i = 0; i < emu_rt.nvars; i++) {
-		struct rt_var *v = &emu_rt.vars[i];
-		struct emu_module *m;
-
-		if (v->host != symbol)
-			continue;
-		if (load_module(v->mod))
-			return NULL;
-		m = emu_rt.mods[v->mod].m;
-		for (j = 0; j < m->nsyms; j++)
-			if (m->syms[j].owner < 0 &&
-			    !strcmp(m->syms[j].name, v->name) &&
-			    (m->syms[j].kind == SYM_GLOBAL ||
-			     m->syms[j].kind == SYM_CONST))
-				return &m->syms[j];
-	}
-	return NULL;
-}
-
 static uint8_t *symbol_ptr(const void *symbol, size_t off, size_t count)
 {
-	const struct emu_sym *s = symbol_sym(symbol);
+	const struct emu_sym *s = rt_symbol(symbol);
 
 	if (!s || off + count > s->size || off + count < off)
 		return NULL;
-	return dev_ptr((void *)(uintptr_t)(s->dev + off), count);
+	return rt_dev_ptr((void *)(uintptr_t)(s->dev + off), count);
 }
 
 static cudaError_t cudaMemcpyToSymbol_locked(const void *symbol,
@@ -1520,13 +1208,13 @@ static cudaError_t cudaMemcpyToSymbol_locked(const void *symbol,
 		return emu_rt.sticky;
 	d = symbol_ptr(symbol, offset, count);
 	if (!d)
-		return fail(cudaErrorInvalidSymbol);
+		return rt_fail(cudaErrorInvalidSymbol);
 	if (kind == cudaMemcpyDeviceToDevice)
-		s = dev_ptr(src, count);
+		s = rt_dev_ptr(src, count);
 	if (!s)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	trace_copy(kind == cudaMemcpyDeviceToDevice ? TR_D2D : TR_H2D,
-		   symbol_sym(symbol)->dev + offset, (uint64_t)(uintptr_t)src,
+		   rt_symbol(symbol)->dev + offset, (uint64_t)(uintptr_t)src,
 		   src, count);
 	memmove(d, s, count);
 	return cudaSuccess;
@@ -1550,13 +1238,13 @@ static cudaError_t cudaMemcpyFromSymbol_locked(void *dst, const void *symbol,
 		return emu_rt.sticky;
 	s = symbol_ptr(symbol, offset, count);
 	if (!s)
-		return fail(cudaErrorInvalidSymbol);
+		return rt_fail(cudaErrorInvalidSymbol);
 	if (kind == cudaMemcpyDeviceToDevice)
-		d = dev_ptr(dst, count);
+		d = rt_dev_ptr(dst, count);
 	if (!d)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	trace_copy(kind == cudaMemcpyDeviceToDevice ? TR_D2D : TR_D2H,
-		   (uint64_t)(uintptr_t)dst, symbol_sym(symbol)->dev + offset,
+		   (uint64_t)(uintptr_t)dst, rt_symbol(symbol)->dev + offset,
 		   NULL, count);
 	memmove(d, s, count);
 	return cudaSuccess;
@@ -1602,7 +1290,7 @@ cudaError_t cudaGetDevice(int *device)
 
 cudaError_t cudaSetDevice(int device)
 {
-	return device == 0 ? emu_rt.sticky : fail(cudaErrorInvalidDevice);
+	return device == 0 ? emu_rt.sticky : rt_fail(cudaErrorInvalidDevice);
 }
 
 /*
@@ -1627,7 +1315,7 @@ void emu_rt_reset(void)
 	 * their cudaFuncSetAttribute forgotten */
 	for (int i = 0; i < s->nkerns; i++) {
 		s->kerns[i].fi = -1;
-		s->kerns[i].max_dyn = SMEM_DEFAULT;
+		s->kerns[i].max_dyn = EMU_SMEM_DEFAULT;
 	}
 	/* vars, nvars: registered still (their memory goes below) */
 	/* device memory (devmem.c, below the runtime): every allocation
@@ -1667,9 +1355,9 @@ cudaError_t cudaDeviceReset(void)
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
 {
 	if (device != 0)
-		return fail(cudaErrorInvalidDevice);
+		return rt_fail(cudaErrorInvalidDevice);
 	if (!p)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	emu_device_props(p);
 	return cudaSuccess;
 }
@@ -1678,9 +1366,9 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
 				   int device)
 {
 	if (device != 0)
-		return fail(cudaErrorInvalidDevice);
+		return rt_fail(cudaErrorInvalidDevice);
 	if (!value || emu_device_attr((int)attr, value))
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return cudaSuccess;
 }
 
@@ -1699,38 +1387,38 @@ cudaError_t cudaRuntimeGetVersion(int *v)
 cudaError_t cudaFuncSetAttribute(const void *func,
 				 enum cudaFuncAttribute attr, int value)
 {
-	struct rt_kernel *k = find_kernel(func);
+	struct rt_kernel *k = rt_kernel_find(func);
 
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (!k)
-		return fail(cudaErrorInvalidDeviceFunction);
+		return rt_fail(cudaErrorInvalidDeviceFunction);
 	if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
 		size_t st = 0;
 
-		if (!kernel_load(k))
+		if (!rt_kernel_load(k))
 			st = emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
-		if (value < 0 || (size_t)value + st > SMEM_OPTIN)
-			return fail(cudaErrorInvalidValue);
+		if (value < 0 || (size_t)value + st > EMU_SMEM_OPTIN)
+			return rt_fail(cudaErrorInvalidValue);
 		k->max_dyn = (size_t)value;
 		return cudaSuccess;
 	}
 	if (attr == cudaFuncAttributePreferredSharedMemoryCarveout)
 		return value >= -1 && value <= 100 ? cudaSuccess :
-		       fail(cudaErrorInvalidValue);
-	return fail(cudaErrorInvalidValue);
+		       rt_fail(cudaErrorInvalidValue);
+	return rt_fail(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
 				  const void *func)
 {
-	struct rt_kernel *k = find_kernel(func);
+	struct rt_kernel *k = rt_kernel_find(func);
 	const struct emu_func *f;
 
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
-	if (!k || kernel_load(k))
-		return fail(cudaErrorInvalidDeviceFunction);
+	if (!k || rt_kernel_load(k))
+		return rt_fail(cudaErrorInvalidDeviceFunction);
 	f = &emu_rt.mods[k->mod].m->funcs[k->fi];
 	memset(attr, 0, sizeof(*attr));
 	attr->sharedSizeBytes = emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
@@ -1753,7 +1441,7 @@ static int blocks_per_sm(struct rt_kernel *k, unsigned threads, size_t dyn)
 	size_t smem = dyn + EMU_SMEM_RESERVED;
 	unsigned n = EMU_MAX_SM_WARPS / warps;
 
-	if (k && !kernel_load(k))
+	if (k && !rt_kernel_load(k))
 		smem += emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
 	if (n > EMU_MAX_SM_BLOCKS)
 		n = EMU_MAX_SM_BLOCKS;
@@ -1766,8 +1454,8 @@ static cudaError_t occupancy_locked(int *numBlocks, const void *func,
 				    int blockSize, size_t dynamicSMemSize)
 {
 	if (blockSize <= 0 || blockSize > 1024)
-		return fail(cudaErrorInvalidValue);
-	*numBlocks = blocks_per_sm(find_kernel(func), (unsigned)blockSize,
+		return rt_fail(cudaErrorInvalidValue);
+	*numBlocks = blocks_per_sm(rt_kernel_find(func), (unsigned)blockSize,
 				   dynamicSMemSize);
 	return emu_rt.sticky;
 }
@@ -1791,15 +1479,15 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
 		const void *func, int numBlocks, int blockSize)
 {
-	struct rt_kernel *k = find_kernel(func);
+	struct rt_kernel *k = rt_kernel_find(func);
 	size_t st = 0, per;
 
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
-	if (!k || kernel_load(k))
-		return fail(cudaErrorInvalidDeviceFunction);
+	if (!k || rt_kernel_load(k))
+		return rt_fail(cudaErrorInvalidDeviceFunction);
 	if (numBlocks <= 0 || blockSize <= 0 || blockSize > 1024)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	st = emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
 	/* 228 KB per SM, 1 KB of it reserved per block */
 	per = (EMU_SMEM_PER_SM / (unsigned)numBlocks);
@@ -1818,11 +1506,11 @@ cudaError_t cudaFuncSetCacheConfig(const void *func,
 {
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
-	if (!find_kernel(func))
-		return fail(cudaErrorInvalidDeviceFunction);
+	if (!rt_kernel_find(func))
+		return rt_fail(cudaErrorInvalidDeviceFunction);
 	return cacheConfig >= cudaFuncCachePreferNone &&
 	       cacheConfig <= cudaFuncCachePreferEqual ? cudaSuccess :
-	       fail(cudaErrorInvalidValue);
+	       rt_fail(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
@@ -1831,7 +1519,7 @@ cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 		return emu_rt.sticky;
 	return cacheConfig >= cudaFuncCachePreferNone &&
 	       cacheConfig <= cudaFuncCachePreferEqual ? cudaSuccess :
-	       fail(cudaErrorInvalidValue);
+	       rt_fail(cudaErrorInvalidValue);
 }
 
 cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
@@ -1847,7 +1535,7 @@ cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if ((unsigned)limit >= RT_NLIMITS)
-		return fail(cudaErrorUnsupportedLimit);
+		return rt_fail(cudaErrorUnsupportedLimit);
 	emu_rt.limits[limit] = value;
 	return cudaSuccess;
 }
@@ -1857,7 +1545,7 @@ cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if ((unsigned)limit >= RT_NLIMITS)
-		return fail(cudaErrorUnsupportedLimit);
+		return rt_fail(cudaErrorUnsupportedLimit);
 	*pValue = emu_rt.limits[limit];
 	return cudaSuccess;
 }
@@ -1928,7 +1616,7 @@ static cudaError_t cudaMallocPitch_locked(void **devPtr, size_t *pitch,
 	if (!p)
 		p = 512;
 	if (height && p > SIZE_MAX / height)
-		return fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	*pitch = p;
 	return cudaMalloc(devPtr, p * height);
 }
@@ -1949,7 +1637,7 @@ static cudaError_t cudaMemcpy2D_locked(void *dst, size_t dpitch,
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (width > dpitch || width > spitch)
-		return fail(cudaErrorInvalidPitchValue);
+		return rt_fail(cudaErrorInvalidPitchValue);
 	for (size_t r = 0; r < height; r++) {
 		e = cudaMemcpy((char *)dst + r * dpitch,
 			       (const char *)src + r * spitch, width, kind);
@@ -1984,7 +1672,7 @@ static cudaError_t cudaMemset2D_locked(void *devPtr, size_t pitch,
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
 	if (width > pitch)
-		return fail(cudaErrorInvalidPitchValue);
+		return rt_fail(cudaErrorInvalidPitchValue);
 	for (size_t r = 0; r < height; r++) {
 		e = cudaMemset((char *)devPtr + r * pitch, value, width);
 		if (e)
@@ -2013,9 +1701,9 @@ cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
-	s = symbol_sym(symbol);
+	s = rt_symbol(symbol);
 	if (!s)
-		return fail(cudaErrorInvalidSymbol);
+		return rt_fail(cudaErrorInvalidSymbol);
 	*devPtr = (void *)(uintptr_t)s->dev;
 	return cudaSuccess;
 }
@@ -2026,9 +1714,9 @@ cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 
 	if (emu_rt.sticky)
 		return emu_rt.sticky;
-	s = symbol_sym(symbol);
+	s = rt_symbol(symbol);
 	if (!s)
-		return fail(cudaErrorInvalidSymbol);
+		return rt_fail(cudaErrorInvalidSymbol);
 	*size = s->size;
 	return cudaSuccess;
 }
@@ -2210,70 +1898,6 @@ int wgemu_line_get(size_t i, size_t j, struct wgemu_line *out)
 	return 0;
 }
 
-int wgemu_load_ptx(const char *ptx, size_t len, char *err, size_t errlen)
-{
-	struct rt_module *nm;
-	struct emu_module *m;
-	int i, mi;
-
-	nm = realloc(emu_rt.mods, (size_t)(emu_rt.nmods + 1) *
-		     sizeof(*emu_rt.mods));
-	if (!nm) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	emu_rt.mods = nm;
-	mi = emu_rt.nmods++;
-	memset(&emu_rt.mods[mi], 0, sizeof(emu_rt.mods[0]));
-	emu_rt.mods[mi].ptx = malloc(len + 1);
-	if (!emu_rt.mods[mi].ptx) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	memcpy(emu_rt.mods[mi].ptx, ptx, len);
-	emu_rt.mods[mi].ptx[len] = 0;
-	if (load_module(mi)) {
-		snprintf(err, errlen, "%s", emu_rt.mods[mi].err);
-		return -1;
-	}
-	m = emu_rt.mods[mi].m;
-	for (i = 0; i < m->nfuncs; i++) {
-		struct rt_kernel *nk;
-
-		if (!m->funcs[i].is_entry)
-			continue;
-		nk = realloc(emu_rt.kerns, (size_t)(emu_rt.nkerns + 1) *
-			     sizeof(*emu_rt.kerns));
-		if (!nk)
-			return -1;
-		emu_rt.kerns = nk;
-		nk = &emu_rt.kerns[emu_rt.nkerns++];
-		memset(nk, 0, sizeof(*nk));
-		nk->name = strdup(m->funcs[i].name);
-		nk->host = NULL;
-		nk->mod = mi;
-		nk->fi = i;
-		nk->max_dyn = SMEM_DEFAULT;
-	}
-	return mi;
-}
-
-const void *wgemu_kernel(const char *name)
-{
-	int i;
-
-	for (i = emu_rt.nkerns - 1; i >= 0; i--) {
-		char d[256];
-
-		if (!strcmp(emu_rt.kerns[i].name, name))
-			return &emu_rt.kerns[i];
-		emu_demangle(emu_rt.kerns[i].name, d, sizeof(d));
-		if (!strcmp(d, name))
-			return &emu_rt.kerns[i];
-	}
-	return NULL;
-}
-
 /* ---- launch records and their replay ---- */
 void wgemu_record_begin(const void *in, size_t in_bytes, const void *out,
 			size_t out_bytes)
@@ -2292,7 +1916,7 @@ void wgemu_record_begin(const void *in, size_t in_bytes, const void *out,
 			trace_simple(TR_ALLOC, emu_mem_get(i)->dev,
 				     emu_mem_get(i)->size);
 	for (i = 0; i < emu_rt.nmods; i++)
-		trace_module_vars(i);
+		rt_trace_vars(i);
 	emu_tex_trace_live();
 }
 
@@ -2326,81 +1950,31 @@ int wgemu_alloc_at(uint64_t addr, uint64_t size, int zeroed)
 	return emu_mem_alloc_at(addr, size, zeroed || emu_rt_lazy()) ? 0 : -1;
 }
 
-int wgemu_place_var(int mod, const char *name, uint64_t addr, uint64_t size,
-		    const void *data, size_t n)
-{
-	struct emu_module *m;
-	struct emu_alloc *a, *old;
-	int i;
-
-	if (mod < 0 || mod >= emu_rt.nmods || !(m = emu_rt.mods[mod].m))
-		return 1;
-	for (i = 0; i < m->nsyms; i++) {
-		struct emu_sym *sy = &m->syms[i];
-
-		if ((sy->kind != SYM_GLOBAL && sy->kind != SYM_CONST) ||
-		    strcmp(sy->name, name))
-			continue;
-		if (sy->size != size || n > size)
-			return -1;
-		a = emu_mem_alloc_at(addr, size, emu_rt_lazy());
-		if (!a)
-			return -1;
-		a->is_var = 1;
-		old = emu_mem_at(sy->dev);
-		if (old && n < size)
-			memcpy(a->host, old->host, (size_t)size);
-		if (n)
-			memcpy(a->host, data, n);
-		if (old)
-			emu_mem_free(old);
-		sy->dev = addr;
-		return 0;
-	}
-	return 1;
-}
-
-uint32_t wgemu_module_hash(int mod)
-{
-	return mod >= 0 && mod < emu_rt.nmods ? emu_rt.mods[mod].hash : 0;
-}
-
-const void *wgemu_module_kernel(int mod, const char *mangled)
-{
-	int i;
-
-	for (i = 0; i < emu_rt.nkerns; i++)
-		if (emu_rt.kerns[i].mod == mod &&
-		    !strcmp(emu_rt.kerns[i].name, mangled))
-			return &emu_rt.kerns[i];
-	return NULL;
-}
-
 static int launch_raw(const void *kernel, const unsigned grid[3],
 		      const unsigned block[3], size_t dyn_smem,
 		      const void *params, size_t n, int cooperative)
 {
-	struct rt_kernel *k = find_kernel(kernel);
+	struct rt_kernel *k = rt_kernel_find(kernel);
 	const struct emu_func *f;
 	void **args;
 	const uint8_t *p = params;
 	dim3 g, b;
 	int i, rc;
 
-	if (!k || kernel_load(k))
-		return fail(cudaErrorInvalidDeviceFunction);
+	if (!k || rt_kernel_load(k))
+		return rt_fail(cudaErrorInvalidDeviceFunction);
 	f = &emu_rt.mods[k->mod].m->funcs[k->fi];
 	if (n != f->kparam_bytes)
-		return fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	/* the launch was accepted where it was recorded (a GPU, or this
 	 * runtime checking the kernel's cudaFuncSetAttribute): allow what
 	 * the device allows */
-	k->max_dyn = SMEM_OPTIN;
+	k->max_dyn = EMU_SMEM_OPTIN;
 	/* the runtime takes one pointer per parameter: point into the
 	 * buffer at each parameter's offset */
 	args = calloc((size_t)f->nparams + 1, sizeof(*args));
 	if (!args)
-		return fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	for (i = 0; i < f->nparams; i++)
 		args[i] = (void *)(p + emu_rt.mods[k->mod].m->syms[
 					   f->params[i]].off);
@@ -2435,45 +2009,9 @@ int wgemu_launch_raw_cooperative(const void *kernel, const unsigned grid[3],
 	return launch_raw(kernel, grid, block, dyn_smem, params, n, 1);
 }
 
-int wgemu_check_ptx(const char *ptx, size_t len,
-		    void (*each)(const struct wgemu_lack *, void *),
-		    void *ctx, char *why, size_t wlen)
-{
-	struct emu_module *m = emu_ptx_parse(ptx, len, why, wlen);
-	struct emu_lack *v = NULL;
-	char name[256];
-	int n;
-
-	if (!m)
-		return -1;
-	n = emu_module_lacks(m, &v);
-	if (n < 0)
-		snprintf(why, wlen, "out of memory");
-	for (int i = 0; i < n; i++) {
-		struct wgemu_lack l;
-
-		l.kernel = m->funcs[v[i].kernel].name;
-		/* as emu_fault names it */
-		emu_demangle(l.kernel, name, sizeof(name));
-		snprintf(l.name, sizeof(l.name), "%.*s",
-			 WGEMU_FAULT_NAME_MAX, name);
-		l.what = v[i].what;
-		l.where = v[i].where;
-		each(&l, ctx);
-	}
-	free(v);
-	emu_module_free(m);
-	return n < 0 ? -1 : 0;
-}
-
-void wgemu_demangle(const char *mangled, char *out, size_t n)
-{
-	emu_demangle(mangled, out, n);
-}
-
 void *wgemu_host_ptr(uint64_t addr, size_t n)
 {
-	return dev_ptr((const void *)(uintptr_t)addr, n);
+	return rt_dev_ptr((const void *)(uintptr_t)addr, n);
 }
 
 /* ---- the record file for 'warpgrade emu' ---- */
