@@ -19,12 +19,12 @@ struct attr {
 
 static const struct attr attrs[] = {
 	A(MaxThreadsPerBlock, EMU_MAX_BLOCK_THREADS),
-	A(MaxBlockDimX, 1024),
-	A(MaxBlockDimY, 1024),
-	A(MaxBlockDimZ, 64),
-	A(MaxGridDimX, 2147483647),
-	A(MaxGridDimY, 65535),
-	A(MaxGridDimZ, 65535),
+	A(MaxBlockDimX, EMU_MAX_BLOCK_X),
+	A(MaxBlockDimY, EMU_MAX_BLOCK_Y),
+	A(MaxBlockDimZ, EMU_MAX_BLOCK_Z),
+	A(MaxGridDimX, EMU_MAX_GRID_X),
+	A(MaxGridDimY, EMU_MAX_GRID_Y),
+	A(MaxGridDimZ, EMU_MAX_GRID_Z),
 	A(MaxSharedMemoryPerBlock, EMU_SMEM_DEFAULT),
 	A(TotalConstantMemory, 65536),
 	A(WarpSize, EMU_WARP_SIZE),

@@ -147,6 +147,16 @@ extern struct rt_state emu_rt;
 extern __thread struct rt_thread emu_rt_thread;
 
 /* ---- the runtime's helpers (runtime.c) ---- */
+/* Return what call returns, made under the runtime's lock: a call that
+ * touches device memory, the allocation table or the interpreter. */
+#define RT_LOCKED(call) do { \
+	cudaError_t r_; \
+	pthread_mutex_lock(&emu_rt.lock); \
+	r_ = (call); \
+	pthread_mutex_unlock(&emu_rt.lock); \
+	return r_; \
+} while (0)
+
 /* Print "wgemu: <message>" on stderr, once per distinct message (the
  * repeats are counted and reported at exit), unless $WGEMU_QUIET. */
 void rt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -173,10 +183,40 @@ cudaError_t rt_kernel_load(struct rt_kernel *k);
  * __constant__ variable (its module loaded), or NULL. */
 const struct emu_sym *rt_symbol(const void *symbol);
 
+/* ---- launches (launch.c) and dry calls (dry.c) ---- */
+/* Run a checked launch (params, cfg->params, are taken): its record
+ * kept, its fault the sticky error. */
+void rt_launch_run(struct rt_kernel *k, struct emu_launch_cfg *cfg,
+		   size_t static_smem);
+/* In a dry call that keeps (wgemu_dry(2)), keep a launch (its
+ * parameters taken), a memset or a copy on the device (the bytes of a
+ * copy from the host copied): 0, or -1 out of memory. */
+int rt_dry_keep_launch(struct rt_kernel *k, const struct emu_launch_cfg *cfg,
+		       size_t static_smem);
+int rt_dry_keep_memset(uint8_t *d, int value, size_t n);
+int rt_dry_keep_copy(uint8_t *d, const uint8_t *s, size_t n,
+		     enum cudaMemcpyKind kind);
+/* A dry call is observed (device memory read back): what it kept runs,
+ * on the input the runner fills and a poisoned output, and the rest of
+ * it for real. */
+void rt_dry_force(void);
+
+/* ---- device attributes (runtime.c) ---- */
+/* Blocks of k (NULL: one with no static shared memory) resident on one
+ * SM at once, of threads threads and dyn bytes of dynamic shared
+ * memory; 0 when one does not fit. */
+int rt_blocks_per_sm(struct rt_kernel *k, unsigned threads, size_t dyn);
+
 /* ---- launch records (runtime.c) ---- */
 /* A module's variables as they are now into the open record (when a
  * record opens, or when the module loads while one is open). */
 void rt_trace_vars(int mi);
+/* A launch into the open record (trace.h's TR_LAUNCH). */
+void rt_trace_launch(const struct rt_kernel *k, dim3 grid, dim3 block,
+		     size_t smem, const uint8_t *params, size_t n,
+		     int cooperative);
+/* Keep a launch's record (wgemu_launch_get); its lines are taken. */
+void rt_record_add(const struct rt_record *r);
 
 /* What cudaDeviceReset() does, under the lock. */
 void emu_rt_reset(void);

@@ -29,20 +29,6 @@
 #include "emu/trace.h"
 #include "emu/wgemu.h"
 
-/* ---- nvcc's registration hooks (declared in crt/host_runtime.h and
- * crt/device_functions.h, which are C++ only) ---- */
-unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
-				     size_t sharedMem,
-				     struct CUstream_st *stream);
-cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
-				       size_t *sharedMem, void *stream);
-cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
-			       dim3 blockDim, void **args, size_t sharedMem,
-			       cudaStream_t stream);
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
-				    dim3 blockDim, void **args,
-				    size_t sharedMem, cudaStream_t stream);
-
 
 struct rt_state emu_rt = {
 	.sticky = cudaSuccess,
@@ -63,15 +49,6 @@ struct rt_state emu_rt = {
 };
 __thread struct rt_thread emu_rt_thread;
 
-/* A call that touches device memory, the allocation table or the
- * interpreter, run under the runtime's lock. */
-#define LOCKED(call) do { \
-	cudaError_t r_; \
-	pthread_mutex_lock(&emu_rt.lock); \
-	r_ = (call); \
-	pthread_mutex_unlock(&emu_rt.lock); \
-	return r_; \
-} while (0)
 
 static void dump_records(void);
 
@@ -176,35 +153,6 @@ void rt_atexit(void)
 	}
 }
 
-/* ---- <<<...>>> configurations ---- */
-unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
-				     size_t sharedMem,
-				     struct CUstream_st *stream)
-{
-	if (emu_rt_thread.ncfg == 16)
-		return 1;
-	emu_rt_thread.cfg[emu_rt_thread.ncfg].grid = gridDim;
-	emu_rt_thread.cfg[emu_rt_thread.ncfg].block = blockDim;
-	emu_rt_thread.cfg[emu_rt_thread.ncfg].smem = sharedMem;
-	emu_rt_thread.cfg[emu_rt_thread.ncfg].stream = stream;
-	emu_rt_thread.ncfg++;
-	return 0;
-}
-
-cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
-				       size_t *sharedMem, void *stream)
-{
-	if (!emu_rt_thread.ncfg)
-		return rt_fail(cudaErrorMissingConfiguration);
-	emu_rt_thread.ncfg--;
-	*gridDim = emu_rt_thread.cfg[emu_rt_thread.ncfg].grid;
-	*blockDim = emu_rt_thread.cfg[emu_rt_thread.ncfg].block;
-	*sharedMem = emu_rt_thread.cfg[emu_rt_thread.ncfg].smem;
-	memcpy(stream, &emu_rt_thread.cfg[emu_rt_thread.ncfg].stream,
-	       sizeof(cudaStream_t));
-	return cudaSuccess;
-}
-
 /* ---- launch records (trace.h) ---- */
 static void trace_simple(enum emu_trace_kind kind, uint64_t a, uint64_t n)
 {
@@ -272,9 +220,9 @@ void rt_trace_vars(int mi)
 }
 
 /* a launch into the record; a = 1 for a cooperative one */
-static void trace_launch(const struct rt_kernel *k, dim3 grid, dim3 block,
-			 size_t smem, const uint8_t *params, size_t n,
-			 int cooperative)
+void rt_trace_launch(const struct rt_kernel *k, dim3 grid, dim3 block,
+		     size_t smem, const uint8_t *params, size_t n,
+		     int cooperative)
 {
 	struct emu_trace_op op;
 
@@ -298,21 +246,8 @@ static void trace_launch(const struct rt_kernel *k, dim3 grid, dim3 block,
 }
 
 /* ---- launches ---- */
-static cudaError_t fault_error(enum wgemu_fault_kind k)
-{
-	switch (k) {
-	case WGEMU_FAULT_OUT_OF_BOUNDS: return cudaErrorIllegalAddress;
-	case WGEMU_FAULT_MISALIGNED: return cudaErrorMisalignedAddress;
-	case WGEMU_FAULT_LIMIT: return cudaErrorLaunchTimeout;
-	case WGEMU_FAULT_RESOURCES: return cudaErrorLaunchOutOfResources;
-	case WGEMU_FAULT_UNSUPPORTED: return cudaErrorNotSupported;
-	case WGEMU_FAULT_TRAP: return cudaErrorLaunchFailure;
-	case WGEMU_FAULT_ASSERT: return cudaErrorAssert;
-	default: return cudaErrorLaunchFailure;
-	}
-}
 
-static void add_record(const struct rt_record *r)
+void rt_record_add(const struct rt_record *r)
 {
 	if (emu_rt.nrecs == emu_rt.caprecs) {
 		size_t nc = emu_rt.caprecs ? emu_rt.caprecs * 2 : 64;
@@ -327,393 +262,6 @@ static void add_record(const struct rt_record *r)
 		emu_rt.caprecs = nc;
 	}
 	emu_rt.recs[emu_rt.nrecs++] = *r;
-}
-
-/* Keep only the lines a launch touched. */
-static int compact_lines(struct emu_line_counters *l, int n)
-{
-	int i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		const struct wgemu_counters *c = &l[i].c;
-
-		if (c->global_load_requests || c->global_store_requests ||
-		    c->global_atomic_requests ||
-		    c->shared_load_wavefronts || c->shared_store_wavefronts)
-			l[k++] = l[i];
-	}
-	return k;
-}
-
-static int blocks_per_sm(struct rt_kernel *k, unsigned threads, size_t dyn);
-
-static void run_launch(struct rt_kernel *k, struct emu_launch_cfg *cfg,
-		       size_t st);
-
-/* ---- dry calls (wgemu_dry) ---- */
-/*
- * A dry call that records (2) keeps what it would have run, in order:
- * launches (with their parameters), memsets, copies on the device (and
- * the bytes of copies to it).  A program that reads device memory back
- * observes the call, so from there it runs for real (dry_force): what
- * was kept runs first -- not recorded again, it is in the record -- on
- * the input the runner fills and an output poisoned as the runner
- * poisons one (wgemu_dry_inputs).
- */
-static struct rt_dry_op *dry_push(void)
-{
-	if (emu_rt.dryq.n == emu_rt.dryq.cap) {
-		size_t cap = emu_rt.dryq.cap ? emu_rt.dryq.cap * 2 : 16;
-		struct rt_dry_op *v = realloc(emu_rt.dryq.v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		emu_rt.dryq.v = v;
-		emu_rt.dryq.cap = cap;
-	}
-	memset(&emu_rt.dryq.v[emu_rt.dryq.n], 0, sizeof(emu_rt.dryq.v[0]));
-	return &emu_rt.dryq.v[emu_rt.dryq.n++];
-}
-
-/* Keep a launch (its parameters are taken): 0, or -1 out of memory. */
-static int dry_keep_launch(struct rt_kernel *k,
-			   const struct emu_launch_cfg *cfg, size_t st)
-{
-	struct rt_dry_op *o = dry_push();
-
-	if (!o)
-		return -1;
-	o->kind = DRY_LAUNCH;
-	o->k = k;
-	o->cfg = *cfg;
-	o->st = st;
-	return 0;
-}
-
-static int dry_keep_memset(uint8_t *d, int value, size_t n)
-{
-	struct rt_dry_op *o = dry_push();
-
-	if (!o)
-		return -1;
-	o->kind = DRY_MEMSET;
-	o->dst = d;
-	o->value = value;
-	o->n = n;
-	return 0;
-}
-
-static int dry_keep_copy(uint8_t *d, const uint8_t *s, size_t n,
-			 enum cudaMemcpyKind kind)
-{
-	struct rt_dry_op *o = dry_push();
-
-	if (!o)
-		return -1;
-	o->kind = DRY_COPY;
-	o->dst = d;
-	o->src = s;
-	o->n = n;
-	if (kind == cudaMemcpyHostToDevice) {
-		o->data = malloc(n ? n : 1);
-		if (!o->data) {
-			emu_rt.dryq.n--;
-			return -1;
-		}
-		memcpy(o->data, s, n);
-		o->src = o->data;
-	}
-	return 0;
-}
-
-static void dry_release(void)
-{
-	for (size_t i = 0; i < emu_rt.dryq.n; i++) {
-		free(emu_rt.dryq.v[i].data);
-		free((void *)emu_rt.dryq.v[i].cfg.params);
-	}
-	free(emu_rt.dryq.v);
-	memset(&emu_rt.dryq, 0, sizeof(emu_rt.dryq));
-}
-
-/* The dry call is observed: the rest of it runs for real, and first
- * what it kept, on real input and a poisoned output. */
-static void dry_force(void)
-{
-	struct rt_dry *q = &emu_rt.dryq;
-	uint8_t *in = q->in ? rt_dev_ptr(q->in, q->in_bytes) : NULL;
-	uint8_t *out = q->out ? rt_dev_ptr(q->out, q->out_bytes) : NULL;
-
-	emu_rt.dry = 0;
-	q->forced = 1;
-	if (in && q->fill)
-		q->fill(q->ctx, in, q->in_bytes);
-	if (out)
-		memset(out, 0xa5, q->out_bytes);
-	for (size_t i = 0; i < q->n; i++) {
-		struct rt_dry_op *o = &q->v[i];
-
-		if (o->kind == DRY_LAUNCH && !emu_rt.sticky)
-			run_launch(o->k, &o->cfg, o->st);
-		else if (o->kind == DRY_MEMSET)
-			memset(o->dst, o->value, o->n);
-		else if (o->kind == DRY_COPY)
-			memmove(o->dst, o->src, o->n);
-	}
-	for (size_t i = 0; i < q->n; i++)
-		free(q->v[i].data);
-	q->n = 0;
-}
-
-/* A launch, checked and run (or kept, in a dry call); coop_ws is the
- * grid workspace of a cooperative launch, 0 for an ordinary one. */
-static cudaError_t launch_locked(struct rt_kernel *k, dim3 grid, dim3 block,
-				 void **args, size_t smem, uint64_t coop_ws)
-{
-	struct emu_launch_cfg cfg;
-	const struct emu_module *m;
-	const struct emu_func *f;
-	uint8_t *params = NULL;
-	size_t st;
-	uint64_t nthreads;
-	int i;
-	cudaError_t e;
-
-	if (emu_rt.sticky)
-		return emu_rt.sticky;
-	if (!k)
-		return rt_fail(cudaErrorInvalidDeviceFunction);
-	e = rt_kernel_load(k);
-	if (e != cudaSuccess)
-		return rt_fail(e);
-	m = emu_rt.mods[k->mod].m;
-	f = &m->funcs[k->fi];
-	nthreads = (uint64_t)block.x * block.y * block.z;
-	if (!grid.x || !grid.y || !grid.z || !nthreads || nthreads > 1024 ||
-	    block.x > 1024 || block.y > 1024 || block.z > 64 ||
-	    grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) {
-		/* what CUDA 13 returns on an H200 (tests/gpu/emu-ncu.sh);
-		 * the note says why, which CUDA does not */
-		char d[256];
-
-		emu_demangle(k->name, d, sizeof(d));
-		rt_note("launch of '%.120s' refused: grid (%u,%u,%u), block "
-		     "(%u,%u,%u): a block has 1 to 1024 threads (x and y at "
-		     "most 1024, z at most 64), a grid at most 65535 blocks in "
-		     "y and z", d, grid.x, grid.y, grid.z, block.x,
-		     block.y, block.z);
-		return rt_fail(cudaErrorInvalidValue);
-	}
-	st = emu_static_smem(m, k->fi);
-	if (st > EMU_SMEM_DEFAULT || smem > EMU_SMEM_OPTIN - st || smem > k->max_dyn) {
-		char d[256];
-
-		emu_demangle(k->name, d, sizeof(d));
-		rt_note("launch of '%.120s' refused: %zu bytes of static and %zu "
-		     "of dynamic shared memory; a block may have %u static and "
-		     "%zu dynamic bytes (more dynamic bytes, up to %u in all, "
-		     "after cudaFuncSetAttribute)", d, st, smem,
-		     EMU_SMEM_DEFAULT, k->max_dyn, EMU_SMEM_OPTIN);
-		return rt_fail(cudaErrorInvalidValue);
-	}
-	params = calloc(1, f->kparam_bytes + 8);
-	if (!params)
-		return rt_fail(cudaErrorMemoryAllocation);
-	for (i = 0; i < f->nparams; i++) {
-		const struct emu_sym *s = &m->syms[f->params[i]];
-
-		if (!args || !args[i]) {
-			free(params);
-			return rt_fail(cudaErrorInvalidValue);
-		}
-		memcpy(params + s->off, args[i], s->size);
-	}
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.grid[0] = grid.x;
-	cfg.grid[1] = grid.y;
-	cfg.grid[2] = grid.z;
-	cfg.block[0] = block.x;
-	cfg.block[1] = block.y;
-	cfg.block[2] = block.z;
-	cfg.dyn_smem = smem;
-	cfg.params = params;
-	cfg.cooperative = coop_ws != 0;
-	cfg.grid_ws = coop_ws;
-	cfg.resident = (unsigned)(blocks_per_sm(k, (unsigned)nthreads, smem) *
-				  EMU_SM_COUNT);
-	if (emu_rt.dry != 1)
-		trace_launch(k, grid, block, smem, params, f->kparam_bytes,
-			     cfg.cooperative);
-	if (emu_rt.dry) {
-		if (emu_rt.dry != 2 || dry_keep_launch(k, &cfg, st))
-			free(params);
-		emu_rt.clock_ms += 0.003;
-		return cudaSuccess;
-	}
-	run_launch(k, &cfg, st);
-	return cudaSuccess;
-}
-
-/* A checked launch, run: params (cfg->params) are taken; the fault it
- * meets becomes the sticky error. */
-static void run_launch(struct rt_kernel *k, struct emu_launch_cfg *cfg,
-		       size_t st)
-{
-	const struct emu_module *m = emu_rt.mods[k->mod].m;
-	struct emu_result res;
-	struct rt_record rec;
-	struct perf_collect *pc;
-	double bytes;
-
-	/* the heap's size when it runs, not when it was kept */
-	cfg->heap_limit = emu_rt.limits[cudaLimitMallocHeapSize];
-	pc = emu_perf_prepare(cfg, st);
-	emu_run(m, k->fi, cfg, &res);
-	free((void *)cfg->params);
-	cfg->params = NULL;
-	memset(&rec, 0, sizeof(rec));
-	emu_demangle(k->name, rec.l.kernel, sizeof(rec.l.kernel));
-	memcpy(rec.l.grid, cfg->grid, sizeof(cfg->grid));
-	memcpy(rec.l.block, cfg->block, sizeof(cfg->block));
-	rec.l.dynamic_shared_bytes = cfg->dyn_smem;
-	rec.l.static_shared_bytes = res.static_smem;
-	rec.l.counters = res.total;
-	rec.m = m;
-	rec.lines = res.lines;
-	rec.nlines = res.lines ? compact_lines(res.lines, m->nlines) : 0;
-	rec.predicted_ms = emu_perf_finish(pc, k->name, rec.l.kernel, cfg,
-					   res.static_smem, rec.limit,
-					   sizeof(rec.limit));
-	add_record(&rec);
-	/* the modelled time: DRAM sectors at 3 TB/s plus 3 us of launch */
-	bytes = 32.0 * (double)(res.total.global_load_sectors +
-				res.total.global_store_sectors);
-	emu_rt.clock_ms += 0.003 + bytes / 3e9;
-	if (res.fault != WGEMU_FAULT_NONE) {
-		emu_rt.sticky = fault_error(res.fault);
-		emu_rt_thread.last = emu_rt.sticky;
-		if (emu_rt.fault_kind == WGEMU_FAULT_NONE) {
-			emu_rt.fault_kind = res.fault;
-			snprintf(emu_rt.fault_msg, sizeof(emu_rt.fault_msg),
-				 "%s", res.msg);
-		}
-		rt_note("%s", res.msg);
-	}
-	/* launches are asynchronous on a GPU: the fault shows later */
-}
-
-static cudaError_t launch(struct rt_kernel *k, dim3 grid, dim3 block,
-			  void **args, size_t smem)
-{
-	LOCKED(launch_locked(k, grid, block, args, smem, 0));
-}
-
-cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim,
-			       dim3 blockDim, void **args, size_t sharedMem,
-			       cudaStream_t stream)
-{
-	if (emu_stream_capture(stream))
-		return emu_capture_kernel(stream, (const void *)kernel,
-					  gridDim, blockDim, args, sharedMem);
-	return launch(rt_kernel_find((const void *)kernel), gridDim, blockDim,
-		      args, sharedMem);
-}
-
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
-				    dim3 blockDim, void **args,
-				    size_t sharedMem, cudaStream_t stream)
-{
-	return __cudaLaunchKernel(kernel, gridDim, blockDim, args, sharedMem,
-				  stream);
-}
-
-cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
-			     void **args, size_t sharedMem,
-			     cudaStream_t stream)
-{
-	if (emu_stream_capture(stream))
-		return emu_capture_kernel(stream, func, gridDim, blockDim, args,
-					  sharedMem);
-	return launch(rt_kernel_find(func), gridDim, blockDim, args, sharedMem);
-}
-
-/* The grid workspace of cooperative launches (%envreg1/%envreg2): the
- * grid barrier's counter at +4.  One allocation, made again after
- * cudaDeviceReset freed it; the barrier works from any value. */
-
-static cudaError_t launch_coop_locked(struct rt_kernel *k, dim3 grid,
-				      dim3 block, void **args, size_t smem)
-{
-	uint64_t nb = (uint64_t)grid.x * grid.y * grid.z;
-	uint64_t nt = (uint64_t)block.x * block.y * block.z;
-	struct emu_alloc *ws;
-
-	if (emu_rt.sticky)
-		return emu_rt.sticky;
-	if (k && nt && nt <= 1024 &&
-	    nb > (uint64_t)blocks_per_sm(k, (unsigned)nt, smem) *
-		 EMU_SM_COUNT) {
-		char d[256];
-
-		emu_demangle(k->name, d, sizeof(d));
-		rt_note("cooperative launch of '%.120s' refused: %llu blocks of "
-		     "%llu threads and %zu bytes of dynamic shared memory, "
-		     "where %d fit on the device at once", d,
-		     (unsigned long long)nb, (unsigned long long)nt, smem,
-		     blocks_per_sm(k, (unsigned)nt, smem) * EMU_SM_COUNT);
-		return rt_fail(cudaErrorCooperativeLaunchTooLarge);
-	}
-	ws = emu_rt.grid_ws ? emu_mem_find(emu_rt.grid_ws, 16) : NULL;
-	if (!ws) {
-		ws = emu_mem_alloc(16, 0, emu_rt_lazy());
-		if (!ws)
-			return rt_fail(cudaErrorMemoryAllocation);
-		ws->is_var = 1;
-		memset(ws->host, 0, 16);
-		emu_rt.grid_ws = ws->dev;
-	}
-	return launch_locked(k, grid, block, args, smem, emu_rt.grid_ws);
-}
-
-/* A cooperative launch: every block resident at once, taking turns
- * (sched_coop.c), so grid.sync() works; refused with
- * cudaErrorCooperativeLaunchTooLarge when the grid does not fit on the
- * device at once, as CUDA does.  Captured into a graph it is an ordinary
- * kernel node. */
-cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim,
-					dim3 blockDim, void **args,
-					size_t sharedMem, cudaStream_t stream)
-{
-	if (emu_stream_capture(stream))
-		return emu_capture_kernel(stream, func, gridDim, blockDim, args,
-					  sharedMem);
-	LOCKED(launch_coop_locked(rt_kernel_find(func), gridDim, blockDim, args,
-				  sharedMem));
-}
-
-/* Host work queued on a stream: every stream is synchronous, so it runs
- * at once, after everything queued before it, as the stream orders. */
-cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
-			       void *userData)
-{
-	if (emu_rt.sticky)
-		return emu_rt.sticky;
-	if (!fn)
-		return rt_fail(cudaErrorInvalidValue);
-	if (emu_stream_capture(stream))
-		return emu_capture_host(stream, fn, userData);
-	fn(userData);
-	return cudaSuccess;
-}
-
-cudaError_t cudaStreamAddCallback(cudaStream_t stream,
-				  cudaStreamCallback_t callback,
-				  void *userData, unsigned int flags)
-{
-	if (!callback || flags)
-		return rt_fail(cudaErrorInvalidValue);
-	callback(stream, emu_rt.sticky, userData);
-	return emu_rt.sticky;
 }
 
 /* Stream attributes (access policy windows, priorities) tune caches and
@@ -825,29 +373,6 @@ cudaError_t cudaCtxResetPersistingL2Cache(void)
 }
 
 /* ---- memory API ---- */
-/* cudaLaunchKernelEx (the header's template, which thrust and cub use):
- * the configuration's attributes (clusters, priorities, programmatic
- * serialisation) change nothing when blocks run one after another; the
- * cooperative one makes it cudaLaunchCooperativeKernel. */
-cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
-				const void *func, void **args)
-{
-	if (!config)
-		return rt_fail(cudaErrorInvalidValue);
-	if (emu_stream_capture(config->stream))
-		return emu_capture_kernel(config->stream, func, config->gridDim,
-					  config->blockDim, args,
-					  config->dynamicSmemBytes);
-	for (unsigned i = 0; config->attrs && i < config->numAttrs; i++)
-		if (config->attrs[i].id == cudaLaunchAttributeCooperative &&
-		    config->attrs[i].val.cooperative)
-			return cudaLaunchCooperativeKernel(func,
-				config->gridDim, config->blockDim, args,
-				config->dynamicSmemBytes, config->stream);
-	return launch(rt_kernel_find(func), config->gridDim, config->blockDim,
-		      args, config->dynamicSmemBytes);
-}
-
 static cudaError_t cudaMalloc_locked(void **devPtr, size_t size)
 {
 	struct emu_alloc *a;
@@ -866,7 +391,7 @@ static cudaError_t cudaMalloc_locked(void **devPtr, size_t size)
 
 cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
-	LOCKED(cudaMalloc_locked(devPtr, size));
+	RT_LOCKED(cudaMalloc_locked(devPtr, size));
 }
 
 static cudaError_t cudaFree_locked(void *devPtr)
@@ -888,7 +413,7 @@ static cudaError_t cudaFree_locked(void *devPtr)
 
 cudaError_t cudaFree(void *devPtr)
 {
-	LOCKED(cudaFree_locked(devPtr));
+	RT_LOCKED(cudaFree_locked(devPtr));
 }
 
 /* Pinned host memory: with unified addressing a kernel may use it at
@@ -914,7 +439,7 @@ static cudaError_t cudaMallocHost_locked(void **ptr, size_t size)
 
 cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-	LOCKED(cudaMallocHost_locked(ptr, size));
+	RT_LOCKED(cudaMallocHost_locked(ptr, size));
 }
 
 cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
@@ -938,7 +463,7 @@ static cudaError_t cudaFreeHost_locked(void *ptr)
 
 cudaError_t cudaFreeHost(void *ptr)
 {
-	LOCKED(cudaFreeHost_locked(ptr));
+	RT_LOCKED(cudaFreeHost_locked(ptr));
 }
 
 static cudaError_t cudaHostRegister_locked(void *ptr, size_t size,
@@ -956,7 +481,7 @@ static cudaError_t cudaHostRegister_locked(void *ptr, size_t size,
 
 cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
-	LOCKED(cudaHostRegister_locked(ptr, size, flags));
+	RT_LOCKED(cudaHostRegister_locked(ptr, size, flags));
 }
 
 static cudaError_t cudaHostUnregister_locked(void *ptr)
@@ -973,7 +498,7 @@ static cudaError_t cudaHostUnregister_locked(void *ptr)
 
 cudaError_t cudaHostUnregister(void *ptr)
 {
-	LOCKED(cudaHostUnregister_locked(ptr));
+	RT_LOCKED(cudaHostUnregister_locked(ptr));
 }
 
 static cudaError_t cudaHostGetDevicePointer_locked(void **pDevice, void *pHost,
@@ -993,7 +518,7 @@ static cudaError_t cudaHostGetDevicePointer_locked(void **pDevice, void *pHost,
 cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
 				     unsigned int flags)
 {
-	LOCKED(cudaHostGetDevicePointer_locked(pDevice, pHost, flags));
+	RT_LOCKED(cudaHostGetDevicePointer_locked(pDevice, pHost, flags));
 }
 
 cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
@@ -1034,7 +559,7 @@ static cudaError_t cudaMallocManaged_locked(void **devPtr, size_t size,
 
 cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
-	LOCKED(cudaMallocManaged_locked(devPtr, size, flags));
+	RT_LOCKED(cudaMallocManaged_locked(devPtr, size, flags));
 }
 
 cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
@@ -1102,9 +627,9 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 				  EMU_PERF_D2D : EMU_PERF_HOST, count);
 	/* reading device memory back observes a dry call: it runs */
 	if (emu_rt.dry == 2 && kind == cudaMemcpyDeviceToHost)
-		dry_force();
+		rt_dry_force();
 	if (emu_rt.dry == 2 && kind != cudaMemcpyHostToHost)
-		return dry_keep_copy(d, s, count, kind) ?
+		return rt_dry_keep_copy(d, s, count, kind) ?
 		       rt_fail(cudaErrorMemoryAllocation) : cudaSuccess;
 	if (emu_rt.dry || emu_perf_only())
 		return cudaSuccess;
@@ -1117,7 +642,7 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src, size_t count,
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 		       enum cudaMemcpyKind kind)
 {
-	LOCKED(cudaMemcpy_locked(dst, src, count, kind));
+	RT_LOCKED(cudaMemcpy_locked(dst, src, count, kind));
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
@@ -1151,7 +676,7 @@ static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 	}
 	emu_perf_transfer(EMU_PERF_MEMSET, count);
 	if (emu_rt.dry == 2)
-		return dry_keep_memset(d, value, count) ?
+		return rt_dry_keep_memset(d, value, count) ?
 		       rt_fail(cudaErrorMemoryAllocation) : cudaSuccess;
 	if (emu_rt.dry || emu_perf_only())
 		return cudaSuccess;
@@ -1162,7 +687,7 @@ static cudaError_t cudaMemset_locked(void *devPtr, int value, size_t count)
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
-	LOCKED(cudaMemset_locked(devPtr, value, count));
+	RT_LOCKED(cudaMemset_locked(devPtr, value, count));
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
@@ -1184,7 +709,7 @@ static cudaError_t cudaMemGetInfo_locked(size_t *free_b, size_t *total)
 
 cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total)
 {
-	LOCKED(cudaMemGetInfo_locked(free_b, total));
+	RT_LOCKED(cudaMemGetInfo_locked(free_b, total));
 }
 
 static uint8_t *symbol_ptr(const void *symbol, size_t off, size_t count)
@@ -1224,7 +749,7 @@ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
 			       size_t count, size_t offset,
 			       enum cudaMemcpyKind kind)
 {
-	LOCKED(cudaMemcpyToSymbol_locked(symbol, src, count, offset, kind));
+	RT_LOCKED(cudaMemcpyToSymbol_locked(symbol, src, count, offset, kind));
 }
 
 static cudaError_t cudaMemcpyFromSymbol_locked(void *dst, const void *symbol,
@@ -1254,7 +779,7 @@ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol,
 				 size_t count, size_t offset,
 				 enum cudaMemcpyKind kind)
 {
-	LOCKED(cudaMemcpyFromSymbol_locked(dst, symbol, count, offset, kind));
+	RT_LOCKED(cudaMemcpyFromSymbol_locked(dst, symbol, count, offset, kind));
 }
 
 cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src,
@@ -1349,7 +874,7 @@ static cudaError_t cudaDeviceReset_locked(void)
 
 cudaError_t cudaDeviceReset(void)
 {
-	LOCKED(cudaDeviceReset_locked());
+	RT_LOCKED(cudaDeviceReset_locked());
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
@@ -1435,7 +960,7 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
 /* Blocks of k (NULL: one with no static shared memory) resident on
  * one SM at once: the least the SM's warps, blocks and shared memory
  * allow (1 KB of it reserved per block), 0 when one does not fit. */
-static int blocks_per_sm(struct rt_kernel *k, unsigned threads, size_t dyn)
+int rt_blocks_per_sm(struct rt_kernel *k, unsigned threads, size_t dyn)
 {
 	unsigned warps = (threads + EMU_WARP_SIZE - 1) / EMU_WARP_SIZE;
 	size_t smem = dyn + EMU_SMEM_RESERVED;
@@ -1455,7 +980,7 @@ static cudaError_t occupancy_locked(int *numBlocks, const void *func,
 {
 	if (blockSize <= 0 || blockSize > 1024)
 		return rt_fail(cudaErrorInvalidValue);
-	*numBlocks = blocks_per_sm(rt_kernel_find(func), (unsigned)blockSize,
+	*numBlocks = rt_blocks_per_sm(rt_kernel_find(func), (unsigned)blockSize,
 				   dynamicSMemSize);
 	return emu_rt.sticky;
 }
@@ -1463,7 +988,7 @@ static cudaError_t occupancy_locked(int *numBlocks, const void *func,
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
 		const void *func, int blockSize, size_t dynamicSMemSize)
 {
-	LOCKED(occupancy_locked(numBlocks, func, blockSize,
+	RT_LOCKED(occupancy_locked(numBlocks, func, blockSize,
 				dynamicSMemSize));
 }
 
@@ -1588,7 +1113,7 @@ cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
 	if (emu_stream_capture(hStream))
 		return emu_capture_malloc(hStream, devPtr, size);
-	LOCKED(cudaMallocAsync_locked(devPtr, size, hStream));
+	RT_LOCKED(cudaMallocAsync_locked(devPtr, size, hStream));
 }
 
 static cudaError_t cudaFreeAsync_locked(void *devPtr, cudaStream_t hStream)
@@ -1601,7 +1126,7 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
 	if (emu_stream_capture(hStream))
 		return emu_capture_free(hStream, devPtr);
-	LOCKED(cudaFreeAsync_locked(devPtr, hStream));
+	RT_LOCKED(cudaFreeAsync_locked(devPtr, hStream));
 }
 
 /* Pitched memory: rows padded to 512 bytes, as the GPU's
@@ -1624,7 +1149,7 @@ static cudaError_t cudaMallocPitch_locked(void **devPtr, size_t *pitch,
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
 			    size_t height)
 {
-	LOCKED(cudaMallocPitch_locked(devPtr, pitch, width, height));
+	RT_LOCKED(cudaMallocPitch_locked(devPtr, pitch, width, height));
 }
 
 static cudaError_t cudaMemcpy2D_locked(void *dst, size_t dpitch,
@@ -1651,7 +1176,7 @@ cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
 			 size_t spitch, size_t width, size_t height,
 			 enum cudaMemcpyKind kind)
 {
-	LOCKED(cudaMemcpy2D_locked(dst, dpitch, src, spitch, width, height,
+	RT_LOCKED(cudaMemcpy2D_locked(dst, dpitch, src, spitch, width, height,
 				   kind));
 }
 
@@ -1684,7 +1209,7 @@ static cudaError_t cudaMemset2D_locked(void *devPtr, size_t pitch,
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
 			 size_t height)
 {
-	LOCKED(cudaMemset2D_locked(devPtr, pitch, value, width, height));
+	RT_LOCKED(cudaMemset2D_locked(devPtr, pitch, value, width, height));
 }
 
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
@@ -1748,7 +1273,7 @@ static cudaError_t cudaPointerGetAttributes_locked(
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
 				     const void *ptr)
 {
-	LOCKED(cudaPointerGetAttributes_locked(attributes, ptr));
+	RT_LOCKED(cudaPointerGetAttributes_locked(attributes, ptr));
 }
 
 /* cuda_profiler_api.h: nothing to profile. */
@@ -1950,65 +1475,6 @@ int wgemu_alloc_at(uint64_t addr, uint64_t size, int zeroed)
 	return emu_mem_alloc_at(addr, size, zeroed || emu_rt_lazy()) ? 0 : -1;
 }
 
-static int launch_raw(const void *kernel, const unsigned grid[3],
-		      const unsigned block[3], size_t dyn_smem,
-		      const void *params, size_t n, int cooperative)
-{
-	struct rt_kernel *k = rt_kernel_find(kernel);
-	const struct emu_func *f;
-	void **args;
-	const uint8_t *p = params;
-	dim3 g, b;
-	int i, rc;
-
-	if (!k || rt_kernel_load(k))
-		return rt_fail(cudaErrorInvalidDeviceFunction);
-	f = &emu_rt.mods[k->mod].m->funcs[k->fi];
-	if (n != f->kparam_bytes)
-		return rt_fail(cudaErrorInvalidValue);
-	/* the launch was accepted where it was recorded (a GPU, or this
-	 * runtime checking the kernel's cudaFuncSetAttribute): allow what
-	 * the device allows */
-	k->max_dyn = EMU_SMEM_OPTIN;
-	/* the runtime takes one pointer per parameter: point into the
-	 * buffer at each parameter's offset */
-	args = calloc((size_t)f->nparams + 1, sizeof(*args));
-	if (!args)
-		return rt_fail(cudaErrorMemoryAllocation);
-	for (i = 0; i < f->nparams; i++)
-		args[i] = (void *)(p + emu_rt.mods[k->mod].m->syms[
-					   f->params[i]].off);
-	g.x = grid[0];
-	g.y = grid[1];
-	g.z = grid[2];
-	b.x = block[0];
-	b.y = block[1];
-	b.z = block[2];
-	if (cooperative) {
-		pthread_mutex_lock(&emu_rt.lock);
-		rc = launch_coop_locked(k, g, b, args, dyn_smem);
-		pthread_mutex_unlock(&emu_rt.lock);
-	} else {
-		rc = launch(k, g, b, args, dyn_smem);
-	}
-	free(args);
-	return rc;
-}
-
-int wgemu_launch_raw(const void *kernel, const unsigned grid[3],
-		     const unsigned block[3], size_t dyn_smem,
-		     const void *params, size_t n)
-{
-	return launch_raw(kernel, grid, block, dyn_smem, params, n, 0);
-}
-
-int wgemu_launch_raw_cooperative(const void *kernel, const unsigned grid[3],
-				 const unsigned block[3], size_t dyn_smem,
-				 const void *params, size_t n)
-{
-	return launch_raw(kernel, grid, block, dyn_smem, params, n, 1);
-}
-
 void *wgemu_host_ptr(uint64_t addr, size_t n)
 {
 	return rt_dev_ptr((const void *)(uintptr_t)addr, n);
@@ -2071,28 +1537,4 @@ static void dump_records(void)
 		fprintf(f, "F\t%d\t%s\n", (int)emu_rt.fault_kind,
 			emu_rt.fault_msg);
 	fclose(f);
-}
-
-void wgemu_dry(int on)
-{
-	emu_rt.dry = on;
-	if (!on)
-		dry_release();
-}
-
-void wgemu_dry_inputs(const void *in, size_t in_bytes, void *out,
-		      size_t out_bytes,
-		      void (*fill)(void *ctx, void *in, size_t n), void *ctx)
-{
-	emu_rt.dryq.in = in;
-	emu_rt.dryq.in_bytes = in_bytes;
-	emu_rt.dryq.out = out;
-	emu_rt.dryq.out_bytes = out_bytes;
-	emu_rt.dryq.fill = fill;
-	emu_rt.dryq.ctx = ctx;
-}
-
-int wgemu_dry_forced(void)
-{
-	return emu_rt.dryq.forced;
 }
