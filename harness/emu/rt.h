@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 #include "emu/emu.h"
+#include "emu/trace.h"
 
 /* A fatbinary nvcc registered, or PTX wgemu_load_ptx was given. */
 struct rt_module {
@@ -165,8 +166,6 @@ void rt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 cudaError_t rt_fail(cudaError_t e);
 /* Have the record file written at exit ($WGEMU_RECORD); once. */
 void rt_atexit(void);
-/* The host bytes of device range [p, p+n), or NULL. */
-uint8_t *rt_dev_ptr(const void *p, size_t n);
 
 /* ---- modules, kernels and variables (module.c) ---- */
 /* Parse module mi if not yet attempted and place its variables: 0, or
@@ -182,6 +181,10 @@ cudaError_t rt_kernel_load(struct rt_kernel *k);
 /* The module symbol behind a host shadow of a __device__ or
  * __constant__ variable (its module loaded), or NULL. */
 const struct emu_sym *rt_symbol(const void *symbol);
+
+/* ---- the memory API (memapi.c) ---- */
+/* The host bytes of device range [p, p+n), or NULL. */
+uint8_t *rt_dev_ptr(const void *p, size_t n);
 
 /* ---- launches (launch.c) and dry calls (dry.c) ---- */
 /* Run a checked launch (params, cfg->params, are taken): its record
@@ -208,6 +211,13 @@ void rt_dry_force(void);
 int rt_blocks_per_sm(struct rt_kernel *k, unsigned threads, size_t dyn);
 
 /* ---- launch records (runtime.c) ---- */
+/* An entry of kind with address a and size n (an allocation, a free)
+ * into the open record (trace.h); nothing when none is open. */
+void rt_trace_simple(enum emu_trace_kind kind, uint64_t a, uint64_t n);
+/* A copy of direction dir (TR_H2D ...) into the open record, with the
+ * bytes of one from the host. */
+void rt_trace_copy(int dir, uint64_t dst, uint64_t src, const void *data,
+		   uint64_t n);
 /* A module's variables as they are now into the open record (when a
  * record opens, or when the module loads while one is open). */
 void rt_trace_vars(int mi);
