@@ -4,11 +4,16 @@
  * cudaDeviceGetAttribute and, through the same table, by
  * cudaGetDeviceProperties.  Samples and helper headers query attributes
  * by number and abort on the first error, so every number the enum
- * defines has an answer; reserved numbers answer 0.
+ * defines has an answer; reserved numbers answer 0.  Then the runtime
+ * API that asks about the device and sets its preferences: the device
+ * count, versions, a kernel's attributes, occupancy, cache
+ * configurations and limits (cudaDeviceSetLimit).
  */
+#include <pthread.h>
 #include <string.h>
 #include <stdio.h>
 #include "emu/device.h"
+#include "emu/rt.h"
 
 #define A(name, v) [cudaDevAttr##name] = { 1, (v) }
 
@@ -254,7 +259,8 @@ static void props_limits(struct cudaDeviceProp *p)
 	p->regsPerMultiprocessor = at(cudaDevAttrMaxRegistersPerMultiprocessor);
 	p->sharedMemPerBlockOptin =
 		(size_t)at(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-	p->maxBlocksPerMultiProcessor = at(cudaDevAttrMaxBlocksPerMultiprocessor);
+	p->maxBlocksPerMultiProcessor =
+		at(cudaDevAttrMaxBlocksPerMultiprocessor);
 	p->accessPolicyMaxWindowSize = at(cudaDevAttrMaxAccessPolicyWindowSize);
 	p->reservedSharedMemPerBlock =
 		(size_t)at(cudaDevAttrReservedSharedMemoryPerBlock);
@@ -328,4 +334,266 @@ void emu_device_props(struct cudaDeviceProp *p)
 	props_textures(p);
 	props_surfaces(p);
 	props_features(p);
+}
+
+/* ---- the runtime API: the device ---- */
+cudaError_t cudaGetDeviceCount(int *count)
+{
+	*count = 1;
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device)
+{
+	*device = 0;
+	return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device)
+{
+	return device == 0 ? emu_rt.sticky : rt_fail(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int device)
+{
+	if (device != 0)
+		return rt_fail(cudaErrorInvalidDevice);
+	if (!p)
+		return rt_fail(cudaErrorInvalidValue);
+	emu_device_props(p);
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
+				   int device)
+{
+	if (device != 0)
+		return rt_fail(cudaErrorInvalidDevice);
+	if (!value || emu_device_attr((int)attr, value))
+		return rt_fail(cudaErrorInvalidValue);
+	return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *v)
+{
+	*v = 13000;
+	return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *v)
+{
+	*v = 13000;
+	return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void *func,
+				 enum cudaFuncAttribute attr, int value)
+{
+	struct rt_kernel *k = rt_kernel_find(func);
+
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if (!k)
+		return rt_fail(cudaErrorInvalidDeviceFunction);
+	if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+		size_t st = 0;
+
+		if (!rt_kernel_load(k))
+			st = emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
+		if (value < 0 || (size_t)value + st > EMU_SMEM_OPTIN)
+			return rt_fail(cudaErrorInvalidValue);
+		k->max_dyn = (size_t)value;
+		return cudaSuccess;
+	}
+	if (attr == cudaFuncAttributePreferredSharedMemoryCarveout)
+		return value >= -1 && value <= 100 ? cudaSuccess :
+		       rt_fail(cudaErrorInvalidValue);
+	return rt_fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
+				  const void *func)
+{
+	struct rt_kernel *k = rt_kernel_find(func);
+	const struct emu_func *f;
+
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if (!k || rt_kernel_load(k))
+		return rt_fail(cudaErrorInvalidDeviceFunction);
+	f = &emu_rt.mods[k->mod].m->funcs[k->fi];
+	memset(attr, 0, sizeof(*attr));
+	attr->sharedSizeBytes = emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
+	attr->constSizeBytes = 0;
+	attr->localSizeBytes = f->depot_bytes;
+	attr->maxThreadsPerBlock = EMU_MAX_BLOCK_THREADS;
+	attr->numRegs = 32;
+	attr->ptxVersion = 90;
+	attr->binaryVersion = 90;
+	attr->maxDynamicSharedSizeBytes = (int)k->max_dyn;
+	return cudaSuccess;
+}
+
+/* Blocks of k (NULL: one with no static shared memory) resident on
+ * one SM at once: the least the SM's warps, blocks and shared memory
+ * allow (1 KB of it reserved per block), 0 when one does not fit. */
+int rt_blocks_per_sm(struct rt_kernel *k, unsigned threads, size_t dyn)
+{
+	unsigned warps = (threads + EMU_WARP_SIZE - 1) / EMU_WARP_SIZE;
+	size_t smem = dyn + EMU_SMEM_RESERVED;
+	unsigned n = EMU_MAX_SM_WARPS / warps;
+
+	if (k && !rt_kernel_load(k))
+		smem += emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
+	if (n > EMU_MAX_SM_BLOCKS)
+		n = EMU_MAX_SM_BLOCKS;
+	if (n > EMU_SMEM_PER_SM / smem)
+		n = (unsigned)(EMU_SMEM_PER_SM / smem);
+	return (int)n;
+}
+
+static cudaError_t occupancy_locked(int *numBlocks, const void *func,
+				    int blockSize, size_t dynamicSMemSize)
+{
+	if (blockSize <= 0 || blockSize > EMU_MAX_BLOCK_THREADS)
+		return rt_fail(cudaErrorInvalidValue);
+	*numBlocks = rt_blocks_per_sm(rt_kernel_find(func), (unsigned)blockSize,
+				   dynamicSMemSize);
+	return emu_rt.sticky;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+		const void *func, int blockSize, size_t dynamicSMemSize)
+{
+	RT_LOCKED(occupancy_locked(numBlocks, func, blockSize,
+				dynamicSMemSize));
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+		int *numBlocks, const void *func, int blockSize,
+		size_t dynamicSMemSize, unsigned int flags)
+{
+	(void)flags;
+	return cudaOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func,
+			blockSize, dynamicSMemSize);
+}
+
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+		const void *func, int numBlocks, int blockSize)
+{
+	struct rt_kernel *k = rt_kernel_find(func);
+	size_t st = 0, per;
+
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if (!k || rt_kernel_load(k))
+		return rt_fail(cudaErrorInvalidDeviceFunction);
+	if (numBlocks <= 0 || blockSize <= 0 ||
+	    blockSize > EMU_MAX_BLOCK_THREADS)
+		return rt_fail(cudaErrorInvalidValue);
+	st = emu_static_smem(emu_rt.mods[k->mod].m, k->fi);
+	/* 228 KB per SM, 1 KB of it reserved per block */
+	per = (EMU_SMEM_PER_SM / (unsigned)numBlocks);
+	per = per > EMU_SMEM_RESERVED ? per - EMU_SMEM_RESERVED : 0;
+	per = per > st ? per - st : 0;
+	if (per > k->max_dyn)
+		per = k->max_dyn;
+	*dynamicSmemSize = per;
+	return cudaSuccess;
+}
+
+/* Cache and shared-memory preferences: accepted, no effect (as on
+ * devices where the split is fixed). */
+cudaError_t cudaFuncSetCacheConfig(const void *func,
+				   enum cudaFuncCache cacheConfig)
+{
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if (!rt_kernel_find(func))
+		return rt_fail(cudaErrorInvalidDeviceFunction);
+	return cacheConfig >= cudaFuncCachePreferNone &&
+	       cacheConfig <= cudaFuncCachePreferEqual ? cudaSuccess :
+	       rt_fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
+{
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	return cacheConfig >= cudaFuncCachePreferNone &&
+	       cacheConfig <= cudaFuncCachePreferEqual ? cudaSuccess :
+	       rt_fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+{
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	*pCacheConfig = cudaFuncCachePreferNone;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if ((unsigned)limit >= RT_NLIMITS)
+		return rt_fail(cudaErrorUnsupportedLimit);
+	emu_rt.limits[limit] = value;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
+{
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if ((unsigned)limit >= RT_NLIMITS)
+		return rt_fail(cudaErrorUnsupportedLimit);
+	*pValue = emu_rt.limits[limit];
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
+					     int *greatestPriority)
+{
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	if (leastPriority)
+		*leastPriority = 0;
+	if (greatestPriority)
+		*greatestPriority = -5;
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceFlags(unsigned int *flags)
+{
+	if (emu_rt.sticky)
+		return emu_rt.sticky;
+	*flags = cudaDeviceScheduleAuto;
+	return cudaSuccess;
+}
+
+cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+	(void)flags;
+	return emu_rt.sticky;
+}
+
+/* cuda_profiler_api.h: nothing to profile. */
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
+
+cudaError_t cudaProfilerStart(void)
+{
+	return emu_rt.sticky;
+}
+
+cudaError_t cudaProfilerStop(void)
+{
+	return emu_rt.sticky;
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void)
+{
+	return emu_rt.sticky;
 }

@@ -223,11 +223,6 @@ int emu_func_rpc(const struct emu_func *f, int pc);
  * warp diverging there (reconv.c); 0, or -1 when out of memory. */
 int emu_reconv_compute(struct emu_func *f);
 
-/* ---- device memory (devmem.h) ---- */
-/* Record e as the calling thread's last error (runtime.c) and return
- * it, for the runtime functions of other files. */
-int emu_rt_fail(int e);
-
 /* ---- one launch (sched.c; the interpreter's files: exec.h) ---- */
 struct emu_line_counters {
 	int32_t file, line;

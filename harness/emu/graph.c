@@ -110,14 +110,14 @@ static cudaError_t kernel_set_args(struct kernel_node *k, void **args)
 	if (n < 0)
 		return cudaErrorInvalidDeviceFunction;
 	if (n > MAX_KERNEL_ARGS || (n && !args))
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	for (i = 0; i < n; i++)
 		off += sizes[i];
 	k->buf = malloc(off ? off : 1);
 	k->argv = calloc((size_t)n + 1, sizeof(*k->argv));
 	if (!k->buf || !k->argv) {
 		kernel_free(k);
-		return emu_rt_fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	}
 	k->nargs = n;
 	k->bytes = off;
@@ -135,7 +135,7 @@ static cudaError_t kernel_set(struct kernel_node *k,
 	cudaError_t e;
 
 	if (!p || !p->func || p->extra)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	memset(&nk, 0, sizeof(nk));
 	nk.func = p->func;
 	nk.grid = p->gridDim;
@@ -159,12 +159,12 @@ static struct CUgraphNode_st *node_add(cudaGraph_t g, enum node_kind kind,
 	size_t i;
 
 	if (!g || (ndeps && !deps)) {
-		emu_rt_fail(cudaErrorInvalidValue);
+		rt_fail(cudaErrorInvalidValue);
 		return NULL;
 	}
 	for (i = 0; i < ndeps; i++)
 		if (!deps[i] || deps[i]->graph != g) {
-			emu_rt_fail(cudaErrorInvalidValue);
+			rt_fail(cudaErrorInvalidValue);
 			return NULL;
 		}
 	if (g->n == g->cap) {
@@ -172,7 +172,7 @@ static struct CUgraphNode_st *node_add(cudaGraph_t g, enum node_kind kind,
 		void *v = realloc(g->nodes, (size_t)cap * sizeof(*g->nodes));
 
 		if (!v) {
-			emu_rt_fail(cudaErrorMemoryAllocation);
+			rt_fail(cudaErrorMemoryAllocation);
 			return NULL;
 		}
 		g->nodes = v;
@@ -183,7 +183,7 @@ static struct CUgraphNode_st *node_add(cudaGraph_t g, enum node_kind kind,
 		n->deps = malloc(ndeps * sizeof(*n->deps));
 	if (!n || (ndeps && !n->deps)) {
 		free(n);
-		emu_rt_fail(cudaErrorMemoryAllocation);
+		rt_fail(cudaErrorMemoryAllocation);
 		return NULL;
 	}
 	for (i = 0; i < ndeps; i++)
@@ -218,9 +218,9 @@ static void node_release(struct CUgraphNode_st *n)
 cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
 {
 	if (!pGraph || flags)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	*pGraph = calloc(1, sizeof(**pGraph));
-	return *pGraph ? cudaSuccess : emu_rt_fail(cudaErrorMemoryAllocation);
+	return *pGraph ? cudaSuccess : rt_fail(cudaErrorMemoryAllocation);
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph)
@@ -228,7 +228,7 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph)
 	int i;
 
 	if (!graph)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	for (i = 0; i < graph->n; i++) {
 		node_release(graph->nodes[i]);
 		free(graph->nodes[i]);
@@ -266,7 +266,7 @@ cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone,
 	int i;
 
 	if (!pGraphClone || !originalGraph)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	e = cudaGraphCreate(&g, 0);
 	for (i = 0; !e && i < originalGraph->n; i++) {
 		const struct CUgraphNode_st *s = originalGraph->nodes[i];
@@ -279,7 +279,7 @@ cudaError_t cudaGraphClone(cudaGraph_t *pGraphClone,
 		n->deps = s->ndeps ? malloc((size_t)s->ndeps *
 					    sizeof(*n->deps)) : NULL;
 		if (s->ndeps && !n->deps) {
-			e = emu_rt_fail(cudaErrorMemoryAllocation);
+			e = rt_fail(cudaErrorMemoryAllocation);
 			break;
 		}
 		if (s->ndeps)
@@ -305,7 +305,7 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes,
 	size_t i;
 
 	if (!graph || !numNodes)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (!nodes) {
 		*numNodes = (size_t)graph->n;
 		return cudaSuccess;
@@ -324,7 +324,7 @@ cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph,
 	int i;
 
 	if (!graph || !pNumRootNodes)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	for (i = 0; i < graph->n; i++) {
 		if (graph->nodes[i]->ndeps)
 			continue;
@@ -354,7 +354,7 @@ cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node,
 	};
 
 	if (!node || !pType)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	*pType = type[node->kind];
 	return cudaSuccess;
 }
@@ -369,17 +369,17 @@ cudaError_t cudaGraphAddDependencies(cudaGraph_t graph,
 
 	(void)edgeData;
 	if (!graph || (numDependencies && (!from || !to)))
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	for (i = 0; i < numDependencies; i++) {
 		struct CUgraphNode_st *t = to[i];
 		int *v;
 
 		if (!from[i] || !t || from[i]->graph != graph ||
 		    t->graph != graph)
-			return emu_rt_fail(cudaErrorInvalidValue);
+			return rt_fail(cudaErrorInvalidValue);
 		v = realloc(t->deps, (size_t)(t->ndeps + 1) * sizeof(*v));
 		if (!v)
-			return emu_rt_fail(cudaErrorMemoryAllocation);
+			return rt_fail(cudaErrorMemoryAllocation);
 		t->deps = v;
 		t->deps[t->ndeps++] = from[i]->index;
 	}
@@ -397,7 +397,7 @@ cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode,
 	cudaError_t e;
 
 	if (!pGraphNode)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	n = node_add(graph, N_KERNEL, pDependencies, numDependencies);
 	if (!n)
 		return cudaErrorInvalidValue;
@@ -414,7 +414,7 @@ cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
 					 struct cudaKernelNodeParams *p)
 {
 	if (!node || !p || node->kind != N_KERNEL)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	memset(p, 0, sizeof(*p));
 	p->func = (void *)node->u.k.func;
 	p->gridDim = node->u.k.grid;
@@ -428,7 +428,7 @@ cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
 					 const struct cudaKernelNodeParams *p)
 {
 	if (!node || node->kind != N_KERNEL)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return kernel_set(&node->u.k, p);
 }
 
@@ -440,7 +440,7 @@ static cudaError_t add_plain(cudaGraphNode_t *out, cudaGraph_t g,
 	struct CUgraphNode_st *n;
 
 	if (!out || (size && !p))
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	n = node_add(g, kind, deps, ndeps);
 	if (!n)
 		return cudaErrorInvalidValue;
@@ -481,7 +481,7 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *pGraphNode,
 {
 	if (p && p->elementSize != 1 && p->elementSize != 2 &&
 	    p->elementSize != 4)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return add_plain(pGraphNode, graph, pDependencies, numDependencies,
 			 N_MEMSET, p, sizeof(*p));
 }
@@ -493,7 +493,7 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *pGraphNode,
 				 const struct cudaHostNodeParams *p)
 {
 	if (p && !p->fn)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return add_plain(pGraphNode, graph, pDependencies, numDependencies,
 			 N_HOST, p, sizeof(*p));
 }
@@ -517,7 +517,7 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode,
 	cudaError_t e;
 
 	if (!childGraph)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	e = cudaGraphClone(&c, childGraph);
 	if (!e)
 		e = add_plain(pGraphNode, graph, pDependencies,
@@ -549,11 +549,11 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode,
 	cudaError_t e;
 
 	if (!p || !p->bytesize)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	m.size = p->bytesize;
 	m.dptr = reserve(p->bytesize);
 	if (!m.dptr)
-		return emu_rt_fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	e = add_plain(pGraphNode, graph, pDependencies, numDependencies,
 		      N_ALLOC, &m, sizeof(m));
 	if (!e)
@@ -569,7 +569,7 @@ cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t *pGraphNode,
 	struct graph_mem m = { dptr, 0 };
 
 	if (!dptr)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return add_plain(pGraphNode, graph, pDependencies, numDependencies,
 			 N_FREE, &m, sizeof(m));
 }
@@ -610,7 +610,7 @@ static cudaError_t run_memset(const struct cudaMemsetParams *p)
 			       p->elementSize);
 		emu_rt_unlock();
 		if (!d)
-			return emu_rt_fail(cudaErrorInvalidValue);
+			return rt_fail(cudaErrorInvalidValue);
 	}
 	return sticky_or(cudaSuccess);
 }
@@ -627,7 +627,7 @@ static cudaError_t run_alloc(void *dptr, size_t size)
 			if (g_mem_now > g_mem_high)
 				g_mem_high = g_mem_now;
 		} else {
-			e = emu_rt_fail(cudaErrorMemoryAllocation);
+			e = rt_fail(cudaErrorMemoryAllocation);
 		}
 	}
 	emu_rt_unlock();
@@ -688,7 +688,7 @@ static cudaError_t graph_run(cudaGraph_t g)
 	int left = g->n, i, j;
 
 	if (!done)
-		return emu_rt_fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	while (left && !e) {
 		for (i = 0; i < g->n; i++) {
 			const struct CUgraphNode_st *n = g->nodes[i];
@@ -699,7 +699,7 @@ static cudaError_t graph_run(cudaGraph_t g)
 				break;
 		}
 		if (i == g->n) {
-			e = emu_rt_fail(cudaErrorInvalidValue);
+			e = rt_fail(cudaErrorInvalidValue);
 			break;
 		}
 		e = node_run(g->nodes[i]);
@@ -719,10 +719,10 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec,
 
 	(void)flags;
 	if (!pGraphExec || !graph)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	x = calloc(1, sizeof(*x));
 	if (!x)
-		return emu_rt_fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	e = cudaGraphClone(&x->g, graph);
 	if (e) {
 		free(x);
@@ -742,7 +742,7 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec,
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
 {
 	if (!graphExec)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	cudaGraphDestroy(graphExec->g);
 	free(graphExec);
 	return cudaSuccess;
@@ -752,14 +752,14 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
 	(void)stream;
 	if (!graphExec)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return sticky_or(cudaSuccess);
 }
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
 {
 	if (!graphExec)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (emu_rt_sticky())
 		return (cudaError_t)emu_rt_sticky();
 	if (emu_stream_capture(stream)) {
@@ -791,7 +791,7 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
 	struct CUgraphNode_st *n = exec_node(hGraphExec, node);
 
 	if (!n || n->kind != N_KERNEL)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return kernel_set(&n->u.k, p);
 }
 
@@ -803,7 +803,7 @@ cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec,
 	struct CUgraphNode_st *n = exec_node(hGraphExec, node);
 
 	if (!n || n->kind != N_MEMCPY || !p)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	n->u.cp = *p;
 	return cudaSuccess;
 }
@@ -815,7 +815,7 @@ cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t hGraphExec,
 	struct CUgraphNode_st *n = exec_node(hGraphExec, node);
 
 	if (!n || n->kind != N_MEMSET || !p)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	n->u.ms = *p;
 	return cudaSuccess;
 }
@@ -827,7 +827,7 @@ cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec,
 	struct CUgraphNode_st *n = exec_node(hGraphExec, node);
 
 	if (!n || n->kind != N_HOST || !p || !p->fn)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	n->u.host = *p;
 	return cudaSuccess;
 }
@@ -858,14 +858,14 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec,
 	cudaError_t e;
 
 	if (!hGraphExec || !hGraph)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (resultInfo)
 		memset(resultInfo, 0, sizeof(*resultInfo));
 	if (!same_topology(hGraphExec->g, hGraph)) {
 		if (resultInfo)
 			resultInfo->result =
 				cudaGraphExecUpdateErrorTopologyChanged;
-		return emu_rt_fail(cudaErrorGraphExecUpdateFailure);
+		return rt_fail(cudaErrorGraphExecUpdateFailure);
 	}
 	e = cudaGraphClone(&c, hGraph);
 	if (e)
@@ -881,7 +881,7 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec,
 cudaError_t cudaDeviceGraphMemTrim(int device)
 {
 	if (device)
-		return emu_rt_fail(cudaErrorInvalidDevice);
+		return rt_fail(cudaErrorInvalidDevice);
 	return sticky_or(cudaSuccess);
 }
 
@@ -892,7 +892,7 @@ cudaError_t cudaDeviceGetGraphMemAttribute(int device,
 	uint64_t v;
 
 	if (device || !value)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	switch (attr) {
 	case cudaGraphMemAttrUsedMemCurrent:
 	case cudaGraphMemAttrReservedMemCurrent:
@@ -903,7 +903,7 @@ cudaError_t cudaDeviceGetGraphMemAttribute(int device,
 		v = g_mem_high;
 		break;
 	default:
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	}
 	memcpy(value, &v, sizeof(v));
 	return cudaSuccess;
@@ -915,7 +915,7 @@ cudaError_t cudaDeviceSetGraphMemAttribute(int device,
 {
 	if (device || !value || (attr != cudaGraphMemAttrUsedMemHigh &&
 				 attr != cudaGraphMemAttrReservedMemHigh))
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	g_mem_high = g_mem_now;    /* only a reset to 0 is allowed */
 	return cudaSuccess;
 }
@@ -967,7 +967,7 @@ cudaError_t emu_capture_memcpy3d(cudaStream_t s,
 				 const struct cudaMemcpy3DParms *p)
 {
 	if (!p)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return capture_add(s, N_MEMCPY, p, sizeof(*p), NULL);
 }
 
@@ -999,10 +999,10 @@ cudaError_t emu_capture_malloc(cudaStream_t s, void **p, size_t size)
 	cudaError_t e;
 
 	if (!p || !size)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	m.dptr = reserve(size);
 	if (!m.dptr)
-		return emu_rt_fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	e = capture_add(s, N_ALLOC, &m, sizeof(m), NULL);
 	if (!e)
 		*p = m.dptr;
@@ -1014,6 +1014,6 @@ cudaError_t emu_capture_free(cudaStream_t s, void *p)
 	struct graph_mem m = { p, 0 };
 
 	if (!p)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return capture_add(s, N_FREE, &m, sizeof(m), NULL);
 }

@@ -50,14 +50,14 @@ static cudaError_t copy_box(const struct side *src, const struct side *dst,
 	size_t h = e.height ? e.height : 1, d = e.depth ? e.depth : 1;
 
 	if (src->a && dst->a && src->a->esize != dst->a->esize)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	for (z = 0; z < d; z++)
 		for (y = 0; y < h; y++) {
 			const uint8_t *s = row_at(src, y, z, row, esize, kind);
 			uint8_t *t = row_at(dst, y, z, row, esize, kind);
 
 			if (!s || !t)
-				return emu_rt_fail(cudaErrorInvalidValue);
+				return rt_fail(cudaErrorInvalidValue);
 			memmove(t, s, row);
 		}
 	return cudaSuccess;
@@ -72,7 +72,7 @@ cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 		return (cudaError_t)emu_rt_sticky();
 	if (!p || (!p->srcArray == !p->srcPtr.ptr) ||
 	    (!p->dstArray == !p->dstPtr.ptr))
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	memset(&src, 0, sizeof(src));
 	memset(&dst, 0, sizeof(dst));
 	src.a = p->srcArray;
@@ -111,7 +111,7 @@ cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr,
 	cudaError_t e;
 
 	if (!pitchedDevPtr)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	e = cudaMallocPitch(&p, &pitch, extent.width, rows);
 	if (e)
 		return e;

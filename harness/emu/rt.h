@@ -1,9 +1,9 @@
 /*
- * What the runtime's files (runtime.c, stream.c, graph.c, memcpy3d.c,
- * texture.c) share beyond emu.h: the runtime's state, the sticky error,
- * the emulator's clock, the runtime lock and what a kernel's parameters
- * are.  Everything here is for the runtime API's implementation;
- * programs see only the CUDA API and wgemu.h.
+ * What the runtime's files share beyond emu.h: the runtime's state (one
+ * struct, reset by emu_rt_reset), the sticky error, the emulator's
+ * clock, the runtime lock, and each file's functions the others call.
+ * Everything here is for the runtime API's implementation; programs see
+ * only the CUDA API and wgemu.h.
  */
 #ifndef EMU_RT_H
 #define EMU_RT_H
@@ -164,8 +164,6 @@ void rt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Record e (unless cudaSuccess) as the calling thread's last error and
  * return it. */
 cudaError_t rt_fail(cudaError_t e);
-/* Have the record file written at exit ($WGEMU_RECORD); once. */
-void rt_atexit(void);
 
 /* ---- modules, kernels and variables (module.c) ---- */
 /* Parse module mi if not yet attempted and place its variables: 0, or
@@ -204,13 +202,17 @@ int rt_dry_keep_copy(uint8_t *d, const uint8_t *s, size_t n,
  * it for real. */
 void rt_dry_force(void);
 
-/* ---- device attributes (runtime.c) ---- */
+/* ---- device attributes (device.c) ---- */
 /* Blocks of k (NULL: one with no static shared memory) resident on one
  * SM at once, of threads threads and dyn bytes of dynamic shared
  * memory; 0 when one does not fit. */
 int rt_blocks_per_sm(struct rt_kernel *k, unsigned threads, size_t dyn);
 
-/* ---- launch records (runtime.c) ---- */
+/* ---- launch records (records.c) ---- */
+/* Have the record file written at exit ($WGEMU_RECORD); once. */
+void rt_atexit(void);
+/* Write the record file (wgemu.h), if $WGEMU_RECORD names one. */
+void rt_records_dump(void);
 /* An entry of kind with address a and size n (an allocation, a free)
  * into the open record (trace.h); nothing when none is open. */
 void rt_trace_simple(enum emu_trace_kind kind, uint64_t a, uint64_t n);

@@ -9,6 +9,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cuda_runtime_api.h>
 #include "emu/emu.h"
 #include "emu/graph.h"
@@ -54,10 +55,10 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
 	if (emu_rt_sticky())
 		return emu_rt_sticky();
 	if (!pStream)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return emu_rt_fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	s->flags = flags;
 	/* the device's range is 0 (least) to -5 (greatest) */
 	s->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority;
@@ -99,14 +100,14 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream)
 cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
 	if (emu_stream_capture(stream))
-		return emu_rt_fail(cudaErrorStreamCaptureUnsupported);
+		return rt_fail(cudaErrorStreamCaptureUnsupported);
 	return emu_rt_sticky();
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
 	if (emu_stream_capture(stream))
-		return emu_rt_fail(cudaErrorStreamCaptureUnsupported);
+		return rt_fail(cudaErrorStreamCaptureUnsupported);
 	return emu_rt_sticky();
 }
 
@@ -119,7 +120,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
 
 	(void)flags;
 	if (!event)
-		return emu_rt_fail(cudaErrorInvalidResourceHandle);
+		return rt_fail(cudaErrorInvalidResourceHandle);
 	if (s && event->capture && !s->capture)
 		s->capture = event->capture;
 	return emu_rt_sticky();
@@ -137,7 +138,7 @@ cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 	if (emu_rt_sticky())
 		return emu_rt_sticky();
 	if (!flags)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	*flags = s ? s->flags : cudaStreamDefault;
 	return cudaSuccess;
 }
@@ -149,7 +150,7 @@ cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 	if (emu_rt_sticky())
 		return emu_rt_sticky();
 	if (!priority)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	*priority = s ? s->priority : 0;
 	return cudaSuccess;
 }
@@ -164,9 +165,9 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
 	if (emu_rt_sticky())
 		return emu_rt_sticky();
 	if (!s)    /* the legacy stream cannot capture */
-		return emu_rt_fail(cudaErrorStreamCaptureUnsupported);
+		return rt_fail(cudaErrorStreamCaptureUnsupported);
 	if (s->capture)
-		return emu_rt_fail(cudaErrorIllegalState);
+		return rt_fail(cudaErrorIllegalState);
 	e = cudaGraphCreate(&s->capture, 0);
 	if (e)
 		return e;
@@ -183,9 +184,9 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
 	cudaGraph_t g;
 
 	if (!s || !s->capture || !s->capture_origin)
-		return emu_rt_fail(cudaErrorIllegalState);
+		return rt_fail(cudaErrorIllegalState);
 	if (!pGraph)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	g = s->capture;
 	emu_rt_lock();
 	for (o = g_streams; o; o = o->next)
@@ -202,7 +203,7 @@ cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
 				  enum cudaStreamCaptureStatus *pCaptureStatus)
 {
 	if (!pCaptureStatus)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	*pCaptureStatus = emu_stream_capture(stream) ?
 			  cudaStreamCaptureStatusActive :
 			  cudaStreamCaptureStatusNone;
@@ -215,7 +216,7 @@ cudaError_t cudaThreadExchangeStreamCaptureMode(
 	enum cudaStreamCaptureMode old = g_capture_mode;
 
 	if (!mode)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	g_capture_mode = *mode;
 	*mode = old;
 	return cudaSuccess;
@@ -229,10 +230,10 @@ cudaError_t cudaEventCreate(cudaEvent_t *event)
 	if (emu_rt_sticky())
 		return emu_rt_sticky();
 	if (!event)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	e = calloc(1, sizeof(*e));
 	if (!e)
-		return emu_rt_fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	*event = e;
 	return cudaSuccess;
 }
@@ -254,7 +255,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 	if (emu_rt_sticky())
 		return emu_rt_sticky();
 	if (!event)
-		return emu_rt_fail(cudaErrorInvalidResourceHandle);
+		return rt_fail(cudaErrorInvalidResourceHandle);
 	event->capture = emu_stream_capture(stream);
 	if (event->capture)
 		return cudaSuccess;
@@ -288,9 +289,32 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
 	if (emu_rt_sticky())
 		return emu_rt_sticky();
 	if (!start || !end || !ms)
-		return emu_rt_fail(cudaErrorInvalidResourceHandle);
+		return rt_fail(cudaErrorInvalidResourceHandle);
 	if (!start->recorded || !end->recorded)
-		return emu_rt_fail(cudaErrorInvalidResourceHandle);
+		return rt_fail(cudaErrorInvalidResourceHandle);
 	*ms = (float)(end->t_ms - start->t_ms);
 	return cudaSuccess;
+}
+
+/* Stream attributes (access policy windows, priorities) tune caches and
+ * scheduling, which the emulator does not model: kept, not acted on. */
+cudaError_t cudaStreamSetAttribute(cudaStream_t hStream,
+				   cudaLaunchAttributeID attr,
+				   const cudaLaunchAttributeValue *value)
+{
+	(void)hStream, (void)attr;
+	if (!value)
+		return rt_fail(cudaErrorInvalidValue);
+	return emu_rt_sticky();
+}
+
+cudaError_t cudaStreamGetAttribute(cudaStream_t hStream,
+				   cudaLaunchAttributeID attr,
+				   cudaLaunchAttributeValue *value_out)
+{
+	(void)hStream, (void)attr;
+	if (!value_out)
+		return rt_fail(cudaErrorInvalidValue);
+	memset(value_out, 0, sizeof(*value_out));
+	return emu_rt_sticky();
 }

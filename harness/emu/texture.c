@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 #include "emu/emu.h"
 #include "emu/half.h"
+#include "emu/rt.h"
 #include "emu/texture.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
@@ -35,6 +36,16 @@ static int channels(const struct cudaChannelFormatDesc *d)
 	return (d->x > 0) + (d->y > 0) + (d->z > 0) + (d->w > 0);
 }
 
+/* A texel format, for the array and texture API. */
+struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z,
+						   int w,
+						   enum cudaChannelFormatKind f)
+{
+	struct cudaChannelFormatDesc d = { x, y, z, w, f };
+
+	return d;
+}
+
 /* ---- arrays ---- */
 cudaError_t cudaMalloc3DArray(cudaArray_t *array,
 			      const struct cudaChannelFormatDesc *desc,
@@ -44,10 +55,10 @@ cudaError_t cudaMalloc3DArray(cudaArray_t *array,
 	size_t n;
 
 	if (!array || !desc || !elem_size(desc) || !extent.width)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return emu_rt_fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	a->desc = *desc;
 	a->esize = elem_size(desc);
 	a->w = extent.width;
@@ -58,7 +69,7 @@ cudaError_t cudaMalloc3DArray(cudaArray_t *array,
 	a->data = malloc(n);
 	if (!a->data) {
 		free(a);
-		return emu_rt_fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	}
 	memset(a->data, 0, n);
 	*array = a;
@@ -88,7 +99,7 @@ cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc,
 			     cudaArray_t array)
 {
 	if (!array)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	if (desc)
 		*desc = array->desc;
 	if (extent) {
@@ -146,11 +157,11 @@ cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset,
 
 	if (!dst || wOffset + width > dst->w * dst->esize ||
 	    hOffset + height > dst->h * dst->d || width > spitch)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	s = mem_of(src, spitch * (height ? height - 1 : 0) + width,
 		   src_is_dev(kind, src));
 	if (!s)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	rowb = dst->w * dst->esize;
 	for (size_t r = 0; r < height; r++)
 		memcpy(dst->data + (hOffset + r) * rowb + wOffset,
@@ -168,11 +179,11 @@ cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch,
 
 	if (!src || wOffset + width > src->w * src->esize ||
 	    hOffset + height > src->h * src->d || width > dpitch)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	d = mem_of(dst, dpitch * (height ? height - 1 : 0) + width,
 		   dst_is_dev(kind, dst));
 	if (!d)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	rowb = src->w * src->esize;
 	for (size_t r = 0; r < height; r++)
 		memcpy(d + r * dpitch,
@@ -190,13 +201,13 @@ static cudaError_t to_array(cudaArray_t dst, size_t wOffset, size_t hOffset,
 	size_t off;
 
 	if (!dst)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	off = hOffset * dst->w * dst->esize + wOffset;
 	if (off + count > dst->w * dst->h * dst->d * dst->esize)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	s = mem_of(src, count, src_is_dev(kind, src));
 	if (!s)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	memcpy(dst->data + off, s, count);
 	return cudaSuccess;
 }
@@ -216,13 +227,13 @@ cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src,
 	size_t off;
 
 	if (!src)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	off = hOffset * src->w * src->esize + wOffset;
 	if (off + count > src->w * src->h * src->d * src->esize)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	d = mem_of(dst, count, dst_is_dev(kind, dst));
 	if (!d)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	memcpy(d, src->data + off, count);
 	return cudaSuccess;
 }
@@ -344,12 +355,12 @@ static cudaError_t new_obj(unsigned long long *h, int is_surf,
 	struct tobj *o;
 
 	if (!h || !res || !resource_ok(res, is_surf))
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	for (i = 0; i < g_nobjs && g_objs[i].used; i++)
 		;
 	o = slot(i);
 	if (!o)
-		return emu_rt_fail(cudaErrorMemoryAllocation);
+		return rt_fail(cudaErrorMemoryAllocation);
 	set_obj(o, is_surf, res, tex);
 	*h = i + 1;
 	trace_obj(i);
@@ -389,7 +400,7 @@ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *pTexObject,
 {
 	(void)view;
 	if (!pTexDesc)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	return new_obj(pTexObject, 0, pResDesc, pTexDesc);
 }
 
@@ -408,7 +419,7 @@ cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *d,
 	struct tobj *o = obj(texObject, 0);
 
 	if (!o || !d)
-		return emu_rt_fail(cudaErrorInvalidValue);
+		return rt_fail(cudaErrorInvalidValue);
 	*d = o->res;
 	return cudaSuccess;
 }
