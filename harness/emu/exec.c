@@ -16,7 +16,7 @@
 #include "emu/half.h"
 #include "emu/perf.h"
 #include "emu/simd.h"
-#include "emu/texture.h"
+#include "emu/texfetch.h"
 #include "emu/wmma.h"
 
 const uint64_t *exec_src(struct xctx *x, struct warp *w,

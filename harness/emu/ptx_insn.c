@@ -10,7 +10,7 @@
 #include <string.h>
 #include "emu/ptx.h"
 #include "emu/half.h"
-#include "emu/texture.h"
+#include "emu/texfetch.h"
 #include "emu/wmma.h"
 
 struct opname {

@@ -1,62 +1,19 @@
 /*
- * Textures and surfaces of the emulator: CUDA arrays, texture objects
- * and surface objects (the runtime API, texture.c) and the lane
- * operations of tex, suld and sust (called by exec.c).  Objects are
- * handles 1, 2, ... into one table; an array is host memory of its own,
- * row-major, width x height x depth elements of the channel format's
- * size.  Pitched and linear resources read the device allocation they
- * name when a kernel samples them.
+ * CUDA arrays and the texture and surface object API of the emulator's
+ * runtime (texture.c), over the table kernels read (texfetch.h).
  */
 #ifndef EMU_TEXTURE_H
 #define EMU_TEXTURE_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <cuda_runtime_api.h>
-
-/* A CUDA array: host memory of its own, row-major, w x h x d elements of
- * esize bytes.  A layered array's layers and a cubemap's faces (6 per
- * layer) are its d slices; flags are cudaMalloc3DArray's. */
-struct cudaArray {
-	struct cudaChannelFormatDesc desc;
-	size_t w, h, d, esize;
-	unsigned flags;
-	uint8_t *data;
-};
+#include "emu/texfetch.h"
 
 /* Host memory of n bytes at p, one side of a copy of kind (a
  * cudaMemcpyKind; cudaMemcpyDefault looks p up): device memory is
  * looked up, host memory is p itself.  NULL when p is device memory
  * outside every allocation. */
 uint8_t *emu_copy_mem(const void *p, size_t n, int kind, int is_dst);
-
-/* tex geometries (sub of OP_TEX, OP_SULD, OP_SUST; suld and sust take
- * only the first three): layered ones take the layer first, cubemaps a
- * direction (x, y, z) */
-enum {
-	TG_1D = 1, TG_2D = 2, TG_3D = 3, TG_A1D, TG_A2D, TG_CUBE, TG_ACUBE
-};
-
-/* The geometry a PTX modifier names ("2d", "a2d", "cube", ...), 0 for
- * none; the number of coordinates it takes. */
-int emu_tex_geom(const char *s);
-int emu_tex_ncoords(int geom);
-
-/* Sample texture object tex at coordinates c (float bits when cfloat,
- * else integers; a layer index is an integer) into out[4] (float bits
- * for a float result, else integers).  *addr receives the device
- * address of the (first) texel read when the object is over device
- * memory (0 over an array or for a border texel), *texel_bytes its
- * size: the load a GPU makes through the texture path.  0, or -1 when
- * tex is no texture object. */
-int emu_tex_sample(uint64_t tex, int geom, int cfloat, const uint64_t *c,
-		   int rfloat, uint32_t out[4], uint64_t *addr,
-		   int *texel_bytes);
-
-/* Address of bytes of surface surf at byte x and rows y, z (suld and
- * sust .b): host pointer, or NULL (no such surface, or outside it). */
-uint8_t *emu_surf_addr(uint64_t surf, int geom, int64_t x, int64_t y,
-		       int64_t z, int bytes);
 
 /* Every live texture and surface object into the open launch record
  * (trace.h), when one opens. */
