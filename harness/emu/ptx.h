@@ -5,7 +5,8 @@
  *
  *   ptx_lex.c   tokens, and the parser's error ("line N: reason")
  *   ptx_opnd.c  registers and operands, resolved to indices
- *   ptx_insn.c  instructions: mnemonics, modifiers, operand shapes
+ *   ptx_mnem.c  mnemonics: opcodes and modifiers
+ *   ptx_insn.c  instructions: operands by shape or decoder, calls
  *   ptx.c       the module: directives, variables, functions, linking
  *   reconv.c    the reconvergence pc of every branch (emu.h)
  *
@@ -32,6 +33,7 @@
 #define is_p ptx_is_p
 #define next ptx_next
 #define parse_insn ptx_parse_insn
+#define parse_mnemonic ptx_parse_mnemonic
 #define parse_operand ptx_parse_operand
 #define parse_reg ptx_parse_reg
 #define parse_u64 ptx_parse_u64
@@ -161,5 +163,17 @@ int add_str(struct parser *p, const char *s);
 int want_regs(struct parser *p, struct fbuild *fb, const struct rop *r,
 	      struct emu_opnd *o, int max, int line);
 int parse_insn(struct parser *p, struct fbuild *fb);
+
+/* ---- ptx_mnem.c ---- */
+/* a mnemonic as written, and split at its dots */
+struct mnemonic {
+	char whole[160], buf[160];
+	char *parts[16];
+	int n;
+};
+/* The next token, a mnemonic, into *mn, and its opcode and modifiers
+ * into in; *unsup when the interpreter does not know one of them. */
+int parse_mnemonic(struct parser *p, struct emu_insn *in,
+		   struct mnemonic *mn, int *unsup, int line);
 
 #endif
