@@ -91,8 +91,13 @@ REPLAY_MAIN := harness/replay.c
 RUNNER_SRC := $(filter-out harness/protocol.c harness/bigbuf.c \
 	harness/probe.c $(RUNNER_MAIN) $(RUNNER_GPU_SRC) \
 	$(REPLAY_MAIN),$(wildcard harness/*.c))
-# The emulator reads fatbinaries as the runner does (harness/fatbin.c).
-EMU_SRC := $(wildcard harness/emu/*.c) harness/fatbin.c
+# The emulator: its shared modules, then its subsystems (ptx: the
+# parser, vm: the interpreter and device memory, rt: the CUDA runtime
+# API, perf: the performance model; docs/EMULATOR.md); it reads
+# fatbinaries as the runner does (harness/fatbin.c).
+EMU_DIRS := harness/emu harness/emu/ptx harness/emu/vm harness/emu/rt \
+	harness/emu/perf
+EMU_SRC := $(wildcard $(addsuffix /*.c,$(EMU_DIRS))) harness/fatbin.c
 TEST_SRC := $(wildcard tests/check_*.c)
 
 obj = $(patsubst %.c,build/%.o,$(1))

@@ -21,7 +21,7 @@
 #include <jansson.h>
 
 #include "emu/emu.h"
-#include "emu/half.h"
+#include "emu/vm/half.h"
 #include "emu/trace.h"
 #include "emu/wgemu.h"
 #include "cmd_emu.h"
@@ -1016,7 +1016,7 @@ START_TEST(test_counters_wide_shared)
 }
 END_TEST
 
-/* Adjacent scalar accesses ptxas merges (harness/emu/merge.c) count as
+/* Adjacent scalar accesses ptxas merges (harness/emu/ptx/merge.c) count as
  * the one vector access the hardware executes. */
 START_TEST(test_counters_merged)
 {

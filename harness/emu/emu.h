@@ -15,9 +15,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "emu/devmem.h"
+#include "emu/vm/devmem.h"
 #include "emu/hw.h"
-#include "emu/opcodes.h"
+#include "emu/ptx/opcodes.h"
 #include "emu/wgemu.h"
 
 /* ---- types ---- */
