@@ -42,7 +42,7 @@ LDFLAGS += $(COVFLAGS)
 # one of the tools the build and grading run) is installed with
 # .ci/install-deps when this make may (root, or sudo without a password);
 # otherwise the build stops with the command that installs it.
-TOOLS = cc c++ nm
+TOOLS = cc c++ nm objcopy
 missing_pkgs = $(shell for p in $(PKGS); do \
 	$(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done; \
 	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || echo $$t; done)
@@ -107,7 +107,8 @@ RUNNER_OBJ := $(call obj,$(RUNNER_SRC))
 EMU_OBJ := $(call obj,$(EMU_SRC))
 TEST_BIN := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 
-all: bin/warpgrade build/libwgrunner.a build/libwgemu.a build/wg-probe \
+all: bin/warpgrade build/libwgrunner.a build/libwgemu.a \
+	build/libwgemu_internal.a build/wg-probe \
 	$(call obj,$(RUNNER_MAIN)) build/harness/runner_gpu.o \
 	$(call obj,$(REPLAY_MAIN))
 
@@ -137,9 +138,45 @@ build/harness/runner_gpu.o: $(call obj,$(RUNNER_GPU_SRC)) \
 	$(if $(Q),@echo "  LD -r   $@")
 	$(Q)ld -r -o $@ $^
 
-build/libwgemu.a: $(EMU_OBJ)
+# The emulator runtime, linked beside student code: one relocatable
+# object of all its objects whose only global names are the CUDA
+# runtime API it defines (cuda*, and the __cuda* hooks nvcc's host
+# stubs call) and the functions wgemu.h declares, so that a student's
+# function named as one of its internals (emu_run, mem_ld ...) clashes
+# with nothing.  build/libwgemu.syms is the list of names kept.
+build/libwgemu.o: $(EMU_OBJ) harness/emu/wgemu.h
+	$(if $(Q),@echo "  LD -r   $@")
+	$(Q)ld -r -o $@.all $(EMU_OBJ)
+	$(Q){ nm -g --defined-only $@.all | \
+		awk '$$3 ~ /^(cuda|__cuda)/ { print $$3 }'; \
+		grep -o 'wgemu_[a-z0-9_]* *(' harness/emu/wgemu.h | \
+		tr -d ' ('; } | sort -u > build/libwgemu.syms
+	$(Q)objcopy --keep-global-symbols=build/libwgemu.syms $@.all $@
+	$(Q)rm -f $@.all
+
+build/libwgemu.a: build/libwgemu.o
 	$(if $(Q),@echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The same objects with every name global, for the emulator's tests and
+# tools, which call its internals (emu_ptx_parse, the performance
+# model ...).  Never linked with student code.
+build/libwgemu_internal.a: $(EMU_OBJ)
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The replay reads launch records with the emulator's reader
+# (emu/trace.h), which the closed libwgemu.a keeps to itself: its object
+# carries a copy, as runner_gpu.o does for the writer.
+build/harness/replay.o: build/harness/replay_main.o \
+		build/harness/emu/trace.o
+	$(if $(Q),@echo "  LD -r   $@")
+	$(Q)ld -r -o $@ $^
+
+build/harness/replay_main.o: harness/replay.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # The GPU probe the grader runs instead of calling CUDA itself.
 build/wg-probe: harness/probe.c
@@ -159,13 +196,15 @@ bin/warpgrade: build/grader/main.o build/libwgcore.a
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< build/libwgcore.a $(LIB_LIBS) -lm
 
 # (the runner's library for its host-side pieces, over the emulator's
-# runtime)
+# runtime: its internal archive, as the tests call its internals; the
+# closed one is what grading links)
 build/tests/%: tests/%.c build/libwgcore.a build/libwgrunner.a \
-		build/libwgemu.a
+		build/libwgemu.a build/libwgemu_internal.a
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  TEST    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests -o $@ $< \
-		build/libwgcore.a build/libwgrunner.a build/libwgemu.a \
+		build/libwgcore.a build/libwgrunner.a \
+		build/libwgemu_internal.a \
 		$(LDFLAGS) $(LIB_LIBS) \
 		$(CHECK_LIBS) -lm -lpthread
 

@@ -270,6 +270,12 @@ int wgemu_check_ptx(const char *ptx, size_t len,
 void *wgemu_host_ptr(uint64_t addr, size_t n);
 /* A kernel's mangled name as it reads: no return type or parameters. */
 void wgemu_demangle(const char *mangled, char *out, size_t n);
+/* For the stubs of build/libwgemu_stubs.a ('warpgrade emu' only): the
+ * runtime function name, which the emulator does not implement, was
+ * called.  Says so once per function ("wgemu: NAME: not implemented by
+ * the emulator"), and returns cudaErrorNotSupported (an int, as the
+ * stubs have no signature) after recording it as the last error. */
+int wgemu_unsupported(const char *name);
 
 /*
  * The record file.  A program whose environment names a file in

@@ -120,7 +120,7 @@ struct rt_state {
 	uint64_t pool_attr[16];     /* the memory pool's attributes */
 	size_t limits[RT_NLIMITS];  /* cudaDeviceSetLimit */
 	/* messages said once (note), and the unimplemented functions
-	 * named (emu_rt_unsupported) */
+	 * named (wgemu_unsupported) */
 	struct rt_said said[64];
 	int nsaid;
 	const char *unsupported[64];

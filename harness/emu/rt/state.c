@@ -19,6 +19,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include "emu/rt/rt.h"
+#include "emu/wgemu.h"
 #include "emu/perf/runtime_perf.h"
 
 struct rt_state emu_rt = {
@@ -86,8 +87,7 @@ cudaError_t rt_fail(cudaError_t e)
 
 /* A runtime function the emulator does not implement was called
  * (harness/emu/stubs): say which, once per function, and fail the call. */
-int emu_rt_unsupported(const char *name);
-int emu_rt_unsupported(const char *name)
+int wgemu_unsupported(const char *name)
 {
 	int i;
 
