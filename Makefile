@@ -198,15 +198,31 @@ bin/warpgrade: build/grader/main.o build/libwgcore.a
 # (the runner's library for its host-side pieces, over the emulator's
 # runtime: its internal archive, as the tests call its internals; the
 # closed one is what grading links)
-build/tests/%: tests/%.c build/libwgcore.a build/libwgrunner.a \
-		build/libwgemu.a build/libwgemu_internal.a
+TEST_LIBS = build/libwgcore.a build/libwgrunner.a build/libwgemu_internal.a
+test_link = $(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests -o $@ \
+	$(filter %.c %.o,$^) $(TEST_LIBS) $(LDFLAGS) $(LIB_LIBS) \
+	$(CHECK_LIBS) -lm -lpthread
+
+build/tests/%: tests/%.c $(TEST_LIBS) build/libwgemu.a
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  TEST    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests -o $@ $< \
-		build/libwgcore.a build/libwgrunner.a \
-		build/libwgemu_internal.a \
-		$(LDFLAGS) $(LIB_LIBS) \
-		$(CHECK_LIBS) -lm -lpthread
+	$(Q)$(test_link)
+
+# The emulator's tests, one group a file (tests/check_emu_<group>.c),
+# share tests/emu_helpers.c.
+EMU_TEST_GROUPS := parser control_flow faults counters runtime_api sync cmd
+EMU_TEST_BIN := $(addprefix build/tests/check_emu_,$(EMU_TEST_GROUPS))
+
+build/tests/emu_helpers.o: tests/emu_helpers.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests -c $< -o $@
+
+$(EMU_TEST_BIN): build/tests/check_emu_%: tests/check_emu_%.c \
+		build/tests/emu_helpers.o $(TEST_LIBS) build/libwgemu.a
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  TEST    $@")
+	$(Q)$(test_link)
 
 # ---- user targets ----
 .PHONY: all check check-gpu demo bench coverage deps clean fuzz
