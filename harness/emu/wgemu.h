@@ -2,7 +2,9 @@
  * What a program linked against the emulator runtime (harness/emu, built
  * as build/libwgemu.a in place of NVIDIA's libcudart) can ask the emulator
  * beyond the CUDA runtime API: the memory-traffic counters of each launch
- * and the details of a kernel fault.
+ * and the details of a kernel fault.  With the CUDA runtime API, the
+ * functions declared here are all that build/libwgemu.a exports (its
+ * build keeps these names global and makes every other one local).
  *
  * The runner declares these functions weak: when it is linked with the real
  * libcudart they resolve to NULL and the runner knows it runs on a GPU.

@@ -119,7 +119,7 @@ struct rt_state {
 	uint64_t grid_ws;
 	uint64_t pool_attr[16];     /* the memory pool's attributes */
 	size_t limits[RT_NLIMITS];  /* cudaDeviceSetLimit */
-	/* messages said once (note), and the unimplemented functions
+	/* messages said once (rt_note), and the unimplemented functions
 	 * named (wgemu_unsupported) */
 	struct rt_said said[64];
 	int nsaid;

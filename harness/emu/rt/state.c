@@ -134,7 +134,7 @@ int emu_rt_lazy(void)
  * struct rt_state named: the device's memory and the sticky error go,
  * what the program registered and what the emulator has recorded of its
  * run survive.  Streams, events, graphs and texture objects are their
- * files' own (stream.c, graph.c, texture.c) and survive too.
+ * files' own (stream.c, graph.c, vm/texfetch.c) and survive too.
  */
 void emu_rt_reset(void)
 {

@@ -188,7 +188,7 @@ static void do_half(struct xctx *x, struct warp *w, const struct emu_insn *in,
 				  (uint32_t)B[l], (uint32_t)C[l]));
 }
 
-/* tex: each lane samples its texture object (texture.c); texels of
+/* tex: each lane samples its texture object (texfetch.c); texels of
  * device memory are counted as the global loads they are */
 static int do_tex(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		  uint32_t m, uint64_t *R, const struct emu_func *f)
@@ -917,7 +917,7 @@ static int exec_activemask(struct ictx *o)
 	return 0;
 }
 
-/* ---- textures and surfaces (texture.c) ---- */
+/* ---- textures and surfaces (texfetch.c) ---- */
 static int exec_tex(struct ictx *o)
 {
 	return do_tex(o->x, o->w, o->in, o->m, o->R, o->f);

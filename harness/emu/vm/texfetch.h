@@ -1,7 +1,7 @@
 /*
  * Texture and surface objects as kernels see them (texfetch.c): the
  * table of objects, handles 1, 2, ... into it, which the runtime fills
- * (texture.h: the API that creates them), and the lane operations of
+ * (rt/texture.h: the API that creates them), and the lane operations of
  * tex, suld and sust the interpreter calls (exec.c).  An array is host
  * memory of its own, row-major, width x height x depth elements of the
  * channel format's size.  Pitched and linear resources read the device
