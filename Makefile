@@ -44,7 +44,7 @@ LDFLAGS += $(COVFLAGS)
 # one of the tools the build and grading run) is installed with
 # .ci/install-deps when this make may (root, or sudo without a password);
 # otherwise the build stops with the command that installs it.
-TOOLS = cc c++ nm
+TOOLS = cc c++ nm objcopy
 missing_pkgs = $(shell for p in $(PKGS); do \
 	$(PKG_CONFIG) --exists $$p 2>/dev/null || echo $$p; done; \
 	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || echo $$t; done)
@@ -93,8 +93,13 @@ REPLAY_MAIN := harness/replay.c
 RUNNER_SRC := $(filter-out harness/protocol.c harness/bigbuf.c \
 	harness/probe.c $(RUNNER_MAIN) $(RUNNER_GPU_SRC) \
 	$(REPLAY_MAIN),$(wildcard harness/*.c))
-# The emulator reads fatbinaries as the runner does (harness/fatbin.c).
-EMU_SRC := $(wildcard harness/emu/*.c) harness/fatbin.c
+# The emulator: its shared modules, then its subsystems (ptx: the
+# parser, vm: the interpreter and device memory, rt: the CUDA runtime
+# API, perf: the performance model; docs/EMULATOR.md); it reads
+# fatbinaries as the runner does (harness/fatbin.c).
+EMU_DIRS := harness/emu harness/emu/ptx harness/emu/vm harness/emu/rt \
+	harness/emu/perf
+EMU_SRC := $(wildcard $(addsuffix /*.c,$(EMU_DIRS))) harness/fatbin.c
 TEST_SRC := $(wildcard tests/check_*.c)
 
 obj = $(patsubst %.c,build/%.o,$(1))
@@ -104,7 +109,8 @@ RUNNER_OBJ := $(call obj,$(RUNNER_SRC))
 EMU_OBJ := $(call obj,$(EMU_SRC))
 TEST_BIN := $(patsubst tests/%.c,build/tests/%,$(TEST_SRC))
 
-all: bin/warpgrade build/libwgrunner.a build/libwgemu.a build/wg-probe \
+all: bin/warpgrade build/libwgrunner.a build/libwgemu.a \
+	build/libwgemu_internal.a build/wg-probe \
 	$(call obj,$(RUNNER_MAIN)) build/harness/runner_gpu.o \
 	$(call obj,$(REPLAY_MAIN))
 
@@ -159,9 +165,45 @@ build/harness/runner_gpu.o: $(call obj,$(RUNNER_GPU_SRC)) \
 	$(if $(Q),@echo "  LD -r   $@")
 	$(Q)ld -r -o $@ $^
 
-build/libwgemu.a: $(EMU_OBJ)
+# The emulator runtime, linked beside student code: one relocatable
+# object of all its objects whose only global names are the CUDA
+# runtime API it defines (cuda*, and the __cuda* hooks nvcc's host
+# stubs call) and the functions wgemu.h declares, so that a student's
+# function named as one of its internals (emu_run, mem_ld ...) clashes
+# with nothing.  build/libwgemu.syms is the list of names kept.
+build/libwgemu.o: $(EMU_OBJ) harness/emu/wgemu.h
+	$(if $(Q),@echo "  LD -r   $@")
+	$(Q)ld -r -o $@.all $(EMU_OBJ)
+	$(Q){ nm -g --defined-only $@.all | \
+		awk '$$3 ~ /^(cuda|__cuda)/ { print $$3 }'; \
+		grep -o 'wgemu_[a-z0-9_]* *(' harness/emu/wgemu.h | \
+		tr -d ' ('; } | sort -u > build/libwgemu.syms
+	$(Q)objcopy --keep-global-symbols=build/libwgemu.syms $@.all $@
+	$(Q)rm -f $@.all
+
+build/libwgemu.a: build/libwgemu.o
 	$(if $(Q),@echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The same objects with every name global, for the emulator's tests and
+# tools, which call its internals (emu_ptx_parse, the performance
+# model ...).  Never linked with student code.
+build/libwgemu_internal.a: $(EMU_OBJ)
+	$(if $(Q),@echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The replay reads launch records with the emulator's reader
+# (emu/trace.h), which the closed libwgemu.a keeps to itself: its object
+# carries a copy, as runner_gpu.o does for the writer.
+build/harness/replay.o: build/harness/replay_main.o \
+		build/harness/emu/trace.o
+	$(if $(Q),@echo "  LD -r   $@")
+	$(Q)ld -r -o $@ $(filter %.o,$^)
+
+build/harness/replay_main.o: harness/replay.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 # The GPU probe the grader runs instead of calling CUDA itself.
 build/wg-probe: harness/probe.c
@@ -200,16 +242,33 @@ build/tests/check_isa: tests/check_isa.c tests/isa/isa.c tests/isa/isa.h \
 		-lnettle -lm
 
 # (the runner's library for its host-side pieces, over the emulator's
-# runtime)
-build/tests/%: tests/%.c build/libwgcore.a build/libwgrunner.a \
-		build/libwgemu.a
+# runtime: its internal archive, as the tests call its internals; the
+# closed one is what grading links)
+TEST_LIBS = build/libwgcore.a build/libwgrunner.a build/libwgemu_internal.a
+test_link = $(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests -o $@ \
+	$(filter %.c %.o,$^) $(TEST_LIBS) $(LDFLAGS) $(LIB_LIBS) \
+	$(CHECK_LIBS) -lm -lpthread
+
+build/tests/%: tests/%.c $(TEST_LIBS) build/libwgemu.a
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  TEST    $@")
-	$(Q)$(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests \
-		-o $@ $< \
-		build/libwgcore.a build/libwgrunner.a build/libwgemu.a \
-		$(LDFLAGS) $(LIB_LIBS) \
-		$(CHECK_LIBS) -lm -lpthread
+	$(Q)$(test_link)
+
+# The emulator's tests, one group a file (tests/check_emu_<group>.c),
+# share tests/emu_helpers.c.
+EMU_TEST_GROUPS := parser control_flow faults counters runtime_api sync cmd
+EMU_TEST_BIN := $(addprefix build/tests/check_emu_,$(EMU_TEST_GROUPS))
+
+build/tests/emu_helpers.o: tests/emu_helpers.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests -c $< -o $@
+
+$(EMU_TEST_BIN): build/tests/check_emu_%: tests/check_emu_%.c \
+		build/tests/emu_helpers.o $(TEST_LIBS) build/libwgemu.a
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  TEST    $@")
+	$(Q)$(test_link)
 
 # ---- user targets ----
 .PHONY: all check check-gpu demo bench coverage deps clean fuzz check-trust

@@ -1,16 +1,14 @@
 /*
- * libFuzzer target for the emulator's PTX parser (harness/emu/ptx.c) and,
+ * libFuzzer target for the emulator's PTX parser (harness/emu/ptx) and,
  * for every input that parses, its interpreter: each kernel runs as one
  * block of 64 threads with zeroed parameters, 256 bytes of dynamic shared
  * memory and a small instruction budget.  What must hold: no crash, no
  * sanitizer report, no leak, no hang -- malformed PTX is rejected with a
  * line number and bad kernels end in a fault.
  *
- * Build and run (clang; not part of `make check`):
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *     -I. -Iharness -I/usr/local/cuda/include -o build/fuzz/emu_ptx_fuzz \
- *     fuzz/emu_ptx_fuzz.c harness/emu/ptx.c harness/emu/exec.c \
- *     harness/emu/runtime.c -lm
+ * Build and run (clang; not part of `make check`): `make
+ * build/fuzz/emu_ptx_fuzz` compiles it with every source of the
+ * emulator (EMU_SRC), then
  *   build/fuzz/emu_ptx_fuzz -max_total_time=3600 -timeout=10 \
  *     -rss_limit_mb=2048 -dict=fuzz/emu_ptx.dict build/fuzz/emu_work \
  *     fuzz/emu_corpus
@@ -62,6 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cfg.dyn_smem = 256;
 		cfg.params = params;
 		cfg.insn_limit = 200000;
+		cfg.heap_limit = 8u << 20; /* the runtime's default heap */
 		emu_run(m, k, &cfg, &res);
 		free(res.lines);
 		free(params);

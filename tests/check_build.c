@@ -2,7 +2,9 @@
  * Building with nvcc (no GPU needed): every reference kernel and every
  * template stub compiles for sm_90; a reference object exports nothing
  * but its wgref_ launcher; the symbol check accepts honest objects and
- * rejects, naming the symbol, what a submission may not define or use.
+ * rejects, naming the symbol, what a submission may not define or use;
+ * the emulator's library exports only the CUDA API and wgemu.h, so a
+ * student's name for one of its internals is no clash.
  * The compiler is sandboxed: it cannot read a file outside its staging
  * directory (with bubblewrap, and as a guest uid without it), a compile
  * that allocates without end is a compile error that says so, and its
@@ -270,14 +272,14 @@ START_TEST(symbol_check)
 		"cudaDriverEntryPointQueryResult q; "
 		"cudaGetDriverEntryPoint(\"cuMemAlloc\", &f, 0, &q); }\n",
 		"cudaGetDriverEntryPoint");
-	/* a name the emulator defines: a clash at link time, refused
+	/* a name the emulator exports: a clash at link time, refused
 	 * before it (where the emulator is built) */
 	if (!access("build/libwgemu.a", R_OK))
 		expect_rejected("#include \"padded_tile.h\"\n"
-			"extern \"C\" void emu_run(void) {}\n"
+			"extern \"C\" void wgemu_dry(int on) {}\n"
 			"extern \"C\" void padded_tile_transpose(float *o, "
 			"const float *i, int r, int c, cudaStream_t s) {}\n",
-			"emu_run");
+			"wgemu_dry");
 	/* a library beyond the CUDA runtime */
 	expect_rejected("#include \"padded_tile.h\"\n"
 		"extern \"C\" int cublasCreate_v2(void **);\n"
@@ -721,6 +723,65 @@ START_TEST(compiler_messages_are_trimmed_to_the_students_files)
 }
 END_TEST
 
+/* What libwgemu.a, linked beside student code, exports: the CUDA
+ * runtime API it implements (cuda*, and the __cuda* hooks of nvcc's host
+ * stubs) and wgemu.h's functions, nothing of its inside. */
+START_TEST(emulator_exports_only_its_api)
+{
+	FILE *p;
+	char line[512], name[256], type;
+	int n = 0, has_malloc = 0, has_dry = 0;
+
+	if (access("build/libwgemu.a", R_OK))
+		return; /* not built for this kind of host */
+	p = popen("nm -g --defined-only -P build/libwgemu.a", "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "%255s %c", name, &type) != 2)
+			continue; /* "build/libwgemu.a[libwgemu.o]:" */
+		ck_assert_msg(!strncmp(name, "cuda", 4) ||
+			      !strncmp(name, "__cuda", 6) ||
+			      !strncmp(name, "wgemu_", 6),
+			      "build/libwgemu.a exports '%s', which is "
+			      "neither the CUDA runtime API nor wgemu.h's",
+			      name);
+		has_malloc |= !strcmp(name, "cudaMalloc");
+		has_dry |= !strcmp(name, "wgemu_dry");
+		n++;
+	}
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert_msg(has_malloc && has_dry && n > 100,
+		      "%d names exported, cudaMalloc %s, wgemu_dry %s", n,
+		      has_malloc ? "among them" : "missing",
+		      has_dry ? "among them" : "missing");
+}
+END_TEST
+
+/* A student function named as one of the emulator's internals is its
+ * own: the emulator keeps those names to itself, so there is no clash
+ * to refuse. */
+START_TEST(emulator_internals_are_no_clash)
+{
+	const struct exercise *ex = exercise_find("padded_tile");
+	char why[512] = "";
+	int rc;
+	char *obj;
+
+	if (access("build/libwgemu.a", R_OK))
+		return;
+	obj = compile(ex, "#include \"padded_tile.h\"\n"
+		      "extern \"C\" void emu_run(void) {}\n"
+		      "extern \"C\" void mem_ld(void) {}\n"
+		      "extern \"C\" void padded_tile_transpose(float *o, "
+		      "const float *i, int r, int c, cudaStream_t s) {}\n",
+		      1, &rc);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(build_check_symbols(ex, obj, why, sizeof(why)) == 0,
+		      "%s", why);
+	free(obj);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("build");
@@ -747,6 +808,8 @@ int main(void)
 	tcase_add_test(y, link_failure_names_the_functions);
 	tcase_add_test(y, link_messages_are_trimmed_to_the_students_files);
 	tcase_add_test(y, symbol_check);
+	tcase_add_test(y, emulator_exports_only_its_api);
+	tcase_add_test(y, emulator_internals_are_no_clash);
 	tcase_set_timeout(c, 600);
 	tcase_set_timeout(y, 600);
 	suite_add_tcase(s, c);

@@ -1,5 +1,5 @@
 /*
- * Check tests of what the emulator cannot run (harness/emu/check.c):
+ * Check tests of what the emulator cannot run (harness/emu/vm/check.c):
  * PTX with an instruction the interpreter lacks loads, a kernel that
  * never reaches it runs, one that reaches it faults UNSUPPORTED naming
  * the instruction, the kernel and the source line, and the grader's

@@ -23,7 +23,7 @@
 #include <cuda_runtime_api.h>
 
 #include "emu/perf.h"
-#include "emu/runtime_perf.h"
+#include "emu/perf/runtime_perf.h"
 #include "emu/wgemu.h"
 
 typedef void (*launch_fn)(void *, const void *, int, int, cudaStream_t);

@@ -2,7 +2,7 @@
  * Internal interface of the emulator (harness/emu): the decoded form of a
  * PTX module, the parser that produces it (ptx.c), the interpreter that
  * runs one launch of it (exec.h) and the device memory both share with the
- * CUDA runtime front end (runtime.c).  Nothing here is thread-safe.
+ * CUDA runtime front end (devmem.h).  Nothing here is thread-safe.
  *
  * The parser turns PTX text into arrays of pre-decoded instructions whose
  * operands are register indices, constant-pool indices and symbol indices,
@@ -15,8 +15,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "emu/vm/devmem.h"
 #include "emu/hw.h"
-#include "emu/opcodes.h"
+#include "emu/ptx/opcodes.h"
 #include "emu/wgemu.h"
 
 /* ---- types ---- */
@@ -231,53 +232,6 @@ int emu_func_rpc(const struct emu_func *f, int pc);
  * warp diverging there (reconv.c); 0, or -1 when out of memory. */
 int emu_reconv_compute(struct emu_func *f);
 
-/* ---- device memory (runtime.c) ---- */
-#define EMU_SHARED_WIN 0x0000100000000000ull  /* generic shared window */
-#define EMU_LOCAL_WIN  0x0000200000000000ull  /* generic local window */
-#define EMU_WIN_SIZE   0x0000000100000000ull
-#define EMU_GLOBAL_BASE 0x0000700000000000ull
-/* a replay's own allocations: above every user address of a process
- * (x86-64, 47 bits), where a recorded program's device memory lies */
-#define EMU_REPLAY_BASE 0x0000800000000000ull
-/* the address of function i (a function pointer, a vtable entry) */
-#define EMU_FUNC_BASE  0x0000300000000000ull
-#define EMU_FUNC_ADDR(i) (EMU_FUNC_BASE + (uint64_t)(i) * 16)
-
-struct emu_alloc {
-	uint64_t dev;
-	uint64_t size;
-	uint8_t *host;
-	int is_const;
-	int is_var;   /* a module variable (not cudaMalloc'd) */
-	int is_host;  /* host memory the device sees at its own address
-		       * (pinned, registered or managed): dev == host */
-	int owned;    /* is_host: 0 registered by the program, 1 pinned,
-		       * 2 managed (the runtime frees those) */
-	int is_heap;  /* device-side malloc */
-	int mapped;   /* host is a mapping of its own (munmap it) */
-};
-/* The allocation holding [addr, addr+len), or NULL. */
-struct emu_alloc *emu_mem_find(uint64_t addr, uint64_t len);
-struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const);
-/* Record e as the calling thread's last error (runtime.c) and return
- * it, for the runtime functions of other files. */
-int emu_rt_fail(int e);
-/* Device-side malloc and free (the kernel's heap, which
- * cudaLimitMallocHeapSize bounds): the device address, or 0 when the heap
- * is full; free of 0 or of an address malloc did not return does
- * nothing. */
-uint64_t emu_heap_alloc(uint64_t size);
-void emu_heap_free(uint64_t dev);
-/* Host memory [p, p+size) made visible to kernels at its own address,
- * as unified addressing does; owned as in struct emu_alloc (nonzero:
- * freed with the allocation).  NULL when it overlaps another. */
-struct emu_alloc *emu_mem_map_host(void *p, uint64_t size, int owned);
-/* An allocation at a given address (a replay re-creating a record's
- * allocations), inside the global window and overlapping none; NULL
- * otherwise.  Zeroed (nonzero): its bytes start as zeros, and pages
- * nothing touches cost nothing; else poisoned as cudaMalloc's are. */
-struct emu_alloc *emu_mem_alloc_at(uint64_t addr, uint64_t size, int zeroed);
-
 /* ---- one launch (sched.c; the interpreter's files: exec.h) ---- */
 struct emu_line_counters {
 	int32_t file, line;
@@ -299,6 +253,9 @@ struct emu_launch_cfg {
 	 * (%envreg1/%envreg2), 0 in an ordinary launch */
 	int cooperative;
 	uint64_t grid_ws;
+	/* the device-side heap's size (cudaLimitMallocHeapSize): what
+	 * malloc in a kernel may take in all */
+	uint64_t heap_limit;
 	/* blocks of the launch that fit on the device at once (0: one):
 	 * an ordinary launch's block that waits on another runs beside
 	 * this many (sched_coop.c) */

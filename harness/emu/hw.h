@@ -12,6 +12,12 @@
 #define EMU_WARP_SIZE        32          /* lanes of a warp */
 #define EMU_FULL_MASK        0xffffffffu /* every lane of a warp */
 #define EMU_MAX_BLOCK_THREADS 1024
+#define EMU_MAX_BLOCK_X      1024        /* a block's dimensions */
+#define EMU_MAX_BLOCK_Y      1024
+#define EMU_MAX_BLOCK_Z      64
+#define EMU_MAX_GRID_X       2147483647u /* a grid's, in blocks */
+#define EMU_MAX_GRID_Y       65535
+#define EMU_MAX_GRID_Z       65535
 #define EMU_MAX_BLOCK_WARPS  (EMU_MAX_BLOCK_THREADS / EMU_WARP_SIZE)
 #define EMU_MAX_SM_THREADS   2048
 #define EMU_MAX_SM_WARPS     (EMU_MAX_SM_THREADS / EMU_WARP_SIZE) /* 64 */

@@ -3,7 +3,7 @@
  * during one stretch of time (one call of a student's launcher), in a
  * form another process can replay without the program's host code.
  *
- * The runtime (runtime.c) writes a record while one is open: the
+ * The runtime (rt/records.c) writes a record while one is open: the
  * allocations alive when it opened, module variables (address and
  * contents) before the first launch that can see them, and in order
  * every allocation, free, memset, copy (with the bytes of host-to-device
@@ -77,7 +77,7 @@ struct emu_trace_head {
 	uint32_t truncated;       /* 1: cut at EMU_TRACE_MAX_BYTES */
 };
 
-/* ---- writing (runtime.c) ---- */
+/* ---- writing (rt/records.c, and harness/gpurec.c on a GPU) ---- */
 
 /* Open a record (dropping any open one). */
 void emu_trace_open(const struct emu_trace_head *h);

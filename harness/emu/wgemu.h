@@ -2,7 +2,9 @@
  * What a program linked against the emulator runtime (harness/emu, built
  * as build/libwgemu.a in place of NVIDIA's libcudart) can ask the emulator
  * beyond the CUDA runtime API: the memory-traffic counters of each launch
- * and the details of a kernel fault.
+ * and the details of a kernel fault.  With the CUDA runtime API, the
+ * functions declared here are all that build/libwgemu.a exports (its
+ * build keeps these names global and makes every other one local).
  *
  * The runner declares these functions weak: when it is linked with the real
  * libcudart they resolve to NULL and the runner knows it runs on a GPU.
@@ -270,6 +272,42 @@ int wgemu_check_ptx(const char *ptx, size_t len,
 void *wgemu_host_ptr(uint64_t addr, size_t n);
 /* A kernel's mangled name as it reads: no return type or parameters. */
 void wgemu_demangle(const char *mangled, char *out, size_t n);
+/* For the stubs of build/libwgemu_stubs.a ('warpgrade emu' only): the
+ * runtime function name, which the emulator does not implement, was
+ * called.  Says so once per function ("wgemu: NAME: not implemented by
+ * the emulator"), and returns cudaErrorNotSupported (an int, as the
+ * stubs have no signature) after recording it as the last error. */
+int wgemu_unsupported(const char *name);
+
+/*
+ * The record file.  A program whose environment names a file in
+ * $WGEMU_RECORD gets it written at exit ('warpgrade emu' sets it and
+ * reads it back, grader/cmd_emu.c): one line per launch and what
+ * belongs to it, fields separated by tabs, in launch order.
+ *
+ *   L <kernel> <gx gy gz> <bx by bz> <dynamic> <static> <counters>
+ *       a launch: its kernel as wgemu_launch names it, its grid and
+ *       block (three numbers each, separated by spaces), its dynamic
+ *       and static shared bytes, and its counters
+ *   P <ms> <gpu> <limit>
+ *       after its L, when the performance model predicted the launch
+ *       ($WGEMU_PREDICT): the predicted milliseconds (%.6f), the GPU's
+ *       name and what bounds the launch (may be empty)
+ *   S <file> <line> <counters>
+ *       after its L, one per source line the launch's memory
+ *       instructions touched: the file as .loc names it ("?" when
+ *       unknown), the line, and that line's counters
+ *   F <kind> <message>
+ *       last, once, when a kernel faulted: the first fault's enum
+ *       wgemu_fault_kind number and its message (wgemu_last_fault)
+ *
+ * <counters> are nine decimal numbers separated by spaces, the first
+ * nine fields of struct wgemu_counters in order: global load requests
+ * and sectors, global store requests and sectors, shared load
+ * wavefronts and bank conflicts, shared store wavefronts and bank
+ * conflicts, lane instructions.  Names, files and messages are written
+ * as they are, unescaped.
+ */
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
 // cooperative launch (cooperative groups' grid.sync()) and mbarrier
 // objects (cuda::barrier and the PTX mbarrier instructions).  The
 // output must be the same on a GPU and on the emulator
-// (tests/gpu/emu-vs-gpu.sh); tests/check_emu.c runs the kernels from
+// (tests/gpu/emu-vs-gpu.sh); check_emu_sync.c runs the kernels from
 // probe_sync.ptx (tests/emu/gen-ptx) and checks their results.
 #include <cooperative_groups.h>
 #include <cuda/barrier>

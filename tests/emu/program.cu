@@ -1,4 +1,4 @@
-/* A complete CUDA program for 'warpgrade emu' (tests/check_emu.c runs
+/* A complete CUDA program for 'warpgrade emu' (check_emu_cmd.c runs
  * it): the ground-truth.md Set A and Set B launches.  Exits with status 3
  * when a transpose is wrong, so the test can check exit-status passing. */
 #include <cstdio>

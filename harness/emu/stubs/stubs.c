@@ -11,13 +11,13 @@
  * cudaError_t, so no signature is needed; weak, so that an
  * implementation elsewhere wins.
  */
-int emu_rt_unsupported(const char *name);
+int wgemu_unsupported(const char *name);
 
 #define STUB(name) \
 	__attribute__((weak)) int name(void); \
 	__attribute__((weak)) int name(void) \
 	{ \
-		return emu_rt_unsupported(#name); \
+		return wgemu_unsupported(#name); \
 	}
 
 STUB(cudaArrayGetMemoryRequirements)
