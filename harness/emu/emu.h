@@ -60,8 +60,12 @@ enum { R_NONE, R_RN, R_RZ, R_RM, R_RP, R_RNI, R_RZI, R_RMI, R_RPI, R_RNA };
 /* OP_MIN's and OP_MAX's sub, bits: .NaN (a NaN operand gives NaN) and
  * .xorsign.abs (of the magnitudes, the sign the operands' signs' xor);
  * and of theirs, OP_FMA's and OP_CVT's, .relu (a negative result is 0,
- * on halves and 16-bit pairs) */
-enum { MM_NAN = 1, MM_XORSIGN = 2, SUB_RELU = 4 };
+ * on halves and 16-bit pairs); OP_FMA's contracted from a sub
+ * (contract.c): -(a*b) + c, or a*b - c */
+enum {
+	MM_NAN = 1, MM_XORSIGN = 2, SUB_RELU = 4, FMA_NEG_AB = 8,
+	FMA_NEG_C = 16
+};
 /* comparison kinds of setp/set/slct */
 enum {
 	C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE, C_LO, C_LS, C_HI, C_HS, C_EQU,
@@ -225,6 +229,9 @@ int emu_module_find(const struct emu_module *m, const char *name);
 /* Mark the loads and stores of f that ptxas merges into one vector
  * access (merge.c); 0, or -1 when out of memory. */
 int emu_merge_mark(const struct emu_module *m, struct emu_func *f);
+/* Fold each unrounded mul into the add or sub that alone reads it, as
+ * ptxas fuses them (contract.c); 0, or -1 when out of memory. */
+int emu_contract(struct emu_func *f);
 /* Immediate post-dominators of the blocks of f, for tests: ipdom[i] is the
  * pc where a warp diverging at pc i reconverges (f->ninsns: the exit). */
 int emu_func_rpc(const struct emu_func *f, int pc);

@@ -235,8 +235,39 @@ __device__ unsigned long long bits(unsigned long long l) { return l; }
 	T(ll2float_rd, __ll2float_rd(ll)) T(int2float_ru, __int2float_ru(x)) \
 	T(double2float_rz, __double2float_rz((double)f * 1.0000001))
 
+/* a mul and an add with no rounding modifier, which ptxas may fuse into
+ * one fma: as the operators write them, and in f32 as inline PTX (nvcc
+ * fuses its own) */
+#define CONTRACT_FUNCS(T) \
+	T(hmul_hadd, __hadd(__hmul(a, b), c)) \
+	T(hmul_hsub, __hsub(__hmul(a, b), c)) \
+	T(hsub_hmul, __hsub(c, __hmul(a, b))) \
+	T(hmul2_hadd2, __hadd2(__hmul2(a2, b2), c2)) \
+	T(bhmul_hadd, __hadd(__hmul(p, q), r)) \
+	T(hmul_used_twice, __hadd(__hadd(__hmul(a, b), c), __hmul(a, b))) \
+	T(fmul_fadd, fmul_fadd(f, g, in_f[k])) \
+	T(fmul_fsub, fmul_fsub(f, g, in_f[k]))
+
 #define ALL_FUNCS(T) HALF_FUNCS(T) HALF2_FUNCS(T) BF16_FUNCS(T) \
-	CONVERT_FUNCS(T) SIMD_FUNCS(T) INT_FUNCS(T)
+	CONVERT_FUNCS(T) SIMD_FUNCS(T) INT_FUNCS(T) CONTRACT_FUNCS(T)
+
+__device__ float fmul_fadd(float a, float b, float c)
+{
+	float m, r;
+
+	asm("mul.f32 %0, %1, %2;" : "=f"(m) : "f"(a), "f"(b));
+	asm("add.f32 %0, %1, %2;" : "=f"(r) : "f"(m), "f"(c));
+	return r;
+}
+
+__device__ float fmul_fsub(float a, float b, float c)
+{
+	float m, r;
+
+	asm("mul.f32 %0, %1, %2;" : "=f"(m) : "f"(a), "f"(b));
+	asm("sub.f32 %0, %1, %2;" : "=f"(r) : "f"(c), "f"(m));
+	return r;
+}
 
 enum {
 #define ENUM(name, expr) F_##name,

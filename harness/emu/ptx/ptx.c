@@ -933,7 +933,8 @@ struct emu_module *emu_ptx_parse(const char *text, size_t len, char *err,
 	if (link_shared(&p))
 		goto fail;
 	for (i = 0; i < m->nfuncs; i++)
-		if (!m->funcs[i].is_decl && emu_merge_mark(m, &m->funcs[i])) {
+		if (!m->funcs[i].is_decl && (emu_merge_mark(m, &m->funcs[i]) ||
+					     emu_contract(&m->funcs[i]))) {
 			perr(&p, 0, "out of memory");
 			goto fail;
 		}

@@ -99,7 +99,10 @@ static void name(const struct emu_insn *in, uint32_t m, uint64_t *D, \
 		case OP_ADD: r = a + b; break; \
 		case OP_SUB: r = a - b; break; \
 		case OP_MUL: r = a * b; break; \
-		case OP_FMA: case OP_MAD: r = fma##S(a, b, c); break; \
+		case OP_FMA: case OP_MAD: \
+			r = fma##S(in->sub & FMA_NEG_AB ? -a : a, b, \
+				   in->sub & FMA_NEG_C ? -c : c); \
+			break; \
 		case OP_DIV: r = a / b; break; \
 		case OP_MIN: case OP_MAX: \
 			r = (T)minmax(in, a, b); \

@@ -173,7 +173,9 @@ static void do_half(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		A;
 	int mods = (in->flags & F_FTZ ? HALF_FTZ : 0) |
 		   (in->flags & F_SAT ? HALF_SAT : 0) |
-		   (in->sub & SUB_RELU ? HALF_RELU : 0);
+		   (in->sub & SUB_RELU ? HALF_RELU : 0) |
+		   (in->sub & FMA_NEG_AB ? HALF_NEG_AB : 0) |
+		   (in->sub & FMA_NEG_C ? HALF_NEG_C : 0);
 	uint64_t *D;
 	uint32_t pv = 0;
 

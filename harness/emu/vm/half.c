@@ -206,6 +206,10 @@ static uint16_t one(int op, int t, int mods, uint16_t a, uint16_t b,
 	x = to_f(t, a);
 	y = to_f(t, b);
 	z = to_f(t, c);
+	if (mods & HALF_NEG_AB)
+		x = -x;
+	if (mods & HALF_NEG_C)
+		z = -z;
 	switch (op) {
 	case OP_ADD: case OP_SUB: case OP_MUL: case OP_FMA: case OP_MAD:
 		r = round_odd(op, x, y, z);

@@ -38,7 +38,8 @@ int emu_half_nan(int t, uint16_t h);
 /* the modifiers of a half operation (emu_half_alu's mods) */
 enum {
 	HALF_FTZ = 1, HALF_SAT = 2, HALF_NAN = 4, HALF_XORSIGN = 8,
-	HALF_RELU = 16	/* a negative result or -0 is +0 */
+	HALF_RELU = 16,	/* a negative result or -0 is +0 */
+	HALF_NEG_AB = 32, HALF_NEG_C = 64	/* fma: -(a*b) + c, a*b - c */
 };
 
 /* One lane of OP_HALF: op is the original opcode (OP_ADD, OP_SUB,
