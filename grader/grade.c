@@ -14,7 +14,6 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,26 +32,6 @@
 #include "intake.h"
 #include "timings.h"
 #include "util.h"
-
-void grade_progress(const struct grade_opts *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!o->progress)
-		return;
-	fputs("\r\033[K", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fflush(stderr);
-}
-
-const char *grade_tmp_dir(const struct grade_opts *o)
-{
-	const char *tmp = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
-
-	return tmp && *tmp ? tmp : "/tmp";
-}
 
 static int selected(const struct grade_opts *o, const struct exercise *ex)
 {
@@ -563,12 +542,8 @@ out:
 	if (!r->max_score)
 		r->max_score = score_max(o->cfg) * (double)(nsel ? nsel :
 			exercise_count());
-	for (size_t i = 0; tasks && i < nsel; i++) {
-		free(tasks[i].log);
-		free(tasks[i].cc_isolation);
-		free(tasks[i].run_isolation);
-		lacks_release(&tasks[i].lacks);
-	}
+	for (size_t i = 0; tasks && i < nsel; i++)
+		grade_task_release(&tasks[i]);
 	free(tasks);
 	if (g.workdir && !getenv("WARPGRADE_KEEP"))
 		remove_tree(g.workdir);
