@@ -30,6 +30,7 @@
 #include "formats.h"
 #include "gpukeep.h"
 #include "grade.h"
+#include "pool.h"
 #include "result_json.h"
 #include "sandbox.h"
 #include "score.h"
@@ -571,30 +572,16 @@ static void progress_plan(const struct sched *s,
 
 /* ---- the workers ---- */
 
-struct pool {
+/* The entries being graded, shared by the pool's threads. */
+struct grading {
 	struct sched *s;
 	const unsigned char *todo;
 	const struct batch_plan *plan;
-	pthread_mutex_t mu;	/* guards next, failed and the sched */
-	size_t next;
+	pthread_mutex_t mu;	/* guards failed and the sched */
 	int failed;		/* a child could not be started */
 };
 
-/* The next entry to grade, or (size_t)-1 when there is none. */
-static size_t take_entry(struct pool *p)
-{
-	size_t i = (size_t)-1;
-
-	pthread_mutex_lock(&p->mu);
-	while (p->next < p->s->n && !p->todo[p->next])
-		p->next++;
-	if (!interrupted && !p->failed && p->next < p->s->n)
-		i = p->next++;
-	pthread_mutex_unlock(&p->mu);
-	return i;
-}
-
-static void grade_entry(struct pool *p, size_t i)
+static void grade_entry(struct grading *p, size_t i)
 {
 	struct sched *s = p->s;
 	char *tmp = xstrfmt("%s/%s.json", s->work, s->v[i].name);
@@ -616,14 +603,18 @@ static void grade_entry(struct pool *p, size_t i)
 	free(tmp);
 }
 
-static void *worker(void *arg)
+/* A pool job: entry i, when it is to be graded and the batch goes on
+ * (not interrupted, every child so far started). */
+static void grade_one(void *arg, size_t i)
 {
-	struct pool *p = arg;
-	size_t i;
+	struct grading *p = arg;
+	int go;
 
-	while ((i = take_entry(p)) != (size_t)-1)
+	pthread_mutex_lock(&p->mu);
+	go = p->todo[i] && !interrupted && !p->failed;
+	pthread_mutex_unlock(&p->mu);
+	if (go)
 		grade_entry(p, i);
-	return NULL;
 }
 
 /* Grade the entries marked in todo as the plan says; 0, or -1 when a
@@ -631,18 +622,9 @@ static void *worker(void *arg)
 static int run_pool(struct sched *s, const unsigned char *todo,
 		    const struct batch_plan *plan)
 {
-	struct pool p = { s, todo, plan, PTHREAD_MUTEX_INITIALIZER, 0, 0 };
-	pthread_t *t = xcalloc(plan->slots, sizeof(*t));
-	unsigned started = 0;
+	struct grading p = { s, todo, plan, PTHREAD_MUTEX_INITIALIZER, 0 };
 
-	for (; started < plan->slots; started++)
-		if (pthread_create(&t[started], NULL, worker, &p))
-			break;
-	if (!started)
-		worker(&p); /* no thread to be had: this one works */
-	for (unsigned k = 0; k < started; k++)
-		pthread_join(t[k], NULL);
-	free(t);
+	pool_run(s->n, plan->slots, grade_one, &p);
 	return p.failed ? -1 : 0;
 }
 
