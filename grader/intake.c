@@ -127,12 +127,104 @@ static int find_root(struct intake *in)
 	return n < 0 ? -1 : 0;
 }
 
+/* What the submission open on fd is (in->kind), refused when it is
+ * none of the kinds taken or too large to read; 0 or -1. */
+static int classify(struct xstate *x, int fd, const struct stat *st)
+{
+	struct intake *in = x->in;
+	const char *path = x->path;
+	char b[32];
+
+	if (S_ISDIR(st->st_mode)) {
+		in->kind = INTAKE_DIR;
+	} else if (!S_ISREG(st->st_mode)) {
+		return intake_fail(in, INTAKE_E_FORMAT, "cannot use '%s': not "
+				   "a regular file or a folder", path);
+	} else if (looks_like_archive(fd)) {
+		in->kind = INTAKE_ARCHIVE;
+	} else if (intake_ends_with(path, ".cu")) {
+		in->kind = INTAKE_SINGLE_FILE;
+	} else if (intake_ends_with(path, ".tar") ||
+		   intake_ends_with(path, ".tgz") ||
+		   intake_ends_with(path, ".tar.gz") ||
+		   intake_ends_with(path, ".zip")) {
+		/* Old v7 tars have no magic; libarchive judges. */
+		in->kind = INTAKE_ARCHIVE;
+	} else {
+		return intake_fail(in, INTAKE_E_FORMAT, "cannot use '%s': not "
+				   "a folder, an archive (.tar, .tar.gz, .tgz, "
+				   ".zip) or a .cu file", path);
+	}
+	/* Reading it all would pass the bound anyway: say so at once. */
+	if (in->kind == INTAKE_ARCHIVE &&
+	    (uint64_t)st->st_size > x->lim.max_scan_bytes)
+		return intake_fail(in, INTAKE_E_LIMIT, "cannot read '%s': "
+				   "larger than %s (scan cap)", path,
+				   intake_size_str(x->lim.max_scan_bytes, b,
+						   sizeof(b)));
+	return 0;
+}
+
+/* The fresh extraction directory under tmpdir (in->dir, x->rootfd), the
+ * notes, the index and the copy buffer; 0 or -1. */
+static int make_room(struct xstate *x, const char *tmpdir)
+{
+	struct intake *in = x->in;
+	char *tmpl = NULL;
+
+	x->buf = malloc(COPY_BUF);
+	in->notes = calloc(NOTE_SLOTS, sizeof(*in->notes));
+	in->index = calloc(1, sizeof(*in->index));
+	if (in->index)
+		in->index->skip = calloc(MAX_SKIP_RECORDS,
+					 sizeof(*in->index->skip));
+	if (!x->buf || !in->notes || !in->index || !in->index->skip ||
+	    asprintf(&tmpl, "%s/warpgrade-sub-XXXXXX", tmpdir) < 0)
+		return intake_fail(in, INTAKE_E_INTERNAL, "out of memory");
+	if (!mkdtemp(tmpl)) {
+		intake_fail(in, INTAKE_E_INTERNAL, "cannot create a "
+			    "directory in '%s': %s", tmpdir,
+			    intake_errstr(errno));
+		free(tmpl);
+		return -1;
+	}
+	in->dir = tmpl;
+	x->rootfd = open(in->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (x->rootfd < 0)
+		return intake_fail(in, INTAKE_E_INTERNAL, "cannot open '%s': "
+				   "%s", in->dir, intake_errstr(errno));
+	return 0;
+}
+
+/* Copy what is kept of the submission open on fd, then the notes after
+ * the entries' and the root; 0 or -1. */
+static int take_in(struct xstate *x, int fd)
+{
+	struct intake *in = x->in;
+	int ret;
+
+	if (in->kind == INTAKE_DIR)
+		ret = intake_copy_tree(x, fd, "");
+	else if (in->kind == INTAKE_ARCHIVE)
+		ret = intake_extract_archive(x, fd);
+	else
+		ret = intake_copy_single(x, x->path, fd);
+	if (ret < 0)
+		return -1;
+	in->bytes = x->total;
+	if (intake_summary_notes(x) < 0)
+		return -1;
+	if (find_root(in) < 0)
+		return intake_fail(in, INTAKE_E_INTERNAL, "out of memory");
+	in->status = INTAKE_OK;
+	return 0;
+}
+
 int intake_open(struct intake *in, const char *path,
 		const struct intake_limits *lim, const char *tmpdir)
 {
 	struct xstate x;
 	struct stat st;
-	char *tmpl = NULL, b[32];
 	int fd = -1, ret = -1;
 
 	memset(in, 0, sizeof(*in));
@@ -150,90 +242,11 @@ int intake_open(struct intake *in, const char *path,
 		tmpdir = "/tmp";
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	if (fd < 0 || fstat(fd, &st) < 0)
 		intake_fail(in, INTAKE_E_OPEN, "cannot open '%s': %s", path,
 			    intake_errstr(errno));
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		in->kind = INTAKE_DIR;
-	} else if (!S_ISREG(st.st_mode)) {
-		intake_fail(in, INTAKE_E_FORMAT, "cannot use '%s': not a "
-			    "regular file or a folder", path);
-		goto out;
-	} else if (looks_like_archive(fd)) {
-		in->kind = INTAKE_ARCHIVE;
-	} else if (intake_ends_with(path, ".cu")) {
-		in->kind = INTAKE_SINGLE_FILE;
-	} else if (intake_ends_with(path, ".tar") ||
-		   intake_ends_with(path, ".tgz") ||
-		   intake_ends_with(path, ".tar.gz") ||
-		   intake_ends_with(path, ".zip")) {
-		/* Old v7 tars have no magic; libarchive judges. */
-		in->kind = INTAKE_ARCHIVE;
-	} else {
-		intake_fail(in, INTAKE_E_FORMAT, "cannot use '%s': not a "
-			    "folder, an archive (.tar, .tar.gz, .tgz, .zip) "
-			    "or a .cu file",
-			    path);
-		goto out;
-	}
-	/* Reading it all would pass the bound anyway: say so at once. */
-	if (in->kind == INTAKE_ARCHIVE &&
-	    (uint64_t)st.st_size > x.lim.max_scan_bytes) {
-		intake_fail(in, INTAKE_E_LIMIT, "cannot read '%s': larger "
-			    "than %s (scan cap)", path,
-			    intake_size_str(x.lim.max_scan_bytes, b,
-					    sizeof(b)));
-		goto out;
-	}
-
-	x.buf = malloc(COPY_BUF);
-	in->notes = calloc(NOTE_SLOTS, sizeof(*in->notes));
-	in->index = calloc(1, sizeof(*in->index));
-	if (in->index)
-		in->index->skip = calloc(MAX_SKIP_RECORDS,
-					 sizeof(*in->index->skip));
-	if (!x.buf || !in->notes || !in->index || !in->index->skip ||
-	    asprintf(&tmpl, "%s/warpgrade-sub-XXXXXX", tmpdir) < 0) {
-		tmpl = NULL;
-		intake_fail(in, INTAKE_E_INTERNAL, "out of memory");
-		goto out;
-	}
-	if (!mkdtemp(tmpl)) {
-		intake_fail(in, INTAKE_E_INTERNAL, "cannot create a "
-			    "directory in '%s': %s", tmpdir,
-			    intake_errstr(errno));
-		goto out;
-	}
-	in->dir = tmpl;
-	tmpl = NULL;
-	x.rootfd = open(in->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (x.rootfd < 0) {
-		intake_fail(in, INTAKE_E_INTERNAL, "cannot open '%s': %s",
-			    in->dir, intake_errstr(errno));
-		goto out;
-	}
-
-	if (in->kind == INTAKE_DIR)
-		ret = intake_copy_tree(&x, fd, "");
-	else if (in->kind == INTAKE_ARCHIVE)
-		ret = intake_extract_archive(&x, fd);
-	else
-		ret = intake_copy_single(&x, path, fd);
-	if (ret < 0)
-		goto out;
-	ret = -1;
-	in->bytes = x.total;
-	if (intake_summary_notes(&x) < 0)
-		goto out;
-	if (find_root(in) < 0) {
-		intake_fail(in, INTAKE_E_INTERNAL, "out of memory");
-		goto out;
-	}
-	in->status = INTAKE_OK;
-	ret = 0;
-out:
+	else if (!classify(&x, fd, &st) && !make_room(&x, tmpdir))
+		ret = take_in(&x, fd);
 	if (ret < 0 && in->status == INTAKE_OK)
 		in->status = INTAKE_E_INTERNAL;
 	if (x.rootfd >= 0)
@@ -242,7 +255,6 @@ out:
 		close(fd);
 	free(x.stopped);
 	free(x.buf);
-	free(tmpl);
 	if (ret < 0) {
 		char keep[sizeof(in->error)];
 		int status = in->status, kind = in->kind;
