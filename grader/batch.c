@@ -789,6 +789,96 @@ static int parse_num(const char *s, unsigned long long *v)
 	return errno || *end ? -1 : 0;
 }
 
+/* A bad value for the option just read; the exit status. */
+static int bad_value(char **argv)
+{
+	fprintf(stderr, "warpgrade: bad value '%s' for --%s\n\n%s", optarg,
+		argv[optind - 1][0] == '-' ? argv[optind - 1] + 2 : "?",
+		usage_batch);
+	return BATCH_USAGE;
+}
+
+/* `batch`'s command line as parsed. */
+struct batch_cli {
+	struct batch_opts o;
+	int quiet, have_shard;
+};
+
+/* One option of `batch` into b: -1 to go on, else the exit status it
+ * ends the command with (a usage error, --help). */
+static int batch_option(int c, struct batch_cli *b, char **argv)
+{
+	struct batch_opts *o = &b->o;
+	unsigned long long v;
+	char err[256];
+
+	switch (c) {
+	case 'o':
+		o->out = optarg;
+		return -1;
+	case 'j':
+		if (parse_num(optarg, &v) || v < 1 || v > 256)
+			return bad_value(argv);
+		o->jobs = (unsigned)v;
+		return -1;
+	case 'b':
+		if (strcmp(optarg, "auto") && strcmp(optarg, "cuda") &&
+		    strcmp(optarg, "emu"))
+			return bad_value(argv);
+		o->backend = optarg;
+		return -1;
+	case 'f':
+		c = formats_parse(optarg);
+		if (c < 0)
+			return bad_value(argv);
+		o->formats |= 1u << c;
+		return -1;
+	case 'c':
+		o->config = optarg;
+		return -1;
+	case 's':
+		if (parse_num(optarg, &v))
+			return bad_value(argv);
+		o->has_seed = 1;
+		o->seed = v;
+		return -1;
+	case 't':
+		if (parse_num(optarg, &v) || v < 1)
+			return bad_value(argv);
+		o->timeout_s = (double)v;
+		return -1;
+	case 'r':
+		o->regrade = 1;
+		return -1;
+	case 'S':
+		o->parallel = 0;
+		return -1;
+	case 'l':
+		o->gpu_lock = optarg;
+		return -1;
+	case 'k':
+		if (shard_parse(&o->shard, optarg, err, sizeof(err))) {
+			fprintf(stderr, "warpgrade: %s\n\n%s", err,
+				usage_batch);
+			return BATCH_USAGE;
+		}
+		b->have_shard = 1;
+		return -1;
+	case 'q':
+		b->quiet = 1;
+		return -1;
+	case 'T':
+		o->timings = 1;
+		return -1;
+	case 'h':
+		fputs(usage_batch, stdout);
+		return 0;
+	default:
+		fprintf(stderr, "\n%s", usage_batch);
+		return BATCH_USAGE;
+	}
+}
+
 int batch_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -808,98 +898,36 @@ int batch_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct batch_opts o;
-	unsigned long long v;
+	struct batch_cli b;
+	struct batch_opts *o = &b.o;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	char self[4096];
+	char self[4096], err[256];
 	ssize_t n;
-	int c, quiet = 0, have_shard = 0;
-	char err[256];
+	int c, rc;
 
-	memset(&o, 0, sizeof(o));
-	shard_init(&o.shard);
-	o.backend = "auto";
-	o.jobs = cores > 0 ? (unsigned)cores : 1;
-	o.parallel = -1;
+	memset(&b, 0, sizeof(b));
+	shard_init(&o->shard);
+	o->backend = "auto";
+	o->jobs = cores > 0 ? (unsigned)cores : 1;
+	o->parallel = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.out = optarg;
-			break;
-		case 'j':
-			if (parse_num(optarg, &v) || v < 1 || v > 256)
-				goto bad_value;
-			o.jobs = (unsigned)v;
-			break;
-		case 'b':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "cuda") &&
-			    strcmp(optarg, "emu"))
-				goto bad_value;
-			o.backend = optarg;
-			break;
-		case 'f':
-			c = formats_parse(optarg);
-			if (c < 0)
-				goto bad_value;
-			o.formats |= 1u << c;
-			break;
-		case 'c':
-			o.config = optarg;
-			break;
-		case 's':
-			if (parse_num(optarg, &v))
-				goto bad_value;
-			o.has_seed = 1;
-			o.seed = v;
-			break;
-		case 't':
-			if (parse_num(optarg, &v) || v < 1)
-				goto bad_value;
-			o.timeout_s = (double)v;
-			break;
-		case 'r':
-			o.regrade = 1;
-			break;
-		case 'S':
-			o.parallel = 0;
-			break;
-		case 'l':
-			o.gpu_lock = optarg;
-			break;
-		case 'k':
-			if (shard_parse(&o.shard, optarg, err, sizeof(err))) {
-				fprintf(stderr, "warpgrade: %s\n\n%s", err,
-					usage_batch);
-				return BATCH_USAGE;
-			}
-			have_shard = 1;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'T':
-			o.timings = 1;
-			break;
-		case 'h':
-			fputs(usage_batch, stdout);
-			return 0;
-		default:
-			fprintf(stderr, "\n%s", usage_batch);
-			return BATCH_USAGE;
-		}
+		rc = batch_option(c, &b, argv);
+		if (rc >= 0)
+			return rc;
 	}
-	if (optind != argc - 1 || !o.out) {
-		fprintf(stderr, "warpgrade: %s\n\n%s", !o.out ?
+	if (optind != argc - 1 || !o->out) {
+		fprintf(stderr, "warpgrade: %s\n\n%s", !o->out ?
 			"--out RESULTS_DIR is required" : optind >= argc ?
 			"no submissions directory given" :
 			"more than one submissions directory given",
 			usage_batch);
 		return BATCH_USAGE;
 	}
-	o.submissions = argv[optind];
-	o.progress = !quiet;
-	if (!have_shard && shard_from_env(&o.shard, err, sizeof(err)) < 0) {
+	o->submissions = argv[optind];
+	o->progress = !b.quiet;
+	if (!b.have_shard &&
+	    shard_from_env(&o->shard, err, sizeof(err)) < 0) {
 		fprintf(stderr, "warpgrade: %s\n", err);
 		return BATCH_USAGE;
 	}
@@ -908,11 +936,6 @@ int batch_main(int argc, char **argv)
 	if (n <= 0 || (size_t)n >= sizeof(self) - 1)
 		die("cannot find the warpgrade executable");
 	self[n] = '\0';
-	o.warpgrade = self;
-	return batch_run(&o, NULL);
-bad_value:
-	fprintf(stderr, "warpgrade: bad value '%s' for --%s\n\n%s", optarg,
-		argv[optind - 1][0] == '-' ? argv[optind - 1] + 2 : "?",
-		usage_batch);
-	return BATCH_USAGE;
+	o->warpgrade = self;
+	return batch_run(o, NULL);
 }
