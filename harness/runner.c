@@ -524,10 +524,15 @@ static int phase_perf(struct runner *r)
 			pm->mismatched_runs++;
 		else if (h_count[0])
 			pm->outside_stream_runs++;
-		if (rec && runner_send_record_data(exercise_nshapes_all(ex),
-						   rec, rec_len))
-			goto out;
-		rec = NULL;
+		if (rec) {
+			/* runner_send_record_data frees it, sent or not */
+			int failed = runner_send_record_data(
+				exercise_nshapes_all(ex), rec, rec_len);
+
+			rec = NULL;
+			if (failed)
+				goto out;
+		}
 	}
 	pm->reps = reps;
 	pm->host_sync_ms = median(host, reps);
