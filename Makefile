@@ -318,7 +318,7 @@ FUZZ_SECONDS ?= 3600
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
 	-I. -Iharness -Igrader -I$(CUDA_HOME)/include \
 	-DWG_CUDA_HOME='"$(CUDA_HOME)"' $(LIB_CFLAGS)
-build/fuzz/intake_fuzz: fuzz/intake_fuzz.c grader/intake.c
+build/fuzz/intake_fuzz: fuzz/intake_fuzz.c $(wildcard grader/intake*.c)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_FLAGS) -o $@ $^ -larchive
 build/fuzz/emu_ptx_fuzz: fuzz/emu_ptx_fuzz.c $(EMU_SRC)

@@ -9,7 +9,7 @@
  * Build and run (clang; not part of `make check`):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
  *     -Igrader -o build/fuzz/intake_fuzz fuzz/intake_fuzz.c \
- *     grader/intake.c -larchive
+ *     grader/intake*.c -larchive
  *   build/fuzz/intake_fuzz -max_total_time=3600 -timeout=10 \
  *     -rss_limit_mb=1024 build/fuzz/intake_work fuzz/intake_corpus
  * (the first directory collects new inputs, the second is the seed

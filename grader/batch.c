@@ -30,6 +30,7 @@
 #include "formats.h"
 #include "gpukeep.h"
 #include "grade.h"
+#include "pool.h"
 #include "result_json.h"
 #include "sandbox.h"
 #include "score.h"
@@ -571,30 +572,16 @@ static void progress_plan(const struct sched *s,
 
 /* ---- the workers ---- */
 
-struct pool {
+/* The entries being graded, shared by the pool's threads. */
+struct grading {
 	struct sched *s;
 	const unsigned char *todo;
 	const struct batch_plan *plan;
-	pthread_mutex_t mu;	/* guards next, failed and the sched */
-	size_t next;
+	pthread_mutex_t mu;	/* guards failed and the sched */
 	int failed;		/* a child could not be started */
 };
 
-/* The next entry to grade, or (size_t)-1 when there is none. */
-static size_t take_entry(struct pool *p)
-{
-	size_t i = (size_t)-1;
-
-	pthread_mutex_lock(&p->mu);
-	while (p->next < p->s->n && !p->todo[p->next])
-		p->next++;
-	if (!interrupted && !p->failed && p->next < p->s->n)
-		i = p->next++;
-	pthread_mutex_unlock(&p->mu);
-	return i;
-}
-
-static void grade_entry(struct pool *p, size_t i)
+static void grade_entry(struct grading *p, size_t i)
 {
 	struct sched *s = p->s;
 	char *tmp = xstrfmt("%s/%s.json", s->work, s->v[i].name);
@@ -616,14 +603,18 @@ static void grade_entry(struct pool *p, size_t i)
 	free(tmp);
 }
 
-static void *worker(void *arg)
+/* A pool job: entry i, when it is to be graded and the batch goes on
+ * (not interrupted, every child so far started). */
+static void grade_one(void *arg, size_t i)
 {
-	struct pool *p = arg;
-	size_t i;
+	struct grading *p = arg;
+	int go;
 
-	while ((i = take_entry(p)) != (size_t)-1)
+	pthread_mutex_lock(&p->mu);
+	go = p->todo[i] && !interrupted && !p->failed;
+	pthread_mutex_unlock(&p->mu);
+	if (go)
 		grade_entry(p, i);
-	return NULL;
 }
 
 /* Grade the entries marked in todo as the plan says; 0, or -1 when a
@@ -631,18 +622,9 @@ static void *worker(void *arg)
 static int run_pool(struct sched *s, const unsigned char *todo,
 		    const struct batch_plan *plan)
 {
-	struct pool p = { s, todo, plan, PTHREAD_MUTEX_INITIALIZER, 0, 0 };
-	pthread_t *t = xcalloc(plan->slots, sizeof(*t));
-	unsigned started = 0;
+	struct grading p = { s, todo, plan, PTHREAD_MUTEX_INITIALIZER, 0 };
 
-	for (; started < plan->slots; started++)
-		if (pthread_create(&t[started], NULL, worker, &p))
-			break;
-	if (!started)
-		worker(&p); /* no thread to be had: this one works */
-	for (unsigned k = 0; k < started; k++)
-		pthread_join(t[k], NULL);
-	free(t);
+	pool_run(s->n, plan->slots, grade_one, &p);
 	return p.failed ? -1 : 0;
 }
 
@@ -807,6 +789,96 @@ static int parse_num(const char *s, unsigned long long *v)
 	return errno || *end ? -1 : 0;
 }
 
+/* A bad value for the option just read; the exit status. */
+static int bad_value(char **argv)
+{
+	fprintf(stderr, "warpgrade: bad value '%s' for --%s\n\n%s", optarg,
+		argv[optind - 1][0] == '-' ? argv[optind - 1] + 2 : "?",
+		usage_batch);
+	return BATCH_USAGE;
+}
+
+/* `batch`'s command line as parsed. */
+struct batch_cli {
+	struct batch_opts o;
+	int quiet, have_shard;
+};
+
+/* One option of `batch` into b: -1 to go on, else the exit status it
+ * ends the command with (a usage error, --help). */
+static int batch_option(int c, struct batch_cli *b, char **argv)
+{
+	struct batch_opts *o = &b->o;
+	unsigned long long v;
+	char err[256];
+
+	switch (c) {
+	case 'o':
+		o->out = optarg;
+		return -1;
+	case 'j':
+		if (parse_num(optarg, &v) || v < 1 || v > 256)
+			return bad_value(argv);
+		o->jobs = (unsigned)v;
+		return -1;
+	case 'b':
+		if (strcmp(optarg, "auto") && strcmp(optarg, "cuda") &&
+		    strcmp(optarg, "emu"))
+			return bad_value(argv);
+		o->backend = optarg;
+		return -1;
+	case 'f':
+		c = formats_parse(optarg);
+		if (c < 0)
+			return bad_value(argv);
+		o->formats |= 1u << c;
+		return -1;
+	case 'c':
+		o->config = optarg;
+		return -1;
+	case 's':
+		if (parse_num(optarg, &v))
+			return bad_value(argv);
+		o->has_seed = 1;
+		o->seed = v;
+		return -1;
+	case 't':
+		if (parse_num(optarg, &v) || v < 1)
+			return bad_value(argv);
+		o->timeout_s = (double)v;
+		return -1;
+	case 'r':
+		o->regrade = 1;
+		return -1;
+	case 'S':
+		o->parallel = 0;
+		return -1;
+	case 'l':
+		o->gpu_lock = optarg;
+		return -1;
+	case 'k':
+		if (shard_parse(&o->shard, optarg, err, sizeof(err))) {
+			fprintf(stderr, "warpgrade: %s\n\n%s", err,
+				usage_batch);
+			return BATCH_USAGE;
+		}
+		b->have_shard = 1;
+		return -1;
+	case 'q':
+		b->quiet = 1;
+		return -1;
+	case 'T':
+		o->timings = 1;
+		return -1;
+	case 'h':
+		fputs(usage_batch, stdout);
+		return 0;
+	default:
+		fprintf(stderr, "\n%s", usage_batch);
+		return BATCH_USAGE;
+	}
+}
+
 int batch_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -826,98 +898,36 @@ int batch_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct batch_opts o;
-	unsigned long long v;
+	struct batch_cli b;
+	struct batch_opts *o = &b.o;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	char self[4096];
+	char self[4096], err[256];
 	ssize_t n;
-	int c, quiet = 0, have_shard = 0;
-	char err[256];
+	int c, rc;
 
-	memset(&o, 0, sizeof(o));
-	shard_init(&o.shard);
-	o.backend = "auto";
-	o.jobs = cores > 0 ? (unsigned)cores : 1;
-	o.parallel = -1;
+	memset(&b, 0, sizeof(b));
+	shard_init(&o->shard);
+	o->backend = "auto";
+	o->jobs = cores > 0 ? (unsigned)cores : 1;
+	o->parallel = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.out = optarg;
-			break;
-		case 'j':
-			if (parse_num(optarg, &v) || v < 1 || v > 256)
-				goto bad_value;
-			o.jobs = (unsigned)v;
-			break;
-		case 'b':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "cuda") &&
-			    strcmp(optarg, "emu"))
-				goto bad_value;
-			o.backend = optarg;
-			break;
-		case 'f':
-			c = formats_parse(optarg);
-			if (c < 0)
-				goto bad_value;
-			o.formats |= 1u << c;
-			break;
-		case 'c':
-			o.config = optarg;
-			break;
-		case 's':
-			if (parse_num(optarg, &v))
-				goto bad_value;
-			o.has_seed = 1;
-			o.seed = v;
-			break;
-		case 't':
-			if (parse_num(optarg, &v) || v < 1)
-				goto bad_value;
-			o.timeout_s = (double)v;
-			break;
-		case 'r':
-			o.regrade = 1;
-			break;
-		case 'S':
-			o.parallel = 0;
-			break;
-		case 'l':
-			o.gpu_lock = optarg;
-			break;
-		case 'k':
-			if (shard_parse(&o.shard, optarg, err, sizeof(err))) {
-				fprintf(stderr, "warpgrade: %s\n\n%s", err,
-					usage_batch);
-				return BATCH_USAGE;
-			}
-			have_shard = 1;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'T':
-			o.timings = 1;
-			break;
-		case 'h':
-			fputs(usage_batch, stdout);
-			return 0;
-		default:
-			fprintf(stderr, "\n%s", usage_batch);
-			return BATCH_USAGE;
-		}
+		rc = batch_option(c, &b, argv);
+		if (rc >= 0)
+			return rc;
 	}
-	if (optind != argc - 1 || !o.out) {
-		fprintf(stderr, "warpgrade: %s\n\n%s", !o.out ?
+	if (optind != argc - 1 || !o->out) {
+		fprintf(stderr, "warpgrade: %s\n\n%s", !o->out ?
 			"--out RESULTS_DIR is required" : optind >= argc ?
 			"no submissions directory given" :
 			"more than one submissions directory given",
 			usage_batch);
 		return BATCH_USAGE;
 	}
-	o.submissions = argv[optind];
-	o.progress = !quiet;
-	if (!have_shard && shard_from_env(&o.shard, err, sizeof(err)) < 0) {
+	o->submissions = argv[optind];
+	o->progress = !b.quiet;
+	if (!b.have_shard &&
+	    shard_from_env(&o->shard, err, sizeof(err)) < 0) {
 		fprintf(stderr, "warpgrade: %s\n", err);
 		return BATCH_USAGE;
 	}
@@ -926,11 +936,6 @@ int batch_main(int argc, char **argv)
 	if (n <= 0 || (size_t)n >= sizeof(self) - 1)
 		die("cannot find the warpgrade executable");
 	self[n] = '\0';
-	o.warpgrade = self;
-	return batch_run(&o, NULL);
-bad_value:
-	fprintf(stderr, "warpgrade: bad value '%s' for --%s\n\n%s", optarg,
-		argv[optind - 1][0] == '-' ? argv[optind - 1] + 2 : "?",
-		usage_batch);
-	return BATCH_USAGE;
+	o->warpgrade = self;
+	return batch_run(o, NULL);
 }

@@ -13,8 +13,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,28 +29,9 @@
 #include "grade_exec.h"
 #include "grade_task.h"
 #include "intake.h"
+#include "pool.h"
 #include "timings.h"
 #include "util.h"
-
-void grade_progress(const struct grade_opts *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!o->progress)
-		return;
-	fputs("\r\033[K", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fflush(stderr);
-}
-
-const char *grade_tmp_dir(const struct grade_opts *o)
-{
-	const char *tmp = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
-
-	return tmp && *tmp ? tmp : "/tmp";
-}
 
 static int selected(const struct grade_opts *o, const struct exercise *ex)
 {
@@ -348,6 +327,7 @@ struct pipeline {
 	const struct grade_opts *o;
 	const struct grade_targets *g;
 	uint64_t seed;
+	struct task *t;
 };
 
 /* On the emulator: run an exercise in the worker that built it. */
@@ -381,60 +361,40 @@ static void run_gpu_when_built(struct task *k, void *ctx)
 	k->lock = NULL;
 }
 
-struct measuring {
-	const struct grade_opts *o;
-	struct task *k;
-	const struct grade_targets *g;
-	pthread_t th;
-	int started;
-};
-
-static void *measure_worker(void *arg)
+/* A first stage of run_in_turn: exercise i's runner, when it has not
+ * run; 1 when its emulator work is to follow. */
+static int run_one(void *ctx, size_t i)
 {
-	struct measuring *m = arg;
+	const struct pipeline *p = ctx;
+	struct task *k = &p->t[i];
 
-	grade_exec_measure(m->o, m->k, m->g);
-	return NULL;
+	if (k->ran)
+		return 0;
+	grade_exec_primary(p->o, k, p->g, p->seed);
+	return k->v != NULL; /* not run, or nothing to finish */
+}
+
+/* Its second stage, in a thread of the pool. */
+static void measure_one(void *ctx, size_t i)
+{
+	const struct pipeline *p = ctx;
+
+	grade_exec_measure(p->o, &p->t[i], p->g);
 }
 
 /* With --jobs 1 (on a GPU, or on the emulator): each exercise's runner
  * one at a time, and meanwhile the previous ones' emulator work -- the
- * record of the measured calls, the replays -- in threads of their own,
+ * record of the measured calls, the replays -- in the pool's threads,
  * at most o->jobs at once; then, in order, where their failures happened
  * (a rerun may use the GPU). */
 static void run_in_turn(const struct grade_opts *o, struct task *t, size_t n,
 			const struct grade_targets *g, uint64_t seed)
 {
-	struct measuring *m = xcalloc(n ? n : 1, sizeof(*m));
-	unsigned jobs = o->jobs ? o->jobs : 1;
-	size_t oldest = 0, running = 0;
+	const struct pipeline p = { o, g, seed, t };
 
-	for (size_t i = 0; i < n; i++) {
-		if (t[i].ran)
-			continue;
-		grade_exec_primary(o, &t[i], g, seed);
-		if (!t[i].v)
-			continue; /* not run, or nothing to finish */
-		if (running == jobs) {
-			for (; !m[oldest].started; oldest++)
-				;
-			pthread_join(m[oldest++].th, NULL);
-			running--;
-		}
-		m[i] = (struct measuring){ o, &t[i], g, 0, 0 };
-		if (!pthread_create(&m[i].th, NULL, measure_worker, &m[i])) {
-			m[i].started = 1;
-			running++;
-		} else {
-			grade_exec_measure(o, &t[i], g);
-		}
-	}
-	for (size_t i = oldest; i < n; i++)
-		if (m[i].started)
-			pthread_join(m[i].th, NULL);
+	pool_pipeline(n, o->jobs, run_one, measure_one, (void *)&p);
 	for (size_t i = 0; i < n; i++)
 		grade_exec_locate(o, &t[i], g, seed);
-	free(m);
 }
 
 /* Build every present exercise and run each that built: as soon as it
@@ -444,7 +404,7 @@ static void build_and_run(const struct grade_opts *o, struct task *t,
 			  size_t n, const struct grade_targets *g,
 			  struct grade_result *r)
 {
-	const struct pipeline p = { o, g, r->seed };
+	const struct pipeline p = { o, g, r->seed, t };
 	int gpu = g->primary->backend == BUILD_CUDA;
 	/* --jobs 1: one build at a time, then the runs in turn */
 	int side_by_side = o->jobs > 1 && (!gpu || g->lock_path);
@@ -563,12 +523,8 @@ out:
 	if (!r->max_score)
 		r->max_score = score_max(o->cfg) * (double)(nsel ? nsel :
 			exercise_count());
-	for (size_t i = 0; tasks && i < nsel; i++) {
-		free(tasks[i].log);
-		free(tasks[i].cc_isolation);
-		free(tasks[i].run_isolation);
-		lacks_release(&tasks[i].lacks);
-	}
+	for (size_t i = 0; tasks && i < nsel; i++)
+		grade_task_release(&tasks[i]);
 	free(tasks);
 	if (g.workdir && !getenv("WARPGRADE_KEEP"))
 		remove_tree(g.workdir);

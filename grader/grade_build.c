@@ -3,13 +3,13 @@
  */
 #include "grade_build.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compile.h"
 #include "linkfail.h"
+#include "pool.h"
 #include "timings.h"
 #include "util.h"
 
@@ -131,46 +131,33 @@ static void build_task(const struct grade_opts *o, struct task *k,
 	free(log);
 }
 
-/* The builds, shared by the threads that run them. */
-struct build_pool {
+/* The builds, shared by the pool's threads. */
+struct builds {
 	const struct grade_opts *o;
 	struct task *t;
-	size_t n;
 	const struct grade_targets *g;
 	grade_build_then then;
 	void *ctx;
-	pthread_mutex_t mu;
-	size_t next;
 };
 
-static void *build_worker(void *arg)
+/* A pool job: build task i, when it is there to build. */
+static void build_one(void *arg, size_t i)
 {
-	struct build_pool *p = arg;
+	struct builds *b = arg;
+	struct task *k = &b->t[i];
 
-	for (;;) {
-		size_t i;
-
-		pthread_mutex_lock(&p->mu);
-		while (p->next < p->n && p->t[p->next].state != T_READY)
-			p->next++;
-		i = p->next < p->n ? p->next++ : p->n;
-		pthread_mutex_unlock(&p->mu);
-		if (i == p->n)
-			return NULL;
-		build_task(p->o, &p->t[i], p->g);
-		if (p->then)
-			p->then(&p->t[i], p->ctx);
-	}
+	if (k->state != T_READY)
+		return;
+	build_task(b->o, k, b->g);
+	if (b->then)
+		b->then(k, b->ctx);
 }
 
 void grade_build_all(const struct grade_opts *o, struct task *t, size_t n,
 		     const struct grade_targets *g, grade_build_then then,
 		     void *ctx)
 {
-	struct build_pool p = { o, t, n, g, then, ctx,
-				PTHREAD_MUTEX_INITIALIZER, 0 };
-	unsigned jobs = o->jobs ? o->jobs : 1, started = 0;
-	pthread_t *th = xcalloc(jobs, sizeof(*th));
+	struct builds b = { o, t, g, then, ctx };
 	const struct build_target *c = g->counters;
 
 	for (size_t i = 0; i < n; i++) {
@@ -185,12 +172,5 @@ void grade_build_all(const struct grade_opts *o, struct task *t, size_t n,
 				 "%s/runner-%s.%s", g->workdir, name,
 				 c->arch);
 	}
-	for (; started < jobs && started < n; started++)
-		if (pthread_create(&th[started], NULL, build_worker, &p))
-			break;
-	if (!started)
-		build_worker(&p);
-	for (unsigned k = 0; k < started; k++)
-		pthread_join(th[k], NULL);
-	free(th);
+	pool_run(n, o->jobs, build_one, &b);
 }

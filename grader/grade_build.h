@@ -6,7 +6,7 @@
  * per target -- so that two files defining the same kernel name, or one
  * that does not link, cost nothing to the others.
  *
- * Builds run in up to o->jobs threads.  A caller that runs an exercise
+ * Builds run in up to o->jobs threads (pool.h).  A caller that runs an exercise
  * as soon as it is built (the emulator; a GPU whose timed runs a lock
  * keeps apart) passes a `then` callback, which the worker calls for each
  * task it built; otherwise every build is done when grade_build_all

@@ -33,7 +33,7 @@ struct run_ctx {
 	struct verify *v;
 	const struct grade_opts *o;
 	double phase_timeout[8];
-	size_t shapes_seen;
+	size_t shapes_seen, nshapes;
 	const char *name;
 };
 
@@ -70,22 +70,23 @@ static int on_frame(struct sandbox_run *sb, void *arg, enum proto_type t,
 		 * timed repetitions */
 		if (sandbox_send(sb, c->job->data, c->job->len))
 			return -1;
-		if (!(c->v->phases & PROTO_PHASE_PERF))
+		if (!verify_wants_keys(c->v))
 			sandbox_close_input(sb);
 		c->job_sent = 1;
 	}
 	if (t == PROTO_KEY_REQUEST && send_key(sb, payload, len))
 		return -1;
 	if (t == PROTO_PHASE) {
-		double limit = c->phase_timeout[c->v->current_phase & 7];
+		double limit = c->phase_timeout[
+			verify_current_phase(c->v) & 7];
 
 		if (limit > 0)
 			sandbox_set_deadline(sb, limit);
 	}
 	if (t == PROTO_SHAPE && c->o->progress &&
-	    c->v->cur < 0 && (++c->shapes_seen % 128) == 0)
+	    !verify_shape_arriving(c->v) && (++c->shapes_seen % 128) == 0)
 		grade_progress(c->o, "%s: %zu/%zu shapes checked", c->name,
-			       c->shapes_seen, c->v->nshapes);
+			       c->shapes_seen, c->nshapes);
 	return 0;
 }
 
@@ -95,6 +96,7 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 		      uint32_t flags, char **output)
 {
 	const char *runner = k->runner[which], *workdir = k->dir;
+	const char *name = k->ex->name;
 	const char *argv[2] = { runner, NULL };
 	char home[PATH_MAX + 8];
 	const char *env[5];
@@ -116,17 +118,12 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	sandbox_spec_init(&spec);
 	memset(&res, 0, sizeof(res));
 	memset(&ctx, 0, sizeof(ctx));
-	memset(&job, 0, sizeof(job));
 	proto_buf_init(&jb);
-	snprintf(job.exercise, sizeof(job.exercise), "%s", v->ex->name);
-	job.seed = v->seed;
-	job.phases = phases;
-	job.perf_reps = cfg->perf_reps;
-	job.flags = flags;
+	verify_job(v, phases, flags, &job);
 	proto_enc_job(&jb, &job);
 
 	/* a private, empty working directory for each run */
-	dir = xstrfmt("%s/run-%s-%u-%u", workdir, v->ex->name, phases, flags);
+	dir = xstrfmt("%s/run-%s-%u-%u", workdir, name, phases, flags);
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		error("cannot create '%s': %s", dir, strerror(errno));
 		goto out;
@@ -143,7 +140,8 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	ctx.v = v;
 	ctx.o = o;
 	ctx.job = &jb;
-	ctx.name = v->ex->name;
+	ctx.name = name;
+	ctx.nshapes = exercise_nshapes_all(k->ex);
 	if (!gpu)
 		corr *= 4; /* interpretation is slower than a GPU */
 	ctx.phase_timeout[PROTO_PHASE_CORRECTNESS] = corr;
@@ -167,13 +165,11 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 
 	verify_process_begin(v, phases, flags);
 	if (sandbox_run_guest(&spec, &res, grant)) {
-		error("cannot run the runner for %s: %s", v->ex->name,
-		      res.error);
+		error("cannot run the runner for %s: %s", name, res.error);
 		goto out;
 	}
 	if (res.frame_error[0])
-		snprintf(v->protocol_error, sizeof(v->protocol_error), "%s",
-			 res.frame_error);
+		verify_stream_error(v, res.frame_error);
 	memset(&x, 0, sizeof(x));
 	x.timed_out = res.timed_out;
 	x.signal = res.killed_by_callback ? 0 : res.signal;
@@ -240,14 +236,13 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	k->v = v;
 	k->measure = 1;
 	grade_progress(o, "%s: running on %s", k->ex->name, tgt->arch);
-	verify_init(v, k->ex, o->cfg, seed, !gpu, e);
 	/* what the emulator runs of this object (its runner on the
 	 * emulator, the replays) may stop at what it lacks */
-	v->lacks = &k->lacks;
+	verify_init(v, k->ex, o->cfg, seed, !gpu, e, &k->lacks);
 	for (size_t i = 0; i < nruns && !failed; i++) {
 		/* the timed phase follows a sweep that ran to its end, as
 		 * it does within one runner */
-		if (i && !(v->done & PROTO_PHASE_CORRECTNESS))
+		if (i && !verify_phase_done(v, PROTO_PHASE_CORRECTNESS))
 			break;
 		failed = run_planned(o, v, k, gpu, &runs[i], lock,
 				     &e->runner_output);
@@ -256,14 +251,11 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 		 gpu ? " (correctness, timing)" : " (correctness)");
 	k->lap = timings_lap(&e->timings, phase, k->lap);
 	if (failed) {
-		e->status = STATUS_XX;
-		v->worst = STATUS_XX;
-		result_set_message(e, "the runner could not be started");
+		verify_not_run(v, "the runner could not be started");
 		k->measure = 0;
 	} else if (gpu && !k->emu_ok) {
-		snprintf(v->unmeasured_why, sizeof(v->unmeasured_why),
-			 "%.399s", k->emu_why[0] ? k->emu_why : "no emulator "
-			 "here to replay the measured calls");
+		verify_unmeasured(v, k->emu_why[0] ? k->emu_why : "no "
+				  "emulator here to replay the measured calls");
 		k->measure = 0;
 	}
 }
@@ -280,8 +272,7 @@ static void run_measured(const struct grade_opts *o, struct task *k,
 	struct verify *v = k->v;
 
 	if (!g->replay) {
-		snprintf(v->unmeasured_why, sizeof(v->unmeasured_why), "the "
-			 "replay program is not built");
+		verify_unmeasured(v, "the replay program is not built");
 		return;
 	}
 	grade_progress(o, "%s: replaying the measured calls", k->ex->name);

@@ -1,7 +1,9 @@
 /*
  * One exercise of a grade as the pipeline carries it (grade.c): found by
  * intake, built (grade_build.c), run and verified (grade_exec.c).
- * Internal to those three files.
+ * Internal to those three files.  What they share lives here and in
+ * grade_task.c, which calls none of them: grade.c drives the other two,
+ * and they call back only into this file.
  *
  * Threads: a task is touched by one thread at a time -- the worker that
  * builds it (and, on the emulator, runs it straight after), or the main
@@ -72,5 +74,9 @@ const char *grade_tmp_dir(const struct grade_opts *o);
 /* A progress line on stderr when o->progress. */
 void grade_progress(const struct grade_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Free what the build and the runs left in t (its log, its isolation
+ * lines, its lacks), once its result is settled. */
+void grade_task_release(struct task *t);
 
 #endif

@@ -80,6 +80,115 @@ static int parse_u64(const char *s, unsigned long long *v)
 	return errno || *end ? -1 : 0;
 }
 
+/* `grade`'s command line as parsed. */
+struct grade_cli {
+	struct grade_opts o;
+	struct score_config cfg;
+	const char **only;       /* the --exercise names, in o.only */
+	const char *format, *output;
+	int quiet;
+};
+
+/* One option of `grade` into g: -1 to go on, else the exit status it
+ * ends the command with (a usage error, --help). */
+static int grade_option(int c, struct grade_cli *g)
+{
+	unsigned long long v;
+	char err[512];
+
+	switch (c) {
+	case 'e':
+		if (!exercise_find(optarg))
+			return usage_error(usage_grade,
+					   "unknown exercise '%s'", optarg);
+		g->only[g->o.nonly++] = optarg;
+		return -1;
+	case 'b':
+		if (strcmp(optarg, "auto") && strcmp(optarg, "cuda") &&
+		    strcmp(optarg, "emu"))
+			return usage_error(usage_grade,
+					   "unknown backend '%s'", optarg);
+		g->o.backend = optarg;
+		return -1;
+	case 's':
+		if (parse_u64(optarg, &v))
+			return usage_error(usage_grade, "bad seed '%s'",
+					   optarg);
+		g->o.has_seed = 1;
+		g->o.seed = v;
+		return -1;
+	case 'f':
+		if (formats_parse(optarg) < 0)
+			return usage_error(usage_grade,
+					   "unknown format '%s'", optarg);
+		g->format = optarg;
+		return -1;
+	case 'o':
+		g->output = optarg;
+		return -1;
+	case 'c':
+		g->o.config_path = optarg;
+		if (score_config_load(&g->cfg, optarg, err, sizeof(err))) {
+			fprintf(stderr, "warpgrade: %s\n", err);
+			return 2;
+		}
+		return -1;
+	case 'j':
+		if (parse_u64(optarg, &v) || v < 1 || v > 256)
+			return usage_error(usage_grade, "bad job count '%s'",
+					   optarg);
+		g->o.jobs = (unsigned)v;
+		return -1;
+	case 'l':
+		g->o.gpu_lock = optarg;
+		return -1;
+	case 'q':
+		g->quiet = 1;
+		return -1;
+	case 't':
+		g->o.timings = 1;
+		return -1;
+	case 'h':
+		fputs(usage_grade, stdout);
+		return 0;
+	default:
+		fprintf(stderr, "\n%s", usage_grade);
+		return 2;
+	}
+}
+
+/* Grade g's submission and write the report its options ask for; the
+ * exit status. */
+static int grade_and_report(struct grade_cli *g, const char *submission)
+{
+	struct grade_result r;
+	char *doc;
+	int rc;
+
+	g->o.submission = submission;
+	g->o.only = g->only;
+	g->o.cfg = &g->cfg;
+	g->o.progress = !g->quiet && isatty(2) && !g->output;
+	result_init(&r);
+	rc = grade_run(&g->o, &r);
+	/* every format is a view of the same result (formats.h), rendered
+	 * after grade_run: no student code is running */
+	doc = formats_render(formats_parse(g->format), &r, &g->cfg, rc,
+			     !g->output && report_want_colour(stdout));
+	if (g->output) {
+		if (write_file_atomic(g->output, doc, strlen(doc)))
+			rc = 3;
+	} else {
+		fputs(doc, stdout);
+	}
+	free(doc);
+	if (r.error && rc && (g->output || strcmp(g->format, "text")))
+		fprintf(stderr, "warpgrade: %s\n", r.error);
+	report_timings(stderr, &r);
+	result_release(&r);
+	return rc;
+}
+
 static int cmd_grade(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -96,133 +205,25 @@ static int cmd_grade(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct score_config cfg;
-	struct grade_opts o;
-	struct grade_result r;
-	const char **only = xcalloc((size_t)argc, sizeof(char *));
-	const char *format = "text", *output = NULL;
-	unsigned long long v;
-	char err[512];
-	int c, rc, quiet = 0;
-	const char *config_path = NULL;
+	struct grade_cli g;
+	int c, rc = -1;
 
-	memset(&o, 0, sizeof(o));
-	o.backend = "auto";
-	o.jobs = 4;
-	score_config_default(&cfg);
+	memset(&g, 0, sizeof(g));
+	g.o.backend = "auto";
+	g.o.jobs = 4;
+	g.format = "text";
+	g.only = xcalloc((size_t)argc, sizeof(char *));
+	score_config_default(&g.cfg);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (!exercise_find(optarg)) {
-				rc = usage_error(usage_grade,
-						 "unknown exercise '%s'",
-						 optarg);
-				goto out;
-			}
-			only[o.nonly++] = optarg;
-			break;
-		case 'b':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "cuda") &&
-			    strcmp(optarg, "emu")) {
-				rc = usage_error(usage_grade,
-						 "unknown backend '%s'",
-						 optarg);
-				goto out;
-			}
-			o.backend = optarg;
-			break;
-		case 's':
-			if (parse_u64(optarg, &v)) {
-				rc = usage_error(usage_grade, "bad seed '%s'",
-						 optarg);
-				goto out;
-			}
-			o.has_seed = 1;
-			o.seed = v;
-			break;
-		case 'f':
-			if (formats_parse(optarg) < 0) {
-				rc = usage_error(usage_grade,
-						 "unknown format '%s'",
-						 optarg);
-				goto out;
-			}
-			format = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'c':
-			config_path = optarg;
-			if (score_config_load(&cfg, optarg, err,
-					      sizeof(err))) {
-				fprintf(stderr, "warpgrade: %s\n", err);
-				rc = 2;
-				goto out;
-			}
-			break;
-		case 'j':
-			if (parse_u64(optarg, &v) || v < 1 || v > 256) {
-				rc = usage_error(usage_grade,
-						 "bad job count '%s'", optarg);
-				goto out;
-			}
-			o.jobs = (unsigned)v;
-			break;
-		case 'l':
-			o.gpu_lock = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 't':
-			o.timings = 1;
-			break;
-		case 'h':
-			fputs(usage_grade, stdout);
-			rc = 0;
-			goto out;
-		default:
-			fprintf(stderr, "\n%s", usage_grade);
-			rc = 2;
-			goto out;
-		}
-	}
-	if (optind != argc - 1) {
+	while (rc < 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+		rc = grade_option(c, &g);
+	if (rc < 0 && optind != argc - 1)
 		rc = usage_error(usage_grade, "%s", optind >= argc ?
 				 "no submission given" :
 				 "more than one submission given");
-		goto out;
-	}
-	o.submission = argv[optind];
-	o.only = only;
-	o.cfg = &cfg;
-	o.config_path = config_path;
-	o.progress = !quiet && isatty(2) && !output;
-	result_init(&r);
-	rc = grade_run(&o, &r);
-	{
-		/* every format is a view of the same result (formats.h),
-		 * rendered after grade_run: no student code is running */
-		char *doc = formats_render(formats_parse(format), &r, &cfg,
-					   rc, !output &&
-					   report_want_colour(stdout));
-
-		if (output) {
-			if (write_file_atomic(output, doc, strlen(doc)))
-				rc = 3;
-		} else {
-			fputs(doc, stdout);
-		}
-		free(doc);
-	}
-	if (r.error && rc && (output || strcmp(format, "text")))
-		fprintf(stderr, "warpgrade: %s\n", r.error);
-	report_timings(stderr, &r);
-	result_release(&r);
-out:
-	free(only);
+	if (rc < 0)
+		rc = grade_and_report(&g, argv[optind]);
+	free(g.only);
 	return rc;
 }
 

@@ -22,10 +22,12 @@
 
 void verify_init(struct verify *v, const struct exercise *ex,
 		 const struct score_config *cfg, uint64_t seed,
-		 int skip_gpu_only, struct exercise_result *res)
+		 int skip_gpu_only, struct exercise_result *res,
+		 const struct lacks *lacks)
 {
 	memset(v, 0, sizeof(*v));
 	v->ex = ex;
+	v->lacks = lacks;
 	v->cfg = cfg;
 	v->seed = seed;
 	v->skip_gpu_only = skip_gpu_only;
@@ -67,6 +69,54 @@ void verify_release(struct verify *v)
 	free(v->perf_call.lines);
 	free(v->perf_call.kernels);
 	memset(v, 0, sizeof(*v));
+}
+
+void verify_job(const struct verify *v, uint32_t phases, uint32_t flags,
+		struct proto_job *job)
+{
+	memset(job, 0, sizeof(*job));
+	snprintf(job->exercise, sizeof(job->exercise), "%s", v->ex->name);
+	job->seed = v->seed;
+	job->phases = phases;
+	job->perf_reps = v->cfg->perf_reps;
+	job->flags = flags;
+}
+
+int verify_wants_keys(const struct verify *v)
+{
+	return (v->phases & PROTO_PHASE_PERF) != 0;
+}
+
+uint32_t verify_current_phase(const struct verify *v)
+{
+	return v->current_phase;
+}
+
+int verify_shape_arriving(const struct verify *v)
+{
+	return v->cur >= 0;
+}
+
+int verify_phase_done(const struct verify *v, uint32_t phase)
+{
+	return (v->done & phase) != 0;
+}
+
+void verify_stream_error(struct verify *v, const char *why)
+{
+	snprintf(v->protocol_error, sizeof(v->protocol_error), "%s", why);
+}
+
+void verify_not_run(struct verify *v, const char *why)
+{
+	v->res->status = STATUS_XX;
+	v->worst = STATUS_XX;
+	result_set_message(v->res, "%s", why);
+}
+
+void verify_unmeasured(struct verify *v, const char *why)
+{
+	snprintf(v->unmeasured_why, sizeof(v->unmeasured_why), "%s", why);
 }
 
 void verify_process_begin(struct verify *v, uint32_t phases,

@@ -19,8 +19,11 @@
  * a kernel and an instruction that the grader's own PTX check listed
  * (v->lacks); any other is the runner's word.
  *
- * Call order: verify_init, then per runner process verify_process_begin,
- * verify_frame for every frame, verify_process_end with how it ended;
+ * Call order: verify_init, then per runner process verify_job for its
+ * job, verify_process_begin, verify_frame for every frame (meanwhile
+ * verify_wants_keys, verify_current_phase and verify_shape_arriving
+ * answer the caller feeding the runner), verify_stream_error when the
+ * stream broke below the frames, verify_process_end with how it ended;
  * then the replays (measure.c: verify_measured_replayable and
  * verify_perf_replayable say which calls can be replayed, their
  * findings go into v->measured[] and v->perf_call, the replayed output
@@ -108,12 +111,11 @@ struct verify {
 	struct measured_call perf_call;
 	int have_prediction;
 	struct proto_prediction prediction;
-	/* set by the caller when no replay can run (no emulator on a GPU
-	 * host, its runner did not build): the checks are then "not
-	 * measured" for this reason, never failed */
+	/* verify_unmeasured's reason: no replay can run, so the checks
+	 * are "not measured" for it, never failed */
 	char unmeasured_why[400];
 	/* what the emulator cannot run in the student's kernels, as the
-	 * grader's PTX check found (lacks.h), set by the caller; NULL:
+	 * grader's PTX check found (lacks.h), given to verify_init; NULL:
 	 * none is the emulator's limit */
 	const struct lacks *lacks;
 	char protocol_error[256];
@@ -122,11 +124,19 @@ struct verify {
 	size_t late_frames;
 };
 
+/* lacks: what the emulator cannot run in the student's kernels (v->lacks;
+ * NULL: none is the emulator's limit), the caller's, kept until
+ * verify_release. */
 void verify_init(struct verify *v, const struct exercise *ex,
 		 const struct score_config *cfg, uint64_t seed,
-		 int skip_gpu_only, struct exercise_result *res);
+		 int skip_gpu_only, struct exercise_result *res,
+		 const struct lacks *lacks);
 void verify_release(struct verify *v);
 
+/* The job of a runner process: v's exercise and seed, the phases and
+ * PROTO_JOB_* flags given, the configuration's timed repetitions. */
+void verify_job(const struct verify *v, uint32_t phases, uint32_t flags,
+		struct proto_job *job);
 /* Before each runner process: which phases and job flags it was given. */
 void verify_process_begin(struct verify *v, uint32_t phases,
 			  uint32_t job_flags);
@@ -135,6 +145,26 @@ void verify_process_begin(struct verify *v, uint32_t phases,
  * is checked here; answering it is the caller's. */
 int verify_frame(struct verify *v, enum proto_type t,
 		 const unsigned char *p, size_t n);
+
+/* What the caller feeding the current runner process asks between its
+ * frames: whether its timed phase will ask for keys (so its input stays
+ * open); the phase it is in (PROTO_PHASE_*, 0 before the first); whether
+ * a shape's output is part way in; whether it completed phase. */
+int verify_wants_keys(const struct verify *v);
+uint32_t verify_current_phase(const struct verify *v);
+int verify_shape_arriving(const struct verify *v);
+int verify_phase_done(const struct verify *v, uint32_t phase);
+/* The runner's stream broke below the frames (why: the framing's
+ * reason, sandbox.h's frame_error): its protocol error. */
+void verify_stream_error(struct verify *v, const char *why);
+
+/* The grader could not run the runner at all: the exercise is XX, with
+ * why as its message, whatever the runs before it said. */
+void verify_not_run(struct verify *v, const char *why);
+/* No replay can run, for this reason (no emulator on a GPU host, its
+ * runner did not build, no replay program): the technique checks are
+ * "not measured", never failed. */
+void verify_unmeasured(struct verify *v, const char *why);
 
 struct verify_exit {
 	int timed_out;      /* 1 wall, 2 CPU */

@@ -357,14 +357,237 @@ static cudaError_t time_reference(struct runner *r, unsigned char *out,
 	return err;
 }
 
+/* A CUDA call of the timed phase: on an error, the error frame (at
+ * repetition `rep`, in scope) and -1 from the function. */
 #define PERF_CHECK(expr, what) do { \
-		err = (expr); \
-		if (err != cudaSuccess) { \
-			runner_send_cuda_error(r, PROTO_PHASE_PERF, rep, err, \
-					       what); \
-			goto out; \
+		cudaError_t err_ = (expr); \
+		if (err_ != cudaSuccess) { \
+			runner_send_cuda_error(r, PROTO_PHASE_PERF, rep, \
+					       err_, what); \
+			return -1; \
 		} \
 	} while (0)
+
+/* What the timed phase holds, on the device and on the host. */
+struct perf_bench {
+	size_t elems, bytes;
+	unsigned reps;
+	struct proto_perf *pm;
+	unsigned char *d_in, *d_ref, *d_stu;
+	unsigned char *d_flush;
+	size_t flush_bytes;
+	unsigned long long *d_count;
+	cudaEvent_t e0, e1;
+	double *tmp, *host;
+	/* the recorded repetition (UINT_MAX: none) and its record */
+	unsigned recorded;
+	unsigned char *rec;
+	size_t rec_len;
+};
+
+/* The sizes and the host's side; the runner dies without memory. */
+static void perf_init(struct runner *r, struct perf_bench *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->elems = exercise_shape_elems(r->ex->perf_shape);
+	b->bytes = b->elems * r->ex->elem_size;
+	b->reps = r->job.perf_reps ? r->job.perf_reps : 30;
+	b->recorded = UINT_MAX;
+	if (b->reps > PROTO_MAX_REPS)
+		b->reps = PROTO_MAX_REPS;
+	b->pm = calloc(1, sizeof(*b->pm));
+	b->tmp = calloc(b->reps + 32, sizeof(*b->tmp));
+	b->host = calloc(b->reps, sizeof(*b->host));
+	if (!b->pm || !b->tmp || !b->host)
+		runner_die_internal("out of host memory for timings");
+}
+
+static void perf_release(struct perf_bench *b)
+{
+	if (b->e0)
+		cudaEventDestroy(b->e0);
+	if (b->e1)
+		cudaEventDestroy(b->e1);
+	cudaFree(b->d_in);
+	cudaFree(b->d_ref);
+	cudaFree(b->d_stu);
+	cudaFree(b->d_flush);
+	cudaFree(b->d_count);
+	free(b->pm);
+	free(b->tmp);
+	free(b->host);
+	free(b->rec);
+}
+
+/* The device's side: input, outputs, the L2 flush buffer, the
+ * counters, two events. */
+static int perf_alloc(struct runner *r, struct perf_bench *b)
+{
+	const size_t rep = 0;
+	struct cudaDeviceProp prop;
+
+	PERF_CHECK(cudaGetDeviceProperties(&prop, 0), "device properties");
+	b->flush_bytes = (size_t)prop.l2CacheSize * 2;
+	PERF_CHECK(cudaMalloc((void **)&b->d_in, b->bytes),
+		   "allocating input");
+	PERF_CHECK(cudaMalloc((void **)&b->d_ref, b->bytes),
+		   "allocating output");
+	PERF_CHECK(cudaMalloc((void **)&b->d_stu, b->bytes),
+		   "allocating output");
+	PERF_CHECK(cudaMalloc((void **)&b->d_flush, b->flush_bytes),
+		   "allocating the L2 flush buffer");
+	PERF_CHECK(cudaMalloc((void **)&b->d_count, 2 * sizeof(*b->d_count)),
+		   "allocating a counter");
+	PERF_CHECK(cudaEventCreate(&b->e0), "creating an event");
+	PERF_CHECK(cudaEventCreate(&b->e1), "creating an event");
+	return 0;
+}
+
+/* The physical ceiling, a device-to-device copy of the same size, and
+ * the time of an empty launch. */
+static int perf_ceiling(struct runner *r, struct perf_bench *b)
+{
+	const size_t rep = 0;
+	struct proto_perf *pm = b->pm;
+	float ms;
+
+	for (unsigned i = 0; i < 12; i++) {
+		PERF_CHECK(cudaMemsetAsync(b->d_flush, i, b->flush_bytes,
+					   r->stream), "flushing L2");
+		PERF_CHECK(cudaEventRecord(b->e0, r->stream), "event");
+		PERF_CHECK(cudaMemcpyAsync(b->d_ref, b->d_in, b->bytes,
+					   cudaMemcpyDeviceToDevice, r->stream),
+			   "timing a device copy");
+		PERF_CHECK(cudaEventRecord(b->e1, r->stream), "event");
+		PERF_CHECK(cudaEventSynchronize(b->e1), "event");
+		PERF_CHECK(cudaEventElapsedTime(&ms, b->e0, b->e1), "event");
+		if (i >= 2)
+			b->tmp[i - 2] = ms;
+	}
+	pm->copy_gbps = 2.0 * (double)b->bytes / (median(b->tmp, 10) * 1e6);
+	for (unsigned i = 0; i < 22; i++) {
+		PERF_CHECK(cudaEventRecord(b->e0, r->stream), "event");
+		PERF_CHECK(wgrun_empty(r->stream), "empty launch");
+		PERF_CHECK(cudaEventRecord(b->e1, r->stream), "event");
+		PERF_CHECK(cudaEventSynchronize(b->e1), "event");
+		PERF_CHECK(cudaEventElapsedTime(&ms, b->e0, b->e1), "event");
+		if (i >= 2)
+			b->tmp[i - 2] = ms;
+	}
+	pm->empty_launch_ms = median(b->tmp, 20);
+	pm->bytes_moved = 2 * (uint64_t)b->bytes;
+	return 0;
+}
+
+/* Warm-up: module load and first-touch stay out of the numbers. */
+static int perf_warm_up(struct runner *r, struct perf_bench *b)
+{
+	const size_t rep = 0;
+	struct exercise_shape s = r->ex->perf_shape;
+
+	for (int i = 0; i < 2; i++) {
+		if (r->reference)
+			runner_call_launcher(r, r->reference, b->d_ref,
+					     b->d_in, s, 0, 0, 0);
+		runner_call_launcher(r, r->student, b->d_stu, b->d_in, s, 0,
+				     0, 0);
+		PERF_CHECK(cudaDeviceSynchronize(), "warm-up run");
+	}
+	return 0;
+}
+
+/* The student's run of repetition rep, timed by events and by the host,
+ * its output compared with the reference's once the stream says it is
+ * done and again once the device is idle. */
+static int perf_student(struct runner *r, struct perf_bench *b, size_t rep)
+{
+	struct proto_perf *pm = b->pm;
+	unsigned long long h_count[2];
+	double t0;
+	float ms;
+
+	PERF_CHECK(cudaMemsetAsync(b->d_stu, POISON_BYTE, b->bytes,
+				   r->stream), "poisoning");
+	PERF_CHECK(cudaMemsetAsync(b->d_flush, (int)rep + 1, b->flush_bytes,
+				   r->stream), "flushing L2");
+	PERF_CHECK(cudaMemsetAsync(b->d_count, 0, 2 * sizeof(*b->d_count),
+				   r->stream), "zeroing");
+	PERF_CHECK(cudaStreamSynchronize(r->stream), "setting up");
+	if (rep == b->recorded)
+		runner_record_begin(b->d_in, b->bytes, b->d_stu, b->bytes);
+	t0 = now_ms();
+	PERF_CHECK(cudaEventRecord(b->e0, r->stream), "event");
+	runner_call_launcher(r, r->student, b->d_stu, b->d_in,
+			     r->ex->perf_shape, PROTO_PHASE_PERF, rep,
+			     rep == 0);
+	if (rep == b->recorded && runner_record_end(&b->rec, &b->rec_len))
+		b->rec = NULL;
+	PERF_CHECK(cudaGetLastError(), "student launch");
+	PERF_CHECK(cudaEventRecord(b->e1, r->stream), "event");
+	/* compared as soon as the stream says it is done */
+	if (r->reference)
+		PERF_CHECK(wgrun_compare((uint32_t *)b->d_stu,
+					 (uint32_t *)b->d_ref, b->elems,
+					 b->d_count, r->stream), "comparing");
+	PERF_CHECK(cudaEventSynchronize(b->e1), "student run");
+	PERF_CHECK(cudaDeviceSynchronize(), "student run");
+	b->host[rep] = now_ms() - t0;
+	PERF_CHECK(cudaEventElapsedTime(&ms, b->e0, b->e1), "event");
+	pm->student_ms[rep] = ms;
+	/* and again once everything on the device has finished */
+	if (r->reference)
+		PERF_CHECK(wgrun_compare((uint32_t *)b->d_stu,
+					 (uint32_t *)b->d_ref, b->elems,
+					 b->d_count + 1, r->stream),
+			   "comparing");
+	PERF_CHECK(cudaMemcpy(h_count, b->d_count, sizeof(h_count),
+			      cudaMemcpyDeviceToHost), "reading");
+	if (h_count[1])
+		pm->mismatched_runs++;
+	else if (h_count[0])
+		pm->outside_stream_runs++;
+	return 0;
+}
+
+/* Repetition rep: a fresh input from its key, the reference timed,
+ * then the student; the recorded one's record sent. */
+static int perf_rep(struct runner *r, struct perf_bench *b, size_t rep)
+{
+	uint64_t key = timed_input_key((uint32_t)rep);
+	cudaError_t err;
+	int failed;
+
+	/* one repetition, which the launcher cannot know ahead, is
+	 * recorded: what is timed is what the technique checks see */
+	if (rep == 0 && r->reference && runner_can_record())
+		b->recorded = (unsigned)(key % b->reps);
+
+	PERF_CHECK(wgrun_fill((uint32_t *)b->d_in, b->elems, key,
+			      r->ex->elem_is_float, r->stream),
+		   "generating input");
+	/* reference (absent in a student kit: the student is timed alone
+	 * and nothing is compared) */
+	b->pm->reference_ms[rep] = NAN;
+	if (r->reference) {
+		err = time_reference(r, b->d_ref, b->d_in, b->bytes,
+				     b->d_flush, b->flush_bytes, (int)rep,
+				     b->e0, b->e1, &b->pm->reference_ms[rep]);
+		if (err != cudaSuccess) {
+			runner_send_cuda_error(r, PROTO_PHASE_PERF, rep, err,
+					       "timing the reference");
+			return -1;
+		}
+	}
+	if (perf_student(r, b, rep))
+		return -1;
+	if (!b->rec)
+		return 0;
+	/* runner_send_record_data frees it, sent or not */
+	failed = runner_send_record_data(exercise_nshapes_all(r->ex), b->rec,
+					 b->rec_len);
+	b->rec = NULL;
+	return failed ? -1 : 0;
+}
 
 /*
  * Performance (GPU only): reference and student interleaved at the
@@ -376,180 +599,29 @@ static cudaError_t time_reference(struct runner *r, unsigned char *out,
  */
 static int phase_perf(struct runner *r)
 {
-	const struct exercise *ex = r->ex;
-	struct exercise_shape s = ex->perf_shape;
-	size_t elems = exercise_shape_elems(s);
-	size_t bytes = elems * ex->elem_size;
-	struct proto_perf *pm = NULL;
-	unsigned char *d_in = NULL, *d_ref = NULL, *d_stu = NULL;
-	unsigned char *d_flush = NULL;
-	unsigned long long *d_count = NULL, h_count[2];
-	cudaEvent_t e0 = NULL, e1 = NULL;
-	size_t flush_bytes;
-	unsigned reps = r->job.perf_reps ? r->job.perf_reps : 30;
-	double *tmp = NULL, *host = NULL;
-	unsigned char *rec = NULL;
-	size_t rec_len = 0;
-	unsigned recorded = UINT_MAX;
-	struct cudaDeviceProp prop;
-	struct proto_buf b;
-	cudaError_t err;
-	size_t rep = 0;
-	float ms;
+	struct perf_bench b;
+	struct proto_buf pb;
 	int rc = -1;
 
 	if (!wgrun_fill || !wgrun_compare || !wgrun_empty)
 		runner_die_internal("performance phase without the runner "
 				    "kernels");
-	if (reps > PROTO_MAX_REPS)
-		reps = PROTO_MAX_REPS;
-	pm = calloc(1, sizeof(*pm));
-	tmp = calloc(reps + 32, sizeof(*tmp));
-	host = calloc(reps, sizeof(*host));
-	if (!pm || !tmp || !host)
-		runner_die_internal("out of host memory for timings");
-	runner_send_phase(PROTO_PHASE_PERF, reps);
-	PERF_CHECK(cudaGetDeviceProperties(&prop, 0), "device properties");
-	flush_bytes = (size_t)prop.l2CacheSize * 2;
-	PERF_CHECK(cudaMalloc((void **)&d_in, bytes), "allocating input");
-	PERF_CHECK(cudaMalloc((void **)&d_ref, bytes), "allocating output");
-	PERF_CHECK(cudaMalloc((void **)&d_stu, bytes), "allocating output");
-	PERF_CHECK(cudaMalloc((void **)&d_flush, flush_bytes),
-		   "allocating the L2 flush buffer");
-	PERF_CHECK(cudaMalloc((void **)&d_count, 2 * sizeof(*d_count)),
-		   "allocating a counter");
-	PERF_CHECK(cudaEventCreate(&e0), "creating an event");
-	PERF_CHECK(cudaEventCreate(&e1), "creating an event");
-
-	/* the physical ceiling: a device-to-device copy of the same size */
-	for (unsigned i = 0; i < 12; i++) {
-		PERF_CHECK(cudaMemsetAsync(d_flush, i, flush_bytes, r->stream),
-			   "flushing L2");
-		PERF_CHECK(cudaEventRecord(e0, r->stream), "event");
-		PERF_CHECK(cudaMemcpyAsync(d_ref, d_in, bytes,
-					   cudaMemcpyDeviceToDevice, r->stream),
-			   "timing a device copy");
-		PERF_CHECK(cudaEventRecord(e1, r->stream), "event");
-		PERF_CHECK(cudaEventSynchronize(e1), "event");
-		PERF_CHECK(cudaEventElapsedTime(&ms, e0, e1), "event");
-		if (i >= 2)
-			tmp[i - 2] = ms;
-	}
-	pm->copy_gbps = 2.0 * (double)bytes / (median(tmp, 10) * 1e6);
-	for (unsigned i = 0; i < 22; i++) {
-		PERF_CHECK(cudaEventRecord(e0, r->stream), "event");
-		PERF_CHECK(wgrun_empty(r->stream), "empty launch");
-		PERF_CHECK(cudaEventRecord(e1, r->stream), "event");
-		PERF_CHECK(cudaEventSynchronize(e1), "event");
-		PERF_CHECK(cudaEventElapsedTime(&ms, e0, e1), "event");
-		if (i >= 2)
-			tmp[i - 2] = ms;
-	}
-	pm->empty_launch_ms = median(tmp, 20);
-	pm->bytes_moved = 2 * (uint64_t)bytes;
-
-	/* warm-up: module load and first-touch stay out of the numbers */
-	for (int i = 0; i < 2; i++) {
-		if (r->reference)
-			runner_call_launcher(r, r->reference, d_ref, d_in, s,
-					     0, 0, 0);
-		runner_call_launcher(r, r->student, d_stu, d_in, s, 0, 0, 0);
-		PERF_CHECK(cudaDeviceSynchronize(), "warm-up run");
-	}
-
-	for (rep = 0; rep < reps; rep++) {
-		double t0;
-		uint64_t key = timed_input_key((uint32_t)rep);
-
-		/* one repetition, which the launcher cannot know ahead, is
-		 * recorded: what is timed is what the technique checks see */
-		if (rep == 0 && r->reference && runner_can_record())
-			recorded = (unsigned)(key % reps);
-
-		PERF_CHECK(wgrun_fill((uint32_t *)d_in, elems, key,
-				      ex->elem_is_float, r->stream),
-			   "generating input");
-		/* reference (absent in a student kit: the student is timed
-		 * alone and nothing is compared) */
-		pm->reference_ms[rep] = NAN;
-		if (r->reference) {
-			err = time_reference(r, d_ref, d_in, bytes, d_flush,
-					     flush_bytes, (int)rep, e0, e1,
-					     &pm->reference_ms[rep]);
-			if (err != cudaSuccess) {
-				runner_send_cuda_error(r, PROTO_PHASE_PERF,
-						       rep, err,
-						       "timing the reference");
-				goto out;
-			}
-		}
-		/* student */
-		PERF_CHECK(cudaMemsetAsync(d_stu, POISON_BYTE, bytes,
-					   r->stream), "poisoning");
-		PERF_CHECK(cudaMemsetAsync(d_flush, (int)rep + 1, flush_bytes,
-					   r->stream), "flushing L2");
-		PERF_CHECK(cudaMemsetAsync(d_count, 0, 2 * sizeof(*d_count),
-					   r->stream), "zeroing");
-		PERF_CHECK(cudaStreamSynchronize(r->stream), "setting up");
-		if (rep == recorded)
-			runner_record_begin(d_in, bytes, d_stu, bytes);
-		t0 = now_ms();
-		PERF_CHECK(cudaEventRecord(e0, r->stream), "event");
-		runner_call_launcher(r, r->student, d_stu, d_in, s,
-				     PROTO_PHASE_PERF, rep, rep == 0);
-		if (rep == recorded && runner_record_end(&rec, &rec_len))
-			rec = NULL;
-		PERF_CHECK(cudaGetLastError(), "student launch");
-		PERF_CHECK(cudaEventRecord(e1, r->stream), "event");
-		/* compared as soon as the stream says it is done */
-		if (r->reference)
-			PERF_CHECK(wgrun_compare((uint32_t *)d_stu,
-						 (uint32_t *)d_ref, elems,
-						 d_count, r->stream),
-				   "comparing");
-		PERF_CHECK(cudaEventSynchronize(e1), "student run");
-		PERF_CHECK(cudaDeviceSynchronize(), "student run");
-		host[rep] = now_ms() - t0;
-		PERF_CHECK(cudaEventElapsedTime(&ms, e0, e1), "event");
-		pm->student_ms[rep] = ms;
-		/* and again once everything on the device has finished */
-		if (r->reference)
-			PERF_CHECK(wgrun_compare((uint32_t *)d_stu,
-						 (uint32_t *)d_ref, elems,
-						 d_count + 1, r->stream),
-				   "comparing");
-		PERF_CHECK(cudaMemcpy(h_count, d_count, sizeof(h_count),
-				      cudaMemcpyDeviceToHost), "reading");
-		if (h_count[1])
-			pm->mismatched_runs++;
-		else if (h_count[0])
-			pm->outside_stream_runs++;
-		if (rec && runner_send_record_data(exercise_nshapes_all(ex),
-						   rec, rec_len))
+	perf_init(r, &b);
+	runner_send_phase(PROTO_PHASE_PERF, b.reps);
+	if (perf_alloc(r, &b) || perf_ceiling(r, &b) || perf_warm_up(r, &b))
+		goto out;
+	for (size_t rep = 0; rep < b.reps; rep++)
+		if (perf_rep(r, &b, rep))
 			goto out;
-		rec = NULL;
-	}
-	pm->reps = reps;
-	pm->host_sync_ms = median(host, reps);
-	proto_buf_init(&b);
-	proto_enc_perf(&b, pm);
-	send(&b);
-	runner_send_done(PROTO_PHASE_PERF, reps);
+	b.pm->reps = b.reps;
+	b.pm->host_sync_ms = median(b.host, b.reps);
+	proto_buf_init(&pb);
+	proto_enc_perf(&pb, b.pm);
+	send(&pb);
+	runner_send_done(PROTO_PHASE_PERF, b.reps);
 	rc = 0;
 out:
-	if (e0)
-		cudaEventDestroy(e0);
-	if (e1)
-		cudaEventDestroy(e1);
-	cudaFree(d_in);
-	cudaFree(d_ref);
-	cudaFree(d_stu);
-	cudaFree(d_flush);
-	cudaFree(d_count);
-	free(pm);
-	free(tmp);
-	free(host);
-	free(rec);
+	perf_release(&b);
 	return rc;
 }
 

@@ -308,7 +308,7 @@ static void begin(struct fixture *fx, const char *name)
 	memset(fx, 0, sizeof(*fx));
 	score_config_default(&fx->cfg);
 	fx->ex = exercise_find(name);
-	verify_init(&fx->v, fx->ex, &fx->cfg, 4242, 1, &fx->res);
+	verify_init(&fx->v, fx->ex, &fx->cfg, 4242, 1, &fx->res, NULL);
 	/* these runners record nothing: checks not measured */
 	snprintf(fx->v.unmeasured_why, sizeof(fx->v.unmeasured_why),
 		 "synthetic frames");
