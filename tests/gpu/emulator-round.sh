@@ -5,7 +5,8 @@
 # leaves them out), and the GPU's own output of
 # tests/emu/probe_halfmath.cu (the reference check_emu holds the
 # emulator to).  The results are written under build/gpu-round and
-# packed in $OUT/round.tgz.  Needs build/ and bin/ built, and nvcc.
+# packed in $OUT/round.tgz (without what the seeds make again).  Needs
+# build/ and bin/ built, and nvcc.
 #
 #   OUT=dir tests/gpu/emulator-round.sh [FUZZ_SEEDS] [FUZZ_KERNELS]
 set -u
@@ -25,5 +26,9 @@ rm -f "$out/probe_halfmath" "$out"/isa-run-* "$out/isa-compare"
 	tests/gpu/emu-vs-gpu.sh >"$out/emu-vs-gpu.txt" 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
 	>"$out/gpu.txt" 2>&1
-tar czf "$dest/round.tgz" -C "$out" .
+# the inputs of the fuzz kernels are the seeds': their outputs and the
+# steps of those that differ are what tells
+tar czf "$dest/round.tgz" -C "$out" --exclude='fuzz-*/isa.in' \
+	--exclude='fuzz-*/isa.ptx' --exclude='fuzz-*/isa.emu.out' \
+	--exclude='isa/isa.in' --exclude='isa/isa.ptx' .
 cat "$out/isa-summary.txt"

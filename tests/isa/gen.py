@@ -203,6 +203,12 @@ def int_forms():
                 ["u32", "u32", "u32"], "u32"))
     out.append(("vabsdiff4.u32.u32.u32", "u32", ["u32", "u32", "u32"],
                 "u32"))
+    for t in ("u32", "s32"):
+        out.append(("vabsdiff2.u32.%s.%s.add" % (t, t), "u32",
+                    ["u32", "u32", "u32"], "u32"))
+    for op in ("min", "max"):
+        out.append(("%s.relu.s16x2" % op, "s16x2", ["s16x2", "s16x2"],
+                    "s16x2"))
     return [f for f in out if f]
 
 
@@ -231,6 +237,11 @@ def float_forms():
         for m in ("finite", "infinite", "number", "notanumber",
                   "normal", "subnormal"):
             out.append(("testp.%s.%s" % (m, t), "pred", [t], "pred"))
+    # no rounding modifier: ptxas may fuse a mul into the add after it
+    # (the emulator's contract.c); alone each is rounded to nearest
+    for t in ("f32", "f64", "f16", "bf16", "f16x2"):
+        for op in ("add", "sub", "mul"):
+            out.append(("%s.%s" % (op, t), t, [t, t], t))
     out.append(("fma.rn.ftz.sat.f32", "f32", ["f32"] * 3, "f32"))
     out.append(("div.full.f32~", "f32", ["f32", "f32"], "f32"))
     out.append(("min.ftz.f32", "f32", ["f32", "f32"], "f32"))
@@ -250,6 +261,7 @@ def float_forms():
         for op in ("add", "sub", "mul"):
             out.append(("%s.rn.%s" % (op, t), t, [t, t], t))
         out.append(("fma.rn.%s" % t, t, [t, t, t], t))
+        out.append(("fma.rn.relu.%s" % t, t, [t, t, t], t))
         for op in ("min", "max", "neg", "abs"):
             n = 2 if op in ("min", "max") else 1
             out.append(("%s.%s" % (op, t), t, [t] * n, t))
@@ -295,6 +307,9 @@ def cvt_forms():
     out.append(("cvt.rna.tf32.f32", "b32", ["f32"], "b32"))
     out.append(("cvt.rn.f16x2.f32", "f16x2", ["f32", "f32"], "f16x2"))
     out.append(("cvt.rn.bf16x2.f32", "bf16x2", ["f32", "f32"], "bf16x2"))
+    out.append(("cvt.rn.relu.f16x2.f32", "f16x2", ["f32", "f32"], "f16x2"))
+    out.append(("cvt.rz.relu.bf16x2.f32", "bf16x2", ["f32", "f32"],
+                "bf16x2"))
     return out
 
 
@@ -328,6 +343,9 @@ def cmp_forms():
         for c in ("lt", "equ"):
             out.append(("set.%s.%s.f32" % (c, d), d, ["f32", "f32"], d))
             out.append(("set.%s.%s.s32" % (c, d), d, ["s32", "s32"], d))
+    for t in ("f16", "bf16"):
+        for c in ("lt", "nan", "geu"):
+            out.append(("set.%s.%s.%s" % (c, t, t), t, [t, t], t))
     for t in ("b32", "f32", "b64"):
         out.append(("selp.%s" % t, t, [t, t, "pred"], t))
     out.append(("slct.b32.s32", "b32", ["b32", "b32", "s32"], "b32"))
