@@ -28,7 +28,6 @@
 
 #include "build.h"
 #include "formats.h"
-#include "gpukeep.h"
 #include "grade.h"
 #include "pool.h"
 #include "result_json.h"
@@ -268,10 +267,11 @@ static void child_argv(const struct batch_opts *o, const char *sub,
 	argv[n] = NULL;
 }
 
-/* Run the child for entry e to its end; 0, or -1 when it could not be
- * started (res->error). */
+/* Run the child for entry e to its end, on gpu (NULL: none); 0, or -1
+ * when it could not be started (res->error). */
 static int run_child(const struct batch_opts *o, const struct entry *e,
-		     const struct batch_plan *plan, double timeout,
+		     const struct batch_plan *plan,
+		     const struct batch_gpu *gpu, double timeout,
 		     const char *tmp, struct sandbox_result *res)
 {
 	extern char **environ;
@@ -284,12 +284,12 @@ static int run_child(const struct batch_opts *o, const struct entry *e,
 
 	snprintf(jobs, sizeof(jobs), "%u", plan->child_jobs);
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
-	child_argv(o, sub, jobs, seed, tmp, plan->gpu_lock, argv);
-	/* the grader itself, trusted: its own environment and directory,
-	 * no limit but the batch's timeout */
+	child_argv(o, sub, jobs, seed, tmp, gpu ? gpu->lock : NULL, argv);
+	/* the grader itself, trusted: its own environment (on its GPU) and
+	 * directory, no limit but the batch's timeout */
 	sandbox_spec_init(&spec);
 	spec.argv = argv;
-	spec.env = (const char *const *)environ;
+	spec.env = gpu ? gpu->environ : (const char *const *)environ;
 	if (!getcwd(cwd, sizeof(cwd))) {
 		snprintf(res->error, sizeof(res->error), "cannot find the "
 			 "current directory: %s", strerror(errno));
@@ -509,27 +509,30 @@ static int take_shard(const struct batch_opts *o, struct sched *s)
 	return rc;
 }
 
-/* Will the children grade on the GPU? */
+/* Will the children grade on a GPU?  The host's GPUs into list, *n. */
 static int children_use_gpu(const struct batch_opts *o,
-			    const struct score_config *cfg)
+			    const struct score_config *cfg,
+			    struct gpu_info *list, size_t *n)
 {
 	struct build_env env;
 
+	*n = 0;
 	if (!strcmp(o->backend, "emu"))
 		return 0;
-	if (!strcmp(o->backend, "cuda"))
-		return 1;
-	/* auto: the children will use the GPU when there is one; in doubt
-	 * the lock, which costs nothing where there is no GPU */
+	/* in doubt the lock, which costs nothing where there is no GPU */
 	if (build_env_init(&env, cfg))
 		return 1;
-	return env.have_gpu;
+	memcpy(list, env.gpus, env.ngpus * sizeof(*list));
+	*n = env.ngpus;
+	/* auto: the children will use the GPU when there is one */
+	return !strcmp(o->backend, "cuda") || env.have_gpu;
 }
 
 void batch_plan_init(struct batch_plan *p, const struct batch_opts *o,
-		     int gpu)
+		     int gpu, const struct gpu_info *list, size_t n)
 {
 	unsigned jobs = o->jobs ? o->jobs : 1;
+	char *base;
 
 	memset(p, 0, sizeof(*p));
 	if (o->parallel == 0) {
@@ -539,15 +542,17 @@ void batch_plan_init(struct batch_plan *p, const struct batch_opts *o,
 	}
 	p->slots = jobs;
 	p->child_jobs = 1;
-	if (gpu)
-		p->gpu_lock = o->gpu_lock ? xstrdup(o->gpu_lock) :
-			      shard_file(&o->shard, o->out, ".gpu-lock");
+	if (!gpu)
+		return;
+	base = o->gpu_lock ? xstrdup(o->gpu_lock) :
+	       shard_file(&o->shard, o->out, ".gpu-lock");
+	batch_gpus_init(&p->gpus, base, list, n);
+	free(base);
 }
 
 void batch_plan_release(struct batch_plan *p)
 {
-	free(p->gpu_lock);
-	p->gpu_lock = NULL;
+	batch_gpus_release(&p->gpus);
 }
 
 static void progress_plan(const struct sched *s,
@@ -558,10 +563,15 @@ static void progress_plan(const struct sched *s,
 	if (plan->slots == 1)
 		snprintf(mode, sizeof(mode), "one at a time, %u compiles "
 			 "each", plan->child_jobs);
-	else if (plan->gpu_lock)
+	else if (plan->gpus.n > 1)
+		snprintf(mode, sizeof(mode), "%u side by side on %zu GPUs, "
+			 "timed runs one at a time on each: locks %s and "
+			 "the like", plan->slots, plan->gpus.n,
+			 plan->gpus.v[0].lock);
+	else if (plan->gpus.n)
 		snprintf(mode, sizeof(mode), "%u side by side, timed runs "
 			 "one at a time on the GPU: lock %s", plan->slots,
-			 plan->gpu_lock);
+			 plan->gpus.v[0].lock);
 	else
 		snprintf(mode, sizeof(mode), "%u side by side: nothing is "
 			 "timed on the emulator", plan->slots);
@@ -576,7 +586,7 @@ static void progress_plan(const struct sched *s,
 struct grading {
 	struct sched *s;
 	const unsigned char *todo;
-	const struct batch_plan *plan;
+	struct batch_plan *plan;
 	pthread_mutex_t mu;	/* guards failed and the sched */
 	int failed;		/* a child could not be started */
 };
@@ -587,10 +597,13 @@ static void grade_entry(struct grading *p, size_t i)
 	char *tmp = xstrfmt("%s/%s.json", s->work, s->v[i].name);
 	struct sandbox_result res;
 	struct child c = { i, now_s(), &res };
+	struct batch_gpu *gpu;
 	int rc;
 
 	unlink(tmp);
-	rc = run_child(s->o, &s->v[i], p->plan, s->timeout, tmp, &res);
+	gpu = p->plan->gpus.n ? batch_gpus_take(&p->plan->gpus) : NULL;
+	rc = run_child(s->o, &s->v[i], p->plan, gpu, s->timeout, tmp, &res);
+	batch_gpus_put(&p->plan->gpus, gpu);
 	pthread_mutex_lock(&p->mu);
 	if (rc) {
 		error("cannot grade '%s': %s", s->v[i].file, res.error);
@@ -620,7 +633,7 @@ static void grade_one(void *arg, size_t i)
 /* Grade the entries marked in todo as the plan says; 0, or -1 when a
  * child could not be started. */
 static int run_pool(struct sched *s, const unsigned char *todo,
-		    const struct batch_plan *plan)
+		    struct batch_plan *plan)
 {
 	struct grading p = { s, todo, plan, PTHREAD_MUTEX_INITIALIZER, 0 };
 
@@ -634,10 +647,12 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 	struct sched s;
 	struct sigaction sa, old_int, old_term, old_hup;
 	struct batch_plan plan;
-	struct gpukeep *keeper = NULL;
 	char *lockp = NULL;
 	int lockfd = -1, rc = BATCH_USAGE, failed;
 	unsigned char *todo = NULL;
+	struct gpu_info gpus[GPUS_MAX];
+	size_t ngpus = 0;
+	int gpu = 0;
 
 	memset(&s, 0, sizeof(s));
 	memset(&plan, 0, sizeof(plan));
@@ -689,8 +704,9 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 		todo[i] = 1;
 		s.to_grade++;
 	}
-	batch_plan_init(&plan, o, s.to_grade && o->parallel &&
-			children_use_gpu(o, &s.cfg));
+	if (s.to_grade && o->parallel)
+		gpu = children_use_gpu(o, &s.cfg, gpus, &ngpus);
+	batch_plan_init(&plan, o, gpu, gpus, ngpus);
 	if (o->progress)
 		progress_plan(&s, &plan);
 	memset(&sa, 0, sizeof(sa));
@@ -700,10 +716,8 @@ int batch_run(const struct batch_opts *o, struct batch_stats *stp)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
-	if (plan.gpu_lock)
-		keeper = gpukeep_start();
+	batch_gpus_keep(&plan.gpus);
 	failed = run_pool(&s, todo, &plan);
-	gpukeep_stop(keeper);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
@@ -753,8 +767,8 @@ static const char usage_batch[] =
 	"  --serial             one submission at a time, compiling on --jobs\n"
 	"                       cores\n"
 	"  --gpu-lock FILE      the lock timed runs take turns with (default:\n"
-	"                       RESULTS_DIR/.gpu-lock); share it between\n"
-	"                       batches on one GPU\n"
+	"                       RESULTS_DIR/.gpu-lock; FILE-<uuid> for each of\n"
+	"                       several GPUs); share it between batches\n"
 	"  --backend B          auto (default), cuda or emu\n"
 	"  --format F           also write this view per submission\n"
 	"                       (gradescope, autolab, prairielearn, junit,\n"

@@ -14,6 +14,8 @@
  * one of its runners is timed and shared while one sweeps: timed runs
  * never share the device, and everything else of the other submissions
  * (compiles, correctness sweeps, the emulator's runs) goes on meanwhile.
+ * On a host with several GPUs each child grades on one of them, and each
+ * GPU has its own lock (batch_gpus.h, .gpu-lock-<uuid>).
  * On the emulator nothing is timed (performance is the traffic model):
  * no lock.  `--serial` grades one submission at a time instead, compiling
  * on `jobs` cores.
@@ -32,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "batch_gpus.h"
 #include "shard.h"
 
 struct batch_opts {
@@ -77,11 +80,15 @@ struct batch_stats {
 struct batch_plan {
 	unsigned slots;       /* children at once */
 	unsigned child_jobs;  /* each child's --jobs */
-	char *gpu_lock;       /* each child's --gpu-lock, or NULL */
+	/* side by side on a GPU: the GPUs, each child's --gpu-lock and
+	 * CUDA_VISIBLE_DEVICES (none: no lock) */
+	struct batch_gpus gpus;
 };
 
+/* gpu: the children grade on a GPU; list, n: the host's GPUs (gpus.h),
+ * to spread them over when n is above 1. */
 void batch_plan_init(struct batch_plan *p, const struct batch_opts *o,
-		     int gpu);
+		     int gpu, const struct gpu_info *list, size_t n);
 void batch_plan_release(struct batch_plan *p);
 
 /* Grade the directory; st may be NULL.  Returns a BATCH_* status. */

@@ -65,9 +65,10 @@ static int run_capped(const char *const *argv, const char *cwd,
 	char *exe = which(argv[0]);
 	size_t n = 0;
 
-	static const char *const env[] = {
+	/* the tools see the GPUs the grader was given (the probe) */
+	const char *const env[] = {
 		"PATH=" WG_CUDA_HOME "/bin:/usr/local/bin:/usr/bin:/bin",
-		"LANG=C", "LC_ALL=C", "HOME=/tmp", NULL
+		"LANG=C", "LC_ALL=C", "HOME=/tmp", gpus_env_inherited(), NULL
 	};
 	struct sandbox_spec spec;
 	struct sandbox_result res;
@@ -193,6 +194,7 @@ int build_env_init(struct build_env *env, const struct score_config *cfg)
 					 "sm_%u%u", major, minor);
 				snprintf(env->gpu.device,
 					 sizeof(env->gpu.device), "%s", name);
+				env->ngpus = gpus_parse(out, env->gpus);
 			}
 		}
 		if (!env->have_gpu) {

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "exercise.h"
+#include "gpus.h"
 #include "score.h"
 
 enum build_backend { BUILD_CUDA, BUILD_EMU };
@@ -34,10 +35,15 @@ struct build_env {
 	struct build_target emu; /* valid when have_emu */
 	char why_no_gpu[256];
 	char why_no_emu[256];
+	/* the GPUs the probe lists (gpus.h), device 0 -- the one it opened,
+	 * gpu above -- first; none without a usable GPU */
+	struct gpu_info gpus[GPUS_MAX];
+	size_t ngpus;
 };
 
 /* Probe for a usable GPU (by running build/wg-probe, never CUDA in this
- * process) and for the emulator.  0, or -1 when the tree is broken. */
+ * process, with the grader's CUDA_VISIBLE_DEVICES) and for the emulator.
+ * 0, or -1 when the tree is broken. */
 int build_env_init(struct build_env *env, const struct score_config *cfg);
 
 /* 1 when the reference kernel of ex is part of this tree (a student kit

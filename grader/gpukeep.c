@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpus.h"
 #include "paths.h"
 #include "sandbox.h"
 #include "util.h"
 
 struct gpukeep {
 	char probe[PATH_MAX];
+	const char **env;
 	volatile sig_atomic_t stop;
 	pthread_t thread;
 	struct sandbox_result res;
@@ -24,7 +26,6 @@ struct gpukeep {
 
 static void *keep(void *arg)
 {
-	extern char **environ;
 	struct gpukeep *k = arg;
 	const char *argv[3] = { k->probe, "--hold", NULL };
 	struct sandbox_spec spec;
@@ -32,7 +33,7 @@ static void *keep(void *arg)
 	/* trusted, ours: the batch's environment, no limit but the end */
 	sandbox_spec_init(&spec);
 	spec.argv = argv;
-	spec.env = (const char *const *)environ;
+	spec.env = k->env;
 	spec.workdir = "/";
 	spec.isolation = SANDBOX_ISOLATE_NONE;
 	sandbox_limits_profile(SANDBOX_PROFILE_TRUSTED, 0, &spec.limits);
@@ -42,13 +43,16 @@ static void *keep(void *arg)
 	return NULL;
 }
 
-struct gpukeep *gpukeep_start(void)
+struct gpukeep *gpukeep_start(const char *gpu_env)
 {
 	struct gpukeep *k = xcalloc(1, sizeof(*k));
 
+	/* NULL: the grader's own view, as it is */
+	k->env = gpus_environ(gpu_env ? gpu_env : gpus_env_inherited());
 	if (wg_path(k->probe, sizeof(k->probe), "build/wg-probe") ||
 	    pthread_create(&k->thread, NULL, keep, k)) {
 		warning("cannot keep the GPU initialised while grading");
+		free(k->env);
 		free(k);
 		return NULL;
 	}
@@ -64,5 +68,6 @@ void gpukeep_stop(struct gpukeep *k)
 	if (k->rc)
 		warning("the GPU keeper did not run: %s", k->res.error);
 	sandbox_result_release(&k->res);
+	free(k->env);
 	free(k);
 }

@@ -19,9 +19,11 @@
 
 struct gpukeep;
 
-/* Start the keeper; NULL, with a warning, when it cannot be started (the
- * batch goes on without it).  Owned by the caller: gpukeep_stop. */
-struct gpukeep *gpukeep_start(void);
+/* Start the keeper on the GPU that gpu_env ("CUDA_VISIBLE_DEVICES=...",
+ * gpus.h) shows it, or with the grader's own view when NULL; NULL, with
+ * a warning, when it cannot be started (the batch goes on without it).
+ * Owned by the caller: gpukeep_stop. */
+struct gpukeep *gpukeep_start(const char *gpu_env);
 
 /* Stop the keeper and free it; NULL is a no-op. */
 void gpukeep_stop(struct gpukeep *k);

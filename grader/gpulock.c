@@ -86,7 +86,8 @@ int gpulock_acquire(struct gpulock *l, enum gpulock_mode m)
 static void trace(const struct gpulock *l, double released)
 {
 	const char *path = getenv("WARPGRADE_GPU_LOCK_TRACE");
-	char line[128];
+	const char *base = strrchr(l->path, '/');
+	char line[256];
 	int fd, n;
 
 	if (!path || !*path)
@@ -94,9 +95,10 @@ static void trace(const struct gpulock *l, double released)
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	n = snprintf(line, sizeof(line), "%ld %c %.6f %.6f %.6f\n",
+	n = snprintf(line, sizeof(line), "%ld %c %.6f %.6f %.6f %.100s\n",
 		     (long)getpid(), l->mode == GPULOCK_EXCLUSIVE ? 'X' : 'S',
-		     l->requested, l->acquired, released);
+		     l->requested, l->acquired, released,
+		     base ? base + 1 : l->path);
 	/* one write of O_APPEND: lines of several processes never mix */
 	if (write(fd, line, (size_t)n) != n)
 		warning("cannot write the GPU lock trace '%s'", path);

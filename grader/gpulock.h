@@ -29,9 +29,10 @@
  * holding process dies.
  *
  * Trace: when WARPGRADE_GPU_LOCK_TRACE names a file, every release
- * appends one line "PID MODE REQUESTED ACQUIRED RELEASED" (MODE S or X,
- * times in seconds of CLOCK_MONOTONIC), for measuring how a batch used
- * the device and for checking that exclusive holds never overlapped.
+ * appends one line "PID MODE REQUESTED ACQUIRED RELEASED LOCK" (MODE S or
+ * X, times in seconds of CLOCK_MONOTONIC, LOCK the lock file's name: one
+ * per GPU), for measuring how a batch used the device and for checking
+ * that exclusive holds never overlapped.
  */
 #ifndef GPULOCK_H
 #define GPULOCK_H

@@ -25,6 +25,7 @@
 #include "compile.h"
 #include "gpukeep.h"
 #include "gpulock.h"
+#include "gpus.h"
 #include "grade_build.h"
 #include "grade_exec.h"
 #include "grade_task.h"
@@ -259,26 +260,85 @@ static int prepare(const struct grade_opts *o, struct build_env *env,
 	return 0;
 }
 
-/* A GPU grade that runs its exercises side by side (--jobs above 1) and
- * is given no lock orders their runners through a lock file of its own,
- * in its private directory.  0, or -1 with r->error. */
-static int private_lock(const struct grade_opts *o,
-			const struct build_target *tgt,
-			struct grade_targets *g, struct grade_result *r)
+/* The GPUs of a GPU grade (g->gpus): the one a batch gave it
+ * (--gpu-lock, with the batch's CUDA_VISIBLE_DEVICES), else with --jobs
+ * above 1 every GPU the probe listed, else the probe's; a grade alone
+ * keeps each one up from before its compiles (gpukeep.h).  given is the
+ * handle on --gpu-lock, now the first slot's. */
+static void plan_gpus(const struct grade_opts *o, const struct build_env *env,
+		      struct grade_targets *g, struct gpulock *given)
 {
-	char *path;
+	size_t n = !o->gpu_lock && o->jobs > 1 && env->ngpus > 1 ?
+		   env->ngpus : 1;
 
-	if (tgt->backend != BUILD_CUDA || g->lock_path || o->jobs < 2)
-		return 0;
-	path = xstrfmt("%s/gpu.lock", g->workdir);
-	g->lock = gpulock_open(path);
-	if (!g->lock) {
-		r->error = xstrfmt("cannot open the GPU lock '%s'", path);
-		free(path);
-		return -1;
+	g->gpus = xcalloc(n, sizeof(*g->gpus));
+	g->ngpus = n;
+	g->gpus[0].lock_path = o->gpu_lock;
+	g->gpus[0].lock = given;
+	for (size_t i = 0; i < n; i++) {
+		struct gpu_slot *s = &g->gpus[i];
+
+		if (n > 1)
+			s->env = gpus_env_entry(&env->gpus[i]);
+		if (env->ngpus)
+			s->label = gpus_label(&env->gpus[i]);
+		if (!o->gpu_lock)
+			s->keeper = gpukeep_start(s->env);
 	}
-	g->lock_path = path;
+}
+
+/* A GPU grade that runs its exercises side by side (--jobs above 1) and
+ * is given no lock orders their runners through a lock file of its own
+ * for each GPU, in its private directory.  0, or -1 with r->error. */
+static int private_locks(const struct grade_opts *o, struct grade_targets *g,
+			 struct grade_result *r)
+{
+	for (size_t i = 0; i < g->ngpus && o->jobs > 1; i++) {
+		struct gpu_slot *s = &g->gpus[i];
+		char *path;
+
+		if (s->lock_path)
+			continue;
+		path = xstrfmt("%s/gpu-%zu.lock", g->workdir, i);
+		s->lock = gpulock_open(path);
+		s->lock_path = path;
+		if (!s->lock) {
+			r->error = xstrfmt("cannot open the GPU lock '%s'",
+					   path);
+			return -1;
+		}
+	}
 	return 0;
+}
+
+/* Spread the exercises that will run over the grade's GPUs, in turn. */
+static void assign_gpus(struct task *t, size_t n,
+			const struct grade_targets *g)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < n && g->ngpus; i++)
+		if (t[i].state != T_MISSING)
+			t[i].gpu = &g->gpus[j++ % g->ngpus];
+}
+
+/* Undo plan_gpus and private_locks; the keepers last. */
+static void release_gpus(const struct grade_opts *o, struct grade_targets *g)
+{
+	for (size_t i = 0; i < g->ngpus; i++) {
+		struct gpu_slot *s = &g->gpus[i];
+
+		gpulock_free(s->lock);
+		if (s->lock_path != o->gpu_lock)
+			free((char *)s->lock_path);
+		free(s->env);
+		free(s->label);
+	}
+	for (size_t i = 0; i < g->ngpus; i++)
+		gpukeep_stop(g->gpus[i].keeper);
+	free(g->gpus);
+	g->gpus = NULL;
+	g->ngpus = 0;
 }
 
 /* The verdict of a task that was not run: missing, not compiled,
@@ -348,11 +408,11 @@ static void run_gpu_when_built(struct task *k, void *ctx)
 
 	if (k->ran || k->state != T_READY)
 		return;
-	k->lock = gpulock_open(p->g->lock_path);
+	k->lock = gpulock_open(k->gpu->lock_path);
 	if (!k->lock) {
 		k->state = T_XX;
 		snprintf(k->why, sizeof(k->why), "cannot open the GPU lock "
-			 "'%.400s'", p->g->lock_path);
+			 "'%.400s'", k->gpu->lock_path);
 		return;
 	}
 	grade_exec_primary(p->o, k, p->g, p->seed);
@@ -407,9 +467,10 @@ static void build_and_run(const struct grade_opts *o, struct task *t,
 	const struct pipeline p = { o, g, r->seed, t };
 	int gpu = g->primary->backend == BUILD_CUDA;
 	/* --jobs 1: one build at a time, then the runs in turn */
-	int side_by_side = o->jobs > 1 && (!gpu || g->lock_path);
+	int side_by_side = o->jobs > 1 && (!gpu || g->gpus[0].lock_path);
 	double t0 = now_s();
 
+	assign_gpus(t, n, g);
 	grade_progress(o, "building %zu file(s)", n);
 	grade_build_all(o, t, n, g, !side_by_side ? NULL :
 			gpu ? run_gpu_when_built : run_when_built,
@@ -451,7 +512,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 	struct grade_targets g;
 	const struct build_target *tgt = NULL;
 	struct task *tasks = NULL;
-	struct gpukeep *keeper = NULL;
+	struct gpulock *given = NULL;
 	struct timings *tm = &r->timings;
 	double t0 = now_s(), t = t0;
 	size_t nsel;
@@ -482,22 +543,21 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		goto out;
 	}
 	t = timings_lap(tm, "intake", t);
-	g.lock_path = o->gpu_lock;
-	if (o->gpu_lock && !(g.lock = gpulock_open(o->gpu_lock))) {
+	if (o->gpu_lock && !(given = gpulock_open(o->gpu_lock))) {
 		r->error = xstrfmt("cannot open the GPU lock '%s'",
 				   o->gpu_lock);
 		goto out;
 	}
-	if (!(tgt = choose_target(o, g.lock, &env, r)))
+	if (!(tgt = choose_target(o, given, &env, r)))
 		goto out;
 	t = timings_lap(tm, "backend probe", t);
 	r->backend = xstrdup(tgt->backend == BUILD_CUDA ? "cuda" : "emu");
 	r->device = xstrdup(tgt->device);
-	/* a batch keeps the GPU up for its graders; a grade alone does it
-	 * for its own runners, from before its compiles */
-	if (tgt->backend == BUILD_CUDA && !o->gpu_lock)
-		keeper = gpukeep_start();
-	if (prepare(o, &env, tgt, &g, r) || private_lock(o, tgt, &g, r))
+	if (tgt->backend == BUILD_CUDA) {
+		plan_gpus(o, &env, &g, given);
+		given = NULL;
+	}
+	if (prepare(o, &env, tgt, &g, r) || private_locks(o, &g, r))
 		goto out;
 	t = timings_lap(tm, "reference objects, staging", t);
 	build_and_run(o, tasks, r->nex, &g, r);
@@ -530,10 +590,8 @@ out:
 		remove_tree(g.workdir);
 	free((char *)g.workdir);
 	intake_release(&in);
-	gpulock_free(g.lock);
-	if (g.lock_path != o->gpu_lock)
-		free((char *)g.lock_path);
-	gpukeep_stop(keeper);
+	gpulock_free(given);
+	release_gpus(o, &g);
 	timings_lap(tm, "clean up", t);
 	r->seconds = now_s() - t0;
 	return rc;

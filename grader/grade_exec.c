@@ -15,6 +15,7 @@
 
 #include "digest.h"
 #include "gpulock.h"
+#include "gpus.h"
 #include "hostcrash.h"
 #include "measure.h"
 #include "protocol.h"
@@ -99,7 +100,7 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	const char *name = k->ex->name;
 	const char *argv[2] = { runner, NULL };
 	char home[PATH_MAX + 8];
-	const char *env[5];
+	const char *env[6];
 	const char *ro[3];
 	const struct sandbox_grant grant[] = {
 		{ workdir, 0710 }, { runner, 0750 }, { NULL, 0 }
@@ -133,7 +134,9 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	env[1] = home;
 	env[2] = "LANG=C";
 	env[3] = "TMPDIR=/tmp";
-	env[4] = NULL;
+	/* the GPU it is to use (gpus.h) */
+	env[4] = k->gpu && k->gpu->env ? k->gpu->env : gpus_env_inherited();
+	env[5] = NULL;
 	ro[0] = runner;
 	ro[1] = NULL;
 
@@ -227,7 +230,8 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	struct exercise_result *e = k->res;
 	int gpu = tgt->backend == BUILD_CUDA;
 	struct verify *v = xcalloc(1, sizeof(*v));
-	struct gpulock *lock = k->lock ? k->lock : g->lock;
+	struct gpulock *lock = k->lock ? k->lock :
+			       k->gpu ? k->gpu->lock : NULL;
 	struct gpulock_run runs[2];
 	size_t nruns = gpulock_plan(gpu, lock != NULL, runs);
 	char phase[48];
@@ -250,6 +254,9 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	snprintf(phase, sizeof(phase), "runner %s%s", tgt->arch,
 		 gpu ? " (correctness, timing)" : " (correctness)");
 	k->lap = timings_lap(&e->timings, phase, k->lap);
+	if (gpu && k->gpu && k->gpu->label)
+		snprintf(e->perf_gpu, sizeof(e->perf_gpu), "%s",
+			 k->gpu->label);
 	if (failed) {
 		verify_not_run(v, "the runner could not be started");
 		k->measure = 0;
@@ -323,9 +330,11 @@ void grade_exec_locate(const struct grade_opts *o, struct task *k,
 {
 	struct exercise_result *e = k->res;
 	int gpu = g->primary->backend == BUILD_CUDA;
+	struct gpulock *lock = gpu && k->gpu ? k->gpu->lock : NULL;
 	const struct rerun_job job = {
 		o->cfg, seed, gpu ? (k->emu_ok ? k->runner[1] : NULL) :
-		k->runner[0], gpu ? k->runner[0] : NULL, k->dir
+		k->runner[0], gpu ? k->runner[0] : NULL, k->dir,
+		k->gpu && k->gpu->env ? k->gpu->env : gpus_env_inherited()
 	};
 	char *debug;
 
@@ -337,10 +346,9 @@ void grade_exec_locate(const struct grade_opts *o, struct task *k,
 	if (rerun_wanted(e, gpu)) {
 		grade_progress(o, "%s: rerunning shape #%zu to locate it",
 			       k->ex->name, e->first_failure.shape_index);
-		if (!(gpu && g->lock) ||
-		    !gpulock_acquire(g->lock, GPULOCK_SHARED))
+		if (!lock || !gpulock_acquire(lock, GPULOCK_SHARED))
 			rerun_first_failure(&job, e);
-		gpulock_release(g->lock);
+		gpulock_release(lock);
 	}
 	digest_output(e);
 	timings_lap(&e->timings, "locating the failure", k->lap);

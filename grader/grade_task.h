@@ -20,10 +20,24 @@
 #include "lacks.h"
 #include "result.h"
 
+struct gpukeep;
 struct gpulock;
 struct verify;
 
 enum task_state { T_MISSING, T_CE, T_REJECTED, T_XX, T_READY };
+
+/* One GPU a grade's runners use. */
+struct gpu_slot {
+	/* its lock (gpulock.h): the file shared with other graders of
+	 * this GPU, or the grade's own while its exercises run side by
+	 * side; NULL when there is none */
+	const char *lock_path;
+	struct gpulock *lock;  /* the grade's handle on it (probe, reruns) */
+	char *env;             /* "CUDA_VISIBLE_DEVICES=..." for the
+				* processes on it, or NULL: the grader's */
+	char *label;           /* the GPU as reports name it, or NULL */
+	struct gpukeep *keeper;
+};
 
 struct task {
 	const struct exercise *ex;
@@ -44,7 +58,8 @@ struct task {
 	char *cc_isolation;       /* what the compiler ran under */
 	char *run_isolation;      /* what its last runner ran under */
 	int ran;                  /* grade_exec_primary has run */
-	struct gpulock *lock;     /* its own handle on the GPU lock while
+	const struct gpu_slot *gpu; /* the GPU its runners use, or NULL */
+	struct gpulock *lock;     /* its own handle on its GPU's lock while
 				   * exercises run side by side, or NULL */
 	struct verify *v;         /* its verification, between the runs */
 	int measure;              /* replays are still to come */
@@ -60,11 +75,11 @@ struct grade_targets {
 	const struct build_target *counters;
 	const char *replay;  /* the replay program, or NULL */
 	const char *workdir; /* the grade's private directory */
-	/* the GPU lock (gpulock.h): the file shared with other graders of
-	 * this GPU, or the grade's own while its exercises run side by
-	 * side; NULL when there is none */
-	const char *lock_path;
-	struct gpulock *lock; /* the grade's handle on it */
+	/* the GPUs its runners use: one, or on a host with several, a grade
+	 * alone with --jobs spreads its exercises over them; none on the
+	 * emulator */
+	struct gpu_slot *gpus;
+	size_t ngpus;
 };
 
 /* Where staging and build directories go: o->tmpdir, else $TMPDIR,

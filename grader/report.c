@@ -348,6 +348,11 @@ static void text_speedup(FILE *f, const struct exercise_result *e,
 			fprintf(f, ", %.0f%% of copy bandwidth",
 				100 * e->bandwidth_fraction);
 		fprintf(f, "\n");
+		if (e->perf_gpu[0]) {
+			fprintf(f, "        %stimed on ", st->dim);
+			puts_clean(f, e->perf_gpu);
+			fprintf(f, "%s\n", st->off);
+		}
 	} else if (!strcmp(e->perf_model, "predicted")) {
 		fputs("      performance: predicted ", f);
 		puts_clean(f, e->perf_gpu);

@@ -69,7 +69,7 @@ static int run_one(const struct rerun_job *j, const struct exercise *ex,
 			    how->tag);
 	char *home = xstrfmt("HOME=%s", dir);
 	const char *env[] = { "PATH=/usr/bin:/bin", home, "LANG=C",
-			      "TMPDIR=/tmp", NULL };
+			      "TMPDIR=/tmp", j->gpu_env, NULL };
 	const struct sandbox_grant grant[] = {
 		{ j->workdir, 0710 }, { how->runner, 0750 },
 		{ NULL, 0 }

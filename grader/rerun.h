@@ -39,6 +39,7 @@ struct rerun_job {
 	const char *emu_runner; /* the exercise on the emulator; NULL: none */
 	const char *gpu_runner; /* on the GPU; NULL: no compute-sanitizer */
 	const char *workdir;    /* the call makes subdirectories here */
+	const char *gpu_env;    /* "CUDA_VISIBLE_DEVICES=..." or NULL */
 };
 
 /* Is a rerun wanted for e's first failure (gpu: graded on a GPU)? */

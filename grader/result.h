@@ -177,7 +177,8 @@ struct exercise_result {
 	size_t nflags;
 	char perf_model[16]; /* "time" (GPU), "predicted" (emulator's
 			      * model), "bandwidth" */
-	char perf_gpu[48];   /* "predicted": the GPU predicted */
+	char perf_gpu[128];  /* "predicted": the GPU predicted; "time" on
+			      * a GPU: the one that timed it (gpus.h) */
 	char perf_why[256];  /* "predicted": the student's slowest
 			      * launch, what bounds it, in words; or,
 			      * speedup NAN, "no prediction: " and why */

@@ -232,10 +232,10 @@ static json_t *exercise_json(const struct exercise_result *e)
 			 "flags", flags,
 			 "model", e->perf_model[0] ?
 				  json_string(e->perf_model) : json_null());
-	if (!strcmp(e->perf_model, "predicted")) {
+	if (e->perf_gpu[0])
 		json_object_set_new(perf, "gpu", json_string(e->perf_gpu));
+	if (!strcmp(e->perf_model, "predicted"))
 		json_object_set_new(perf, "why", json_string(e->perf_why));
-	}
 	o = json_pack("{s:s, s:s, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
 		      "name", e->ex->name,
 		      "status", status_name(e->status),

@@ -7,6 +7,7 @@
 #include "verify.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,28 @@
 #include "util.h"
 
 #define CUDA_ERROR_ILLEGAL_ADDRESS 700
+
+/* ---- the frame trace (WARPGRADE_FRAME_TRACE, verify.h) ---- */
+
+static FILE *trace_file;
+static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
+
+static void trace_open(void)
+{
+	const char *path = getenv("WARPGRADE_FRAME_TRACE");
+
+	if (path && *path && (trace_file = fopen(path, "ae")))
+		setvbuf(trace_file, NULL, _IOLBF, 0);
+}
+
+/* One line "SECONDS EXERCISE WHAT INDEX" (CLOCK_MONOTONIC seconds). */
+static void trace(const struct verify *v, const char *what, long index)
+{
+	pthread_once(&trace_once, trace_open);
+	if (trace_file)
+		fprintf(trace_file, "%.6f %s %s %ld\n", now_s(), v->ex->name,
+			what, index);
+}
 
 void verify_init(struct verify *v, const struct exercise *ex,
 		 const struct score_config *cfg, uint64_t seed,
@@ -136,6 +159,7 @@ void verify_process_begin(struct verify *v, uint32_t phases,
 	v->have_perf_frame = 0;
 	v->last_shape = -1;
 	memset(v->sent, 0, v->nshapes);
+	trace(v, "process", (long)phases);
 	/* a record is one process's word: a later process that runs the
 	 * same phase sends its own (the measured calls' come with the
 	 * correctness phase, and so does the emulator's performance call;
@@ -355,6 +379,7 @@ static int on_shape(struct verify *v, const unsigned char *p, size_t n)
 		}
 		v->cur = m.index;
 		v->filled = 0;
+		trace(v, "shape", (long)m.index);
 		v->input_hash = m.input_hash;
 	}
 	if (v->cur != (int64_t)m.index || m.offset != v->filled ||
@@ -364,6 +389,7 @@ static int on_shape(struct verify *v, const unsigned char *p, size_t n)
 	v->filled += m.len;
 	if (v->filled == want) {
 		check_region(v, m.index);
+		trace(v, "checked", (long)m.index);
 		v->cur = -1;
 		v->last_shape = m.index;
 	}
@@ -603,6 +629,8 @@ int verify_frame(struct verify *v, enum proto_type t,
 	if ((t == PROTO_HELLO) == v->have_hello)
 		return proto_fail(v, v->have_hello ? "a second hello frame" :
 				  "a frame before the hello frame");
+	if (t != PROTO_SHAPE)
+		trace(v, proto_type_name(t), -1);
 	if (t == PROTO_HELLO) {
 		if (proto_dec_hello(p, n, &v->hello))
 			return proto_fail(v, "malformed hello frame");
@@ -689,6 +717,7 @@ void verify_process_end(struct verify *v, const struct verify_exit *x)
 	char where[160];
 	int64_t running;
 
+	trace(v, "exit", (long)missing);
 	if (!missing && !x->timed_out && !x->killed_by_grader)
 		return;
 	/* a phase that ended on a reported CUDA error (the context is lost)

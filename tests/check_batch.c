@@ -35,7 +35,8 @@
  * 3 with an XX result; crash-* kills itself with SIGSEGV; hang-* sleeps;
  * flood-* writes 1 MiB to stdout and exits 2 without a result; slow-*
  * sleeps SLOW seconds, then acts like ok-*.  Every call appends its
- * arguments to $DIR/calls and records how many ran at once in $DIR/conc.
+ * arguments and its CUDA_VISIBLE_DEVICES ("cvd=...") to $DIR/calls and
+ * records how many ran at once in $DIR/conc.
  */
 static const char fake_script[] =
 	"#!/bin/sh\n"
@@ -46,7 +47,7 @@ static const char fake_script[] =
 	"  [ \"$prev\" = --output ] && out=$a\n"
 	"  prev=$a\n"
 	"done\n"
-	"echo \"$*\" >> \"$D/calls\"\n"
+	"echo \"$* cvd=${CUDA_VISIBLE_DEVICES-unset}\" >> \"$D/calls\"\n"
 	"touch \"$D/running/$$\"\n"
 	"ls \"$D/running\" | wc -l >> \"$D/conc\"\n"
 	"trap 'rm -f \"$D/running/$$\"' EXIT\n"
@@ -333,6 +334,81 @@ START_TEST(side_by_side_on_a_gpu)
 	ck_assert_msg(strstr(calls, want) != NULL, "%s", calls);
 	ck_assert_ptr_nonnull(strstr(calls, "--backend cuda"));
 	free(calls);
+}
+END_TEST
+
+/* A tree whose GPU probe lists two GPUs, and in --hold mode (a keeper)
+ * records the GPU it was shown; WARPGRADE_ROOT points there. */
+static void two_gpu_tree(void)
+{
+	char dir[200], probe[256];
+	char *text;
+
+	snprintf(dir, sizeof(dir), "%s/tree", root);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/tree/build", root);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(probe, sizeof(probe), "%s/wg-probe", dir);
+	text = xstrfmt("#!/bin/sh\n"
+		       "echo 'sm 9 0 Fake H100'\n"
+		       "echo 'gpu 0 GPU-aaaaaaaa-0000-0000-0000-000000000000 "
+		       "0000:19:00.0 9 0 Fake H100'\n"
+		       "echo 'gpu 1 GPU-bbbbbbbb-0000-0000-0000-000000000000 "
+		       "0000:2a:00.0 9 0 Fake H100'\n"
+		       "[ \"$1\" = --hold ] || exit 0\n"
+		       "echo \"$CUDA_VISIBLE_DEVICES\" >> %s/keepers\n"
+		       "exec sleep 100\n", root);
+	write_text(probe, text);
+	free(text);
+	ck_assert_int_eq(chmod(probe, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/tree", root);
+	setenv("WARPGRADE_ROOT", dir, 1);
+}
+
+/* On a host with two GPUs, each child grades on one (its
+ * CUDA_VISIBLE_DEVICES and that GPU's lock), the children spread evenly,
+ * and each GPU has a keeper. */
+START_TEST(spread_over_the_gpus)
+{
+	const char *old = getenv("WARPGRADE_ROOT");
+	struct batch_opts o;
+	char want[320], *calls, *keepers, path[256];
+	size_t on_a = 0, on_b = 0;
+
+	for (int i = 0; i < 8; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "slow-%d", i);
+		add_result_sub(name, 0);
+	}
+	two_gpu_tree();
+	opts(&o);
+	o.backend = "cuda";
+	o.jobs = 4;
+	ck_assert_int_eq(batch_run(&o, NULL), BATCH_OK);
+	calls = calls_text();
+	for (char *p = calls; (p = strstr(p, "cvd=GPU-")); p++)
+		*(p + 8) == 'a' ? on_a++ : on_b++;
+	ck_assert_uint_eq(on_a + on_b, 8);
+	ck_assert_uint_eq(on_a, 4); /* the least busy GPU each time */
+	snprintf(want, sizeof(want), "--gpu-lock %s/.gpu-lock-GPU-aaaaaaaa-"
+		 "0000-0000-0000-000000000000 cvd=GPU-aaaaaaaa", res);
+	ck_assert_msg(strstr(calls, want) != NULL, "%s", calls);
+	snprintf(want, sizeof(want), "--gpu-lock %s/.gpu-lock-GPU-bbbbbbbb-"
+		 "0000-0000-0000-000000000000 cvd=GPU-bbbbbbbb", res);
+	ck_assert_msg(strstr(calls, want) != NULL, "%s", calls);
+	ck_assert_ptr_null(strstr(calls, "cvd=unset"));
+	free(calls);
+	snprintf(path, sizeof(path), "%s/keepers", root);
+	keepers = read_file(path, 4096, NULL);
+	ck_assert_ptr_nonnull(keepers);
+	ck_assert_ptr_nonnull(strstr(keepers, "GPU-aaaaaaaa-0000"));
+	ck_assert_ptr_nonnull(strstr(keepers, "GPU-bbbbbbbb-0000"));
+	free(keepers);
+	if (old)
+		setenv("WARPGRADE_ROOT", old, 1);
+	else
+		unsetenv("WARPGRADE_ROOT");
 }
 END_TEST
 
@@ -689,6 +765,7 @@ static Suite *batch_suite(void)
 	tc = tcase_create("scheduling");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, side_by_side_on_a_gpu);
+	tcase_add_test(tc, spread_over_the_gpus);
 	tcase_add_test(tc, one_at_a_time_on_request);
 	tcase_add_test(tc, side_by_side_on_the_emulator);
 	tcase_set_timeout(tc, 60);

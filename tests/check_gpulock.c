@@ -102,7 +102,8 @@ static size_t read_trace(struct hold *h)
 	size_t n = 0;
 
 	ck_assert_ptr_nonnull(f);
-	while (n < MAX_HOLDS && fscanf(f, "%ld %c %lf %lf %lf", &h[n].pid,
+	/* the last field is the lock file's name */
+	while (n < MAX_HOLDS && fscanf(f, "%ld %c %lf %lf %lf %*s", &h[n].pid,
 				       &h[n].mode, &h[n].req, &h[n].acq,
 				       &h[n].rel) == 5)
 		n++;
@@ -498,7 +499,7 @@ START_TEST(the_keeper_lives_as_long_as_asked)
 	free(text);
 	ck_assert_int_eq(chmod(probe, 0755), 0);
 	setenv("WARPGRADE_ROOT", root, 1);
-	k = gpukeep_start();
+	k = gpukeep_start(NULL);
 	ck_assert_ptr_nonnull(k);
 	for (int i = 0; i < 100 && access(pidp, F_OK); i++)
 		sleep_s(0.05);

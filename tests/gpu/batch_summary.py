@@ -79,8 +79,10 @@ def trace(path, wall):
     holds = []
     with open(path) as f:
         for line in f:
-            pid, mode, req, acq, rel = line.split()
-            holds.append((mode, float(req), float(acq), float(rel)))
+            w = line.split()
+            lock = w[5] if len(w) > 5 else "-"
+            holds.append((w[1], float(w[2]), float(w[3]), float(w[4]),
+                          lock))
     for mode in "SX":
         h = [x for x in holds if x[0] == mode]
         if not h:
@@ -93,15 +95,28 @@ def trace(path, wall):
                   "shared (sweeps, probes)", len(h), sum(held),
                   statistics.median(held), max(held),
                   statistics.median(wait), max(wait)))
-    x = sorted((a, r) for m, _, a, r in holds if m == "X")
-    overlaps = sum(1 for i in range(1, len(x)) if x[i][0] < x[i - 1][1])
-    mixed = sum(1 for m, _, a, r in holds if m == "S"
-                for xa, xr in x if a < xr and xa < r)
-    print("exclusive holds overlapping another exclusive one: %d, a "
-          "shared one: %d (both must be 0)" % (overlaps, mixed))
-    if x and wall > 0:
-        print("device timing (exclusive) for %.1f%% of the %.0f s wall" %
-              (100 * sum(r - a for a, r in x) / wall, wall))
+    locks = sorted(set(x[4] for x in holds))
+    overlaps = mixed = across = 0
+    for lock in locks:
+        x = sorted((a, r) for m, _, a, r, k in holds
+                   if m == "X" and k == lock)
+        overlaps += sum(1 for i in range(1, len(x))
+                        if x[i][0] < x[i - 1][1])
+        mixed += sum(1 for m, _, a, r, k in holds if m == "S" and
+                     k == lock for xa, xr in x if a < xr and xa < r)
+        if x and wall > 0:
+            print("%s: %d timed holds, device timing for %.1f%% of the "
+                  "%.0f s wall" % (lock, len(x),
+                                   100 * sum(r - a for a, r in x) / wall,
+                                   wall))
+    xs = [(a, r, k) for m, _, a, r, k in holds if m == "X"]
+    across = sum(1 for i, (a, r, k) in enumerate(xs)
+                 for b, q, j in xs[i + 1:] if j != k and a < q and b < r)
+    print("exclusive holds overlapping another exclusive one of the same "
+          "GPU: %d, a shared one: %d (both must be 0)" % (overlaps, mixed))
+    if len(locks) > 1:
+        print("exclusive holds of different GPUs at the same time: %d "
+              "pairs (%d GPUs)" % (across, len(locks)))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,77 @@
+/*
+ * The GPUs of this host (see gpus.h).
+ */
+#include "gpus.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define VISIBLE "CUDA_VISIBLE_DEVICES="
+
+size_t gpus_parse(const char *out, struct gpu_info *v)
+{
+	size_t n = 0;
+
+	for (const char *p = out; p && *p && n < GPUS_MAX;) {
+		const char *nl = strchr(p, '\n');
+		struct gpu_info g;
+
+		memset(&g, 0, sizeof(g));
+		/* gpu <index> <uuid> <pci> <major> <minor> <name> */
+		if (sscanf(p, "gpu %u %47s %23s %u %u %127[^\n]", &g.index,
+			   g.uuid, g.pci, &g.major, &g.minor, g.name) == 6 &&
+		    !strncmp(g.uuid, "GPU-", 4))
+			v[n++] = g;
+		p = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+char *gpus_env_entry(const struct gpu_info *g)
+{
+	return xstrfmt(VISIBLE "%s", g->uuid);
+}
+
+static char *inherited;
+static pthread_once_t inherited_once = PTHREAD_ONCE_INIT;
+
+static void read_inherited(void)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+
+	if (v)
+		inherited = xstrfmt(VISIBLE "%s", v);
+}
+
+const char *gpus_env_inherited(void)
+{
+	pthread_once(&inherited_once, read_inherited);
+	return inherited;
+}
+
+const char **gpus_environ(const char *entry)
+{
+	extern char **environ;
+	size_t n = 0, k = 0;
+	const char **env;
+
+	while (environ[n])
+		n++;
+	env = xcalloc(n + 2, sizeof(*env));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], VISIBLE, strlen(VISIBLE)))
+			env[k++] = environ[i];
+	if (entry)
+		env[k++] = entry;
+	env[k] = NULL;
+	return env;
+}
+
+char *gpus_label(const struct gpu_info *g)
+{
+	return xstrfmt("%s (%s, PCI %s)", g->name, g->uuid, g->pci);
+}

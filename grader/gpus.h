@@ -1,0 +1,49 @@
+/*
+ * The GPUs of this host, as the grader's environment shows them.
+ *
+ * The probe (build/wg-probe) lists every device its CUDA_VISIBLE_DEVICES
+ * lets it see; gpus_parse reads that list.  A process the grader starts
+ * on a GPU -- the probe, a runner, a rerun, the keeper, a batch's child
+ * -- sees the device it is meant for through CUDA_VISIBLE_DEVICES: the
+ * grader's own value (a Slurm task's GPU, say) unless it is given one
+ * GPU's uuid (gpus_env_entry), which a batch or a grade spreading its
+ * exercises over several GPUs does.
+ */
+#ifndef GPUS_H
+#define GPUS_H
+
+#include <stddef.h>
+
+#define GPUS_MAX 16
+
+struct gpu_info {
+	unsigned index;      /* CUDA's ordinal in the probe's view */
+	char uuid[48];       /* "GPU-" and 32 hex digits */
+	char pci[24];        /* "0000:19:00.0" */
+	unsigned major, minor;
+	char name[128];
+};
+
+/* The "gpu ..." lines of the probe's output into v (at most GPUS_MAX);
+ * returns how many.  Lines that do not parse are skipped. */
+size_t gpus_parse(const char *probe_output, struct gpu_info *v);
+
+/* "CUDA_VISIBLE_DEVICES=<uuid>": the environment entry that shows a
+ * process g alone.  A new string. */
+char *gpus_env_entry(const struct gpu_info *g);
+
+/* The grader's own CUDA_VISIBLE_DEVICES as an environment entry, for the
+ * processes it starts with an environment of its making; NULL when the
+ * variable is unset.  A static string. */
+const char *gpus_env_inherited(void);
+
+/* This process's environment with entry (NULL: none) in place of any
+ * CUDA_VISIBLE_DEVICES: a NULL-terminated array whose strings are
+ * environ's and entry.  Free the array alone. */
+const char **gpus_environ(const char *entry);
+
+/* The GPU as reports name it: "NAME (GPU-..., PCI 0000:19:00.0)".  A
+ * new string. */
+char *gpus_label(const struct gpu_info *g);
+
+#endif

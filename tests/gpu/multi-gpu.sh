@@ -1,0 +1,95 @@
+#!/bin/bash
+# On a host with several GPUs, what docs/PERFORMANCE.md needs for grading
+# across them, in one go:
+#
+#   1. the GPU probe's list                            -> summary.txt
+#   2. warm grades of tests/fixtures/good spread over every GPU (--jobs
+#      4): wall seconds, and the GPU that timed each exercise
+#   3. integrations/batch-bench N cuda on every GPU: wall seconds, the
+#      verdicts against the fixtures, the lock trace per GPU (timed holds
+#      of one GPU never overlap; those of different GPUs do)
+#   4. the same batch on the first GPU alone (CUDA_VISIBLE_DEVICES set to
+#      its uuid), for the ratio on the same host
+#
+#   OUT=DIR tests/gpu/multi-gpu.sh [N]      (N default 100)
+#
+# Assumes bin/ and build/ were built; run it through
+# tests/gpu/device-env.sh LIBDIR where the host lacks the build's
+# packages.  STEPS chooses the steps (default "grades all one").
+set -u
+cd "$(dirname "$0")/../.."
+n=${1:-100}
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
+fail=0
+log() { echo "$*" | tee -a "$out/summary.txt"; }
+steps=" ${STEPS:-grades all one} "
+step() { case "$steps" in *" $1 "*) return 0 ;; esac; return 1; }
+{
+	echo "host: $(nproc) cores; $(nvidia-smi --query-gpu=name,driver_version \
+		--format=csv,noheader 2>&1 | sort | uniq -c | tr -s ' ')"
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ);" \
+		"commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+	echo "== 1. the probe"
+	build/wg-probe
+} | tee "$out/summary.txt"
+first=$(build/wg-probe | awk '$1 == "gpu" { print $3; exit }')
+[ -n "$first" ] || { log "no GPU listed"; exit 1; }
+
+# the reference objects for this GPU, built outside the timing
+bin/warpgrade grade tests/fixtures/good/submission --backend cuda \
+	--exercise dynamic_reverse --format json \
+	--output "$out/warm-up.json" --quiet 2>>"$out/grades.err"
+
+if step grades; then
+	log "== 2. warm grades of tests/fixtures/good over every GPU"
+	for i in 1 2 3; do
+		s=$(date +%s.%N)
+		WARPGRADE_OBJECT_CACHE=0 bin/warpgrade grade \
+			tests/fixtures/good/submission --backend cuda \
+			--seed 20261125 --timings --format json \
+			--output "$out/good-$i.json" --quiet \
+			2>"$out/good-$i.timings" || fail=1
+		e=$(date +%s.%N)
+		log "grade $i: $(awk "BEGIN { print $e - $s }") s; timed on:" \
+		    "$(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print("; ".join("%s %s" % (x["name"], x["performance"].get("gpu", "?"))
+                for x in d["exercises"]))' "$out/good-$i.json")"
+	done
+fi
+
+batch() { # label, then the environment for the batch
+	local label=$1
+	shift
+	rm -f "$out/$label.trace"
+	s=$(date +%s.%N)
+	env "$@" WARPGRADE_GPU_LOCK_TRACE="$out/$label.trace" \
+		BENCH_DIR="$out/$label" integrations/batch-bench/run "$n" cuda \
+		>"$out/$label.txt" 2>"$out/$label.err" || fail=1
+	e=$(date +%s.%N)
+	wall=$(awk "BEGIN { print $e - $s }")
+	head -1 "$out/$label.txt" | tee -a "$out/summary.txt"
+	grep '^warpgrade batch' "$out/$label.err" | tee -a "$out/summary.txt"
+	python3 tests/gpu/batch_summary.py verdicts "$out/$label/results" \
+		tests/fixtures | tail -3 | tee -a "$out/summary.txt"
+	python3 tests/gpu/batch_summary.py trace "$out/$label.trace" "$wall" |
+		tee -a "$out/summary.txt"
+	python3 -c 'import json,sys,glob,collections
+c=collections.Counter()
+for p in glob.glob(sys.argv[1] + "/*.json"):
+    for x in json.load(open(p)).get("exercises", []):
+        g = x.get("performance", {}).get("gpu")
+        if g: c[g.split("(")[-1].split(",")[0]] += 1
+print("exercises timed per GPU:", dict(c))' "$out/$label/results" |
+		tee -a "$out/summary.txt"
+}
+if step all; then
+	log "== 3. $n submissions on every GPU"
+	batch all
+fi
+if step one; then
+	log "== 4. $n submissions on the first GPU alone ($first)"
+	batch one CUDA_VISIBLE_DEVICES="$first"
+fi
+exit $fail
