@@ -59,6 +59,12 @@ struct gpukeep *gpukeep_start(const char *gpu_env)
 	return k;
 }
 
+void gpukeep_cancel(struct gpukeep *k)
+{
+	if (k)
+		k->stop = 1;
+}
+
 void gpukeep_stop(struct gpukeep *k)
 {
 	if (!k)

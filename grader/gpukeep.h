@@ -25,6 +25,11 @@ struct gpukeep;
  * Owned by the caller: gpukeep_stop. */
 struct gpukeep *gpukeep_start(const char *gpu_env);
 
+/* Tell the keeper to stop, without waiting (it is killed within a tick
+ * of the sandbox's clock); gpukeep_stop still frees it.  NULL is a
+ * no-op. */
+void gpukeep_cancel(struct gpukeep *k);
+
 /* Stop the keeper and free it; NULL is a no-op. */
 void gpukeep_stop(struct gpukeep *k);
 

@@ -583,6 +583,8 @@ out:
 	if (!r->max_score)
 		r->max_score = score_max(o->cfg) * (double)(nsel ? nsel :
 			exercise_count());
+	for (size_t i = 0; i < g.ngpus; i++) /* they die meanwhile */
+		gpukeep_cancel(g.gpus[i].keeper);
 	for (size_t i = 0; tasks && i < nsel; i++)
 		grade_task_release(&tasks[i]);
 	free(tasks);

@@ -6,6 +6,7 @@
 #include "grade_exec.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +218,43 @@ static int run_planned(const struct grade_opts *o, struct verify *v,
 	return rc;
 }
 
+/* The replays of the measured calls, in a thread of their own while the
+ * timed phase waits for the GPU and runs (measure.h says why that is
+ * safe): their records came with the sweep. */
+struct early_replays {
+	const struct grade_opts *o;
+	struct task *k;
+	const struct grade_targets *g;
+	pthread_t thread;
+	int started;
+};
+
+static void *replay_calls(void *arg)
+{
+	struct early_replays *e = arg;
+	struct task *k = e->k;
+
+	measure_calls(k->v, e->o->cfg, e->g->replay, k->obj[1], k->dir);
+	return NULL;
+}
+
+static void early_replays_start(struct early_replays *e)
+{
+	struct task *k = e->k;
+
+	if (!e->g->replay || !k->emu_ok || k->calls_measured)
+		return;
+	e->started = !pthread_create(&e->thread, NULL, replay_calls, e);
+	k->calls_measured = e->started;
+}
+
+static void early_replays_join(struct early_replays *e)
+{
+	if (e->started)
+		pthread_join(e->thread, NULL);
+	e->started = 0;
+}
+
 /* The runner on the grading backend (on a GPU: correctness, then the
  * timed phase, in one process or, under a GPU lock shared with other
  * graders or the grade's other exercises, in two): the part that needs
@@ -236,6 +274,7 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	size_t nruns = gpulock_plan(gpu, lock != NULL, runs);
 	char phase[48];
 	int failed = 0;
+	struct early_replays early = { o, k, g, 0, 0 };
 
 	k->v = v;
 	k->measure = 1;
@@ -248,9 +287,12 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 		 * it does within one runner */
 		if (i && !verify_phase_done(v, PROTO_PHASE_CORRECTNESS))
 			break;
+		if (i)
+			early_replays_start(&early);
 		failed = run_planned(o, v, k, gpu, &runs[i], lock,
 				     &e->runner_output);
 	}
+	early_replays_join(&early);
 	snprintf(phase, sizeof(phase), "runner %s%s", tgt->arch,
 		 gpu ? " (correctness, timing)" : " (correctness)");
 	k->lap = timings_lap(&e->timings, phase, k->lap);
@@ -283,8 +325,11 @@ static void run_measured(const struct grade_opts *o, struct task *k,
 		return;
 	}
 	grade_progress(o, "%s: replaying the measured calls", k->ex->name);
-	measure_exercise(v, o->cfg, g->replay, gpu ? k->obj[1] : k->obj[0],
-			 k->dir);
+	if (!k->calls_measured)
+		measure_calls(v, o->cfg, g->replay,
+			      gpu ? k->obj[1] : k->obj[0], k->dir);
+	measure_perf(v, o->cfg, g->replay, gpu ? k->obj[1] : k->obj[0],
+		     k->dir);
 	k->lap = timings_lap(tm, "replays (technique, traffic)", k->lap);
 }
 

@@ -63,6 +63,8 @@ struct task {
 				   * exercises run side by side, or NULL */
 	struct verify *v;         /* its verification, between the runs */
 	int measure;              /* replays are still to come */
+	int calls_measured;       /* the measured calls' replays are done
+				   * (early, beside the timed phase) */
 	int verified;             /* grade_exec_measure has run */
 	double started, lap;      /* its runs' start, the last phase's end */
 };

@@ -230,9 +230,9 @@ out:
 	free(dir);
 }
 
-size_t measure_exercise(struct verify *v, const struct score_config *cfg,
-			const char *replay, const char *object,
-			const char *workdir)
+size_t measure_calls(struct verify *v, const struct score_config *cfg,
+		     const char *replay, const char *object,
+		     const char *workdir)
 {
 	size_t n = 0;
 
@@ -242,9 +242,23 @@ size_t measure_exercise(struct verify *v, const struct score_config *cfg,
 		replay_one(v, cfg, k, replay, object, workdir);
 		n++;
 	}
-	if (verify_perf_replayable(v)) {
-		replay_one(v, cfg, EXERCISE_MEASURED, replay, object, workdir);
-		n++;
-	}
 	return n;
+}
+
+size_t measure_perf(struct verify *v, const struct score_config *cfg,
+		    const char *replay, const char *object,
+		    const char *workdir)
+{
+	if (!verify_perf_replayable(v))
+		return 0;
+	replay_one(v, cfg, EXERCISE_MEASURED, replay, object, workdir);
+	return 1;
+}
+
+size_t measure_exercise(struct verify *v, const struct score_config *cfg,
+			const char *replay, const char *object,
+			const char *workdir)
+{
+	return measure_calls(v, cfg, replay, object, workdir) +
+	       measure_perf(v, cfg, replay, object, workdir);
 }

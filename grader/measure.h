@@ -27,4 +27,16 @@ size_t measure_exercise(struct verify *v, const struct score_config *cfg,
 			const char *replay, const char *object,
 			const char *workdir);
 
+/* The same in two parts: the measured calls (whose records come with the
+ * correctness phase), and the performance call (whose record, on a GPU,
+ * comes with the timed phase).  measure_calls touches only v->measured[]
+ * and the oracle's scratch, so it may run in another thread while a
+ * runner's timed phase is verified. */
+size_t measure_calls(struct verify *v, const struct score_config *cfg,
+		     const char *replay, const char *object,
+		     const char *workdir);
+size_t measure_perf(struct verify *v, const struct score_config *cfg,
+		    const char *replay, const char *object,
+		    const char *workdir);
+
 #endif

@@ -39,6 +39,7 @@
 #ifndef VERIFY_H
 #define VERIFY_H
 
+#include "verify_ahead.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,6 +89,7 @@ struct verify {
 	uint64_t input_hash;
 	unsigned char *in_buf, *exp_buf;
 	size_t scratch_cap;
+	struct verify_ahead ahead; /* the largest shape's oracle, on a GPU */
 
 	/* a LAUNCHES frame said a launch went to a stream other than the
 	 * one the launcher was given: a flag (no performance credit),

@@ -13,6 +13,7 @@
 #include <cuda_runtime_api.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -625,11 +626,50 @@ out:
 	return rc;
 }
 
+/*
+ * The job's stream.  Creating the first one creates the CUDA context,
+ * mostly a wait on the driver, so on a GPU a thread of its own does it
+ * while the main thread makes the correctness inputs; the emulator's is
+ * immediate and made in place.
+ */
+static pthread_t stream_thread;
+static int stream_pending;
+static cudaError_t stream_err;
+
+static void *create_stream(void *arg)
+{
+	struct runner *r = arg;
+
+	stream_err = cudaStreamCreateWithFlags(&r->stream,
+					       cudaStreamNonBlocking);
+	return NULL;
+}
+
+void runner_stream_start(struct runner *r)
+{
+	if (!r->emu && !pthread_create(&stream_thread, NULL, create_stream,
+				       r))
+		stream_pending = 1;
+	else
+		create_stream(r);
+}
+
+int runner_stream_wait(struct runner *r)
+{
+	if (stream_pending) {
+		pthread_join(stream_thread, NULL);
+		stream_pending = 0;
+		if (stream_err != cudaSuccess)
+			runner_send_cuda_error(r, 0, 0, stream_err,
+					       "creating a stream");
+	}
+	return stream_err != cudaSuccess ? -1 : 0;
+}
+
 int main(void)
 {
 	struct runner r;
 	const struct runner_entry *e;
-	cudaError_t err;
 
 	crashlog_install();
 	memset(&r, 0, sizeof(r));
@@ -650,14 +690,12 @@ int main(void)
 				    "runner");
 	r.student = (launcher_fn)e->student;
 	r.reference = (launcher_fn)e->reference;
-	err = cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking);
-	if (err != cudaSuccess) {
-		runner_send_cuda_error(&r, 0, 0, err, "creating a stream");
-		return 0;
-	}
+	runner_stream_start(&r);
 	if (r.job.phases & PROTO_PHASE_CORRECTNESS)
 		if (runner_phase_correctness(&r))
 			return 0;
+	if (runner_stream_wait(&r))
+		return 0;
 	if ((r.job.phases & PROTO_PHASE_PERF) && !r.emu)
 		phase_perf(&r);
 	return 0;

@@ -86,6 +86,13 @@ int runner_call_launcher(struct runner *r, launcher_fn f, void *out,
 			 unsigned phase, size_t index, int report);
 int runner_context_alive(void);
 
+/* The job's stream (r->stream), made by runner_stream_start -- on a GPU
+ * in a thread of its own, since it creates the context -- and waited for
+ * by runner_stream_wait before the first use: 0, or -1 with the error
+ * sent (once).  Call start once, wait as often as needed. */
+void runner_stream_start(struct runner *r);
+int runner_stream_wait(struct runner *r);
+
 int runner_phase_correctness(struct runner *r);
 
 #endif

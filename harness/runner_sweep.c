@@ -514,10 +514,11 @@ int runner_phase_correctness(struct runner *r)
 	cudaError_t err;
 	int rc = -1;
 
+	memset(&h_region, 0, sizeof(h_region));
+	memset(&h_check, 0, sizeof(h_check));
 	plan_shapes(r, &pl);
 	h_in = bigbuf_alloc(pl.in_total);
-	if (!h_in || hostbuf_init(&h_region, pl.max_region) ||
-	    hostbuf_init(&h_check, pl.max_input))
+	if (!h_in)
 		runner_die_internal("out of host memory for the correctness "
 				    "inputs");
 	for (size_t i = 0; i < pl.nshapes; i++)
@@ -526,6 +527,13 @@ int runner_phase_correctness(struct runner *r)
 				     exercise_shape_of(ex, r->job.seed, i,
 						       NULL),
 				     h_in + pl.in_off[i]);
+	/* the inputs were made while the context was being created */
+	if (runner_stream_wait(r))
+		goto out;
+	if (hostbuf_init(&h_region, pl.max_region) ||
+	    hostbuf_init(&h_check, pl.max_input))
+		runner_die_internal("out of host memory for the correctness "
+				    "inputs");
 
 	runner_send_phase(PROTO_PHASE_CORRECTNESS, (unsigned)pl.nshapes);
 	err = cudaMalloc((void **)&d_in, pl.in_total ? pl.in_total : 1);

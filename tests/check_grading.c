@@ -288,18 +288,23 @@ static void send_shape(struct fixture *fx, size_t index, long mutate_at,
 	m.index = (uint32_t)index;
 	m.guard_elems = PROTO_GUARD_ELEMS;
 	m.total_bytes = total;
-	m.offset = 0;
 	m.input_hash = exercise_hash(in, elems * 4);
-	m.data = region;
-	m.len = total;
-	proto_buf_init(&b);
-	proto_enc_shape(&b, &m);
-	feed(&fx->v, &b, 0);
+	/* in chunks, as a runner sends a large region */
+	for (size_t off = 0; off < total; off += 32u << 20) {
+		m.offset = off;
+		m.data = region + off;
+		m.len = total - off < (32u << 20) ? total - off : 32u << 20;
+		proto_buf_init(&b);
+		proto_enc_shape(&b, &m);
+		feed(&fx->v, &b, 0);
+	}
 	free(region);
 	free(in);
 }
 
-static void begin(struct fixture *fx, const char *name)
+/* A verification as for a runner on the emulator (gpu 0: the GPU-only
+ * shapes skipped) or on a GPU. */
+static void begin_on(struct fixture *fx, const char *name, int gpu)
 {
 	struct proto_buf b;
 	struct proto_hello h = { "cuda", "test", 9, 0, 132, 0, 0 };
@@ -308,16 +313,21 @@ static void begin(struct fixture *fx, const char *name)
 	memset(fx, 0, sizeof(*fx));
 	score_config_default(&fx->cfg);
 	fx->ex = exercise_find(name);
-	verify_init(&fx->v, fx->ex, &fx->cfg, 4242, 1, &fx->res, NULL);
+	verify_init(&fx->v, fx->ex, &fx->cfg, 4242, !gpu, &fx->res, NULL);
 	/* these runners record nothing: checks not measured */
 	snprintf(fx->v.unmeasured_why, sizeof(fx->v.unmeasured_why),
 		 "synthetic frames");
 	verify_process_begin(&fx->v, PROTO_PHASE_CORRECTNESS,
-			     PROTO_JOB_SKIP_GPU_ONLY);
+			     gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY);
 	proto_buf_init(&b);
 	proto_enc_hello(&b, &h);
 	proto_enc_phase(&b, &ph);
 	feed(&fx->v, &b, 0);
+}
+
+static void begin(struct fixture *fx, const char *name)
+{
+	begin_on(fx, name, 0);
 }
 
 static void end(struct fixture *fx, int done)
@@ -383,6 +393,49 @@ START_TEST(wrong_value_is_wa_with_details)
 	ck_assert_int_eq(fx.res.first_failure.n, 7);
 	ck_assert_uint_eq(fx.res.passed, 1);
 	ck_assert_ptr_nonnull(strstr(fx.res.message, "rows=2"));
+	release(&fx);
+}
+END_TEST
+
+/* On a GPU the performance shape's oracle is computed ahead, while the
+ * runner starts (verify_ahead.h), and judges that shape as the oracle
+ * computed on arrival would: right, a wrong element, a changed input. */
+START_TEST(performance_shape_judged_from_its_oracle_ahead)
+{
+	size_t g = PROTO_GUARD_ELEMS * 4, perf = 0, most = 0;
+	struct fixture fx;
+
+	begin_on(&fx, "aos_to_soa", 1);
+	for (size_t i = 0; i < exercise_nshapes_all(fx.ex); i++) {
+		size_t e = exercise_shape_elems(exercise_shape_of(fx.ex,
+						fx.v.seed, i, NULL));
+
+		if (e > most) {
+			most = e;
+			perf = i;
+		}
+	}
+	send_shape(&fx, perf, -1, 0);
+	ck_assert_int_eq(fx.v.ahead.ready, 1); /* the oracle came ahead */
+	ck_assert_int_eq(fx.v.state[perf], 1);
+	send_shape(&fx, 3, -1, 1);             /* on arrival, as before */
+	ck_assert_int_eq(fx.v.state[3], 2);
+	end(&fx, 0);
+	release(&fx);
+
+	begin_on(&fx, "aos_to_soa", 1);
+	send_shape(&fx, perf, (long)(g + 4 * 12345), 0);
+	ck_assert_int_eq(fx.v.state[perf], 2);
+	end(&fx, 0);
+	ck_assert_int_eq(fx.res.first_failure.index, 12345);
+	release(&fx);
+
+	begin_on(&fx, "aos_to_soa", 1);
+	send_shape(&fx, perf, -1, 1);
+	ck_assert_int_eq(fx.v.state[perf], 2);
+	end(&fx, 0);
+	ck_assert_ptr_nonnull(strstr(fx.res.first_failure.reason,
+				     "input modified"));
 	release(&fx);
 }
 END_TEST
@@ -1460,6 +1513,7 @@ static Suite *grading_suite(void)
 	tcase_add_test(v, runner_limits_from_config);
 	tcase_add_test(f, all_shapes_correct);
 	tcase_add_test(f, wrong_value_is_wa_with_details);
+	tcase_add_test(f, performance_shape_judged_from_its_oracle_ahead);
 	tcase_add_test(f, guard_touched_is_oob);
 	tcase_add_test(f, input_modified_is_wa);
 	tcase_add_test(f, cuda_error_at_shape);
