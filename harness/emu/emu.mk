@@ -22,12 +22,18 @@ build/libwgemu_stubs.a: build/harness/emu/stubs/stubs.o
 	$(if $(Q),@echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-.PHONY: emu-bench emu-fuzz check-samples
+.PHONY: emu-bench emu-fuzz check-samples check-rodinia
 
 # NVIDIA's cuda-samples on the emulator (docs/EMULATOR.md): set
 # CUDA_SAMPLES to a checkout or export of github.com/NVIDIA/cuda-samples.
 check-samples: all
 	$(Q)tests/emu/cuda-samples.sh $(CUDA_SAMPLES)
+
+# Rodinia's CUDA programs on the emulator (docs/EMULATOR.md): set RODINIA
+# to a checkout or export of github.com/yuhc/gpu-rodinia, and
+# WG_RODINIA_REF to a native run's outputs to compare with.
+check-rodinia: all
+	$(Q)tests/emu/rodinia.sh $(RODINIA)
 
 # Throughput benchmark of the interpreter (docs/EMULATOR.md).
 emu-bench: build/libwgemu.a
