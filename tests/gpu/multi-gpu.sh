@@ -4,7 +4,8 @@
 #
 #   1. the GPU probe's list                            -> summary.txt
 #   2. warm grades of tests/fixtures/good spread over every GPU (--jobs
-#      4): wall seconds, and the GPU that timed each exercise
+#      4), then on the first GPU alone: wall seconds, and the GPU that
+#      timed each exercise
 #   3. integrations/batch-bench N cuda on every GPU: wall seconds, the
 #      verdicts against the fixtures, the lock trace per GPU (timed holds
 #      of one GPU never overlap; those of different GPUs do)
@@ -41,22 +42,30 @@ bin/warpgrade grade tests/fixtures/good/submission --backend cuda \
 	--exercise dynamic_reverse --format json \
 	--output "$out/warm-up.json" --quiet 2>>"$out/grades.err"
 
-if step grades; then
-	log "== 2. warm grades of tests/fixtures/good over every GPU"
+grades() { # label, then the environment for the grades
+	local label=$1
+	shift
 	for i in 1 2 3; do
 		s=$(date +%s.%N)
-		WARPGRADE_OBJECT_CACHE=0 bin/warpgrade grade \
+		env "$@" WARPGRADE_OBJECT_CACHE=0 bin/warpgrade grade \
 			tests/fixtures/good/submission --backend cuda \
 			--seed 20261125 --timings --format json \
-			--output "$out/good-$i.json" --quiet \
-			2>"$out/good-$i.timings" || fail=1
+			--output "$out/$label-$i.json" --quiet \
+			2>"$out/$label-$i.timings" || fail=1
 		e=$(date +%s.%N)
-		log "grade $i: $(awk "BEGIN { print $e - $s }") s; timed on:" \
-		    "$(python3 -c 'import json,sys
+		log "$label grade $i: $(awk "BEGIN { print $e - $s }") s;" \
+		    "timed on: $(python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
-print("; ".join("%s %s" % (x["name"], x["performance"].get("gpu", "?"))
-                for x in d["exercises"]))' "$out/good-$i.json")"
+print("; ".join("%s %s" % (x["name"],
+      x["performance"].get("gpu", "?").split("(")[-1].split(",")[0])
+      for x in d["exercises"]))' "$out/$label-$i.json")"
 	done
+}
+if step grades; then
+	log "== 2. warm grades of tests/fixtures/good over every GPU," \
+	    "then on the first alone"
+	grades spread
+	grades alone CUDA_VISIBLE_DEVICES="$first"
 fi
 
 batch() { # label, then the environment for the batch
