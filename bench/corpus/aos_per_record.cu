@@ -1,7 +1,8 @@
 // One thread per record: each thread reads its record's fields (loads
 // 4*fields bytes apart across a warp) and writes field f of its record
 // to array f (coalesced stores).  GRID > 0 caps the grid at GRID blocks
-// walking the records grid-stride.
+// walking the records grid-stride; RPT > 1 sizes the grid for RPT
+// records per thread, taken grid-stride.
 #include "aos_to_soa.h"
 
 #ifndef BLOCK
@@ -9,6 +10,9 @@
 #endif
 #ifndef GRID
 #define GRID 0
+#endif
+#ifndef RPT
+#define RPT 1
 #endif
 
 static __global__ void aos_per_record(float *soa, const float *aos, int count,
@@ -23,7 +27,8 @@ static __global__ void aos_per_record(float *soa, const float *aos, int count,
 extern "C" void aos_to_soa(float *soa, const float *aos, int count,
 			   int fields, cudaStream_t stream)
 {
-	unsigned grid = GRID ? GRID : (unsigned)((count + BLOCK - 1) / BLOCK);
+	unsigned grid = GRID ? GRID :
+		(unsigned)((count + BLOCK * RPT - 1) / (BLOCK * RPT));
 
 	aos_per_record<<<grid, BLOCK, 0, stream>>>(soa, aos, count, fields);
 }

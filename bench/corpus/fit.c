@@ -6,12 +6,18 @@
  * --fit searches the model's fitted constants on the calibration set.
  * bench/corpus/run-fit builds it with the variants' objects.
  *
- *   fit MEASURED.csv [--gpu H100] [--fit]
+ *   fit MEASURED.csv [--gpu H100] [--fit] [--calib-only | --hold]
+ *       [--set NAME=V,...] [--try NAME=V,...]
  *
- * MEASURED.csv is bench/run-corpus's output.  Prints one line per
- * variant (measured and predicted speedup), then for the calibration
- * and the held-out set: the share within 0.10 and Spearman's rank
- * correlation; with --fit, first the constants it found (as C).
+ * MEASURED.csv is bench/run-corpus's output; variants of the list it has
+ * no line for are left out.  Prints one line per calibration variant
+ * (measured and predicted time and speedup), then the references' and
+ * the calibration set's figures: the mean absolute percentage error of
+ * the predicted times (MAPE), the share of speedups within 0.10 and
+ * Spearman's rank correlation of the speedups; with --fit, first the
+ * constants it found (as C).  The held-out set's lines and figures are
+ * printed only with --hold, so that the constants can be fixed without
+ * looking at them; --calib-only does not even predict it.
  */
 #include <math.h>
 #include <stddef.h>
@@ -115,6 +121,7 @@ static double predict_ms(const struct perf_gpu *g, const struct variant *v)
 }
 
 static int verbose;
+static int show_hold;   /* --hold: print the held-out set's figures */
 
 static void predict_all(const struct perf_gpu *g)
 {
@@ -124,6 +131,8 @@ static void predict_all(const struct perf_gpu *g)
 		struct variant *r = ref_of(table[i].exercise);
 		clock_t c0 = clock();
 
+		if (!table[i].have)
+			continue;
 		table[i].pred_ms = predict_ms(g, &table[i]);
 		if (verbose)
 			fprintf(stderr, "%s %.3f s\n", table[i].name,
@@ -219,10 +228,29 @@ static double spearman(const double *x, const double *y, size_t n)
 	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
 }
 
+/* mean absolute percentage error of the predicted times of the
+ * variants in `set` (NULL: the references), in % */
+static double mape(const char *set, size_t *count)
+{
+	const struct variant *v = set ? table : refs;
+	size_t nv = set ? NV : NR, n = 0;
+	double sum = 0;
+
+	for (size_t i = 0; i < nv; i++) {
+		if (!v[i].have || v[i].ms <= 0 ||
+		    (set && strcmp(v[i].set, set)))
+			continue;
+		sum += fabs(v[i].pred_ms - v[i].ms) / v[i].ms;
+		n++;
+	}
+	*count = n;
+	return n ? 100 * sum / n : 0;
+}
+
 static void summary(const char *set)
 {
-	double x[NV], y[NV];
-	size_t n = 0, ok = 0;
+	double x[NV], y[NV], m;
+	size_t n = 0, ok = 0, nm;
 
 	for (size_t i = 0; i < NV; i++) {
 		if (!table[i].have || strcmp(table[i].set, set))
@@ -232,8 +260,22 @@ static void summary(const char *set)
 		ok += fabs(x[n] - y[n]) <= 0.10;
 		n++;
 	}
-	printf("%s: %zu variants, %zu within 0.10 (%.0f%%), Spearman %.3f\n",
-	       set, n, ok, n ? 100.0 * ok / n : 0, spearman(x, y, n));
+	m = mape(set, &nm);
+	printf("%s: %zu variants, time MAPE %.1f%%, %zu within 0.10 (%.0f%%), "
+	       "Spearman %.3f\n", set, n, m, ok, n ? 100.0 * ok / n : 0,
+	       spearman(x, y, n));
+}
+
+/* the calibration figures, and the held-out ones only when asked for */
+static void summaries(void)
+{
+	size_t n;
+	double m = mape(NULL, &n);
+
+	printf("references: %zu, time MAPE %.1f%%\n", n, m);
+	summary("calib");
+	if (show_hold)
+		summary("hold");
 }
 
 /* ---- the search ---- */
@@ -322,17 +364,22 @@ int main(int argc, char **argv)
 {
 	const char *gpu = "H100";
 	struct perf_gpu g;
-	int fit = 0, nsets = 0, ntries = 0;
+	int fit = 0, nsets = 0, ntries = 0, calib_only = 0;
+	size_t unmeasured = 0, held = 0;
 	const char *sets[32], *tries[32];
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: fit MEASURED.csv [--gpu NAME] "
-			"[--fit]\n");
+			"[--fit] [--calib-only | --hold]\n");
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--fit"))
 			fit = 1;
+		else if (!strcmp(argv[i], "--calib-only"))
+			calib_only = 1;
+		else if (!strcmp(argv[i], "--hold"))
+			show_hold = 1;
 		else if (!strcmp(argv[i], "-v"))
 			verbose = 1;
 		else if (!strcmp(argv[i], "--set") && i + 1 < argc &&
@@ -343,9 +390,24 @@ int main(int argc, char **argv)
 			tries[ntries++] = argv[++i];
 		else if (!strcmp(argv[i], "--gpu") && i + 1 < argc)
 			gpu = argv[++i];
+		else {
+			fprintf(stderr, "fit: unknown option '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (calib_only && show_hold) {
+		fprintf(stderr, "fit: --calib-only and --hold exclude each "
+			"other\n");
+		return 2;
 	}
 	if (read_measured(argv[1]) || !perf_gpu_find(gpu))
 		return 2;
+	/* --calib-only: the held-out variants are not even predicted */
+	for (size_t i = 0; i < NV && calib_only; i++)
+		if (table[i].have && !strcmp(table[i].set, "hold")) {
+			table[i].have = 0;
+			held++;
+		}
 	g = *perf_gpu_find(gpu);
 	for (int i = 0; i < nsets; i++)
 		if (apply(&g, sets[i]))
@@ -357,8 +419,15 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NR; i++)
 		run(&refs[i]);
 	for (size_t i = 0; i < NV; i++)
-		run(&table[i]);
+		if (table[i].have)
+			run(&table[i]);
+		else
+			unmeasured++;
+	unmeasured -= held;
 	wgemu_perf_end();
+	if (unmeasured)
+		fprintf(stderr, "fit: %zu variants of the list have no "
+			"measurement in %s: left out\n", unmeasured, argv[1]);
 	for (int i = 0; i < ntries; i++) {
 		struct perf_gpu t = g;
 
@@ -366,8 +435,7 @@ int main(int argc, char **argv)
 			return 2;
 		predict_all(&t);
 		printf("try %s: cost %.3f\n", tries[i], cost());
-		summary("calib");
-		summary("hold");
+		summaries();
 	}
 	if (ntries)
 		return 0;
@@ -380,10 +448,12 @@ int main(int argc, char **argv)
 		printf("%s,reference,-,%.4f,%.4f,1,1\n", refs[i].exercise,
 		       refs[i].ms, refs[i].pred_ms);
 	for (size_t i = 0; i < NV; i++)
-		printf("%s,%s,%s,%.4f,%.4f,%.3f,%.3f\n", table[i].exercise,
-		       table[i].name, table[i].set, table[i].ms,
-		       table[i].pred_ms, table[i].speedup, table[i].pred);
-	summary("calib");
-	summary("hold");
+		if (table[i].have &&
+		    (show_hold || strcmp(table[i].set, "hold")))
+			printf("%s,%s,%s,%.4f,%.4f,%.3f,%.3f\n",
+			       table[i].exercise, table[i].name, table[i].set,
+			       table[i].ms, table[i].pred_ms, table[i].speedup,
+			       table[i].pred);
+	summaries();
 	return 0;
 }
