@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "exercise.h"
+#include "resusage.h"
 #include "score.h"
 
 enum build_backend { BUILD_CUDA, BUILD_EMU };
@@ -35,6 +36,13 @@ struct build_env {
 	char why_no_gpu[256];
 	char why_no_emu[256];
 };
+
+/* The registers ptxas gives the reference kernels compiled for the
+ * emulator target t (build_prepare keeps its words beside each object),
+ * into *u (emptied first); the number of kernels, 0 when none is known
+ * (the model then assumes 32). */
+int build_reference_usage(const struct build_target *t,
+			  struct resusage *u);
 
 /* Probe for a usable GPU (by running build/wg-probe, never CUDA in this
  * process) and for the emulator.  0, or -1 when the tree is broken. */

@@ -178,7 +178,7 @@ struct exercise_result {
 	char perf_model[16]; /* "time" (GPU), "predicted" (emulator's
 			      * model), "bandwidth" */
 	char perf_gpu[48];   /* "predicted": the GPU predicted */
-	char perf_why[256];  /* "predicted": the student's slowest
+	char perf_why[320];  /* "predicted": the student's slowest
 			      * launch, what bounds it, in words; or,
 			      * speedup NAN, "no prediction: " and why */
 

@@ -67,7 +67,7 @@ static void parse_line(struct resusage *u, const char *line, size_t len,
 		   sscanf(p, ": Used %u registers", &(*cur)->regs) == 1) {
 		(*cur)->smem = smem_of(buf, strlen(buf));
 		if (!(*cur)->regs)
-			(*cur)->regs = 1; /* ptxas never says 0; keep it known */
+			(*cur)->regs = 1; /* never 0: 0 is "unknown" */
 	}
 }
 
