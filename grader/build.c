@@ -298,9 +298,15 @@ static int compile_one(const struct build_target *t,
 	argv[n++] = "-DCCCL_DISABLE_NVTX";
 	argv[n++] = "-DNVTX_DISABLE";
 	/* the emulator's yardstick where a reference has one of its own
-	 * (reference/aos_to_soa.cu says why) */
-	if (t->backend == BUILD_EMU)
+	 * (reference/aos_to_soa.cu says why); and ptxas's registers for
+	 * sm_90, for the prediction's occupancy (build_reference_usage) */
+	if (t->backend == BUILD_EMU) {
 		argv[n++] = "-DWG_EMU_REFERENCE";
+		argv[n++] = "-gencode";
+		argv[n++] = "arch=compute_90,code=sm_90";
+		argv[n++] = "-Xptxas";
+		argv[n++] = "-v";
+	}
 	inc = xstrfmt("-I%s", incdir);
 	argv[n++] = inc;
 	argv[n++] = "-o";
@@ -308,12 +314,55 @@ static int compile_one(const struct build_target *t,
 	argv[n++] = src;
 	argv[n] = NULL;
 	rc = build_run(argv, cwd, cfg->compile_timeout_s, log);
+	if (rc == 0 && t->backend == BUILD_EMU) {
+		/* what ptxas said, kept beside the object */
+		char *path = xstrfmt("%s.ptxas", obj);
+		FILE *f = fopen(path, "w");
+
+		if (!f || fputs(*log ? *log : "", f) < 0 || fclose(f))
+			rc = -1;
+		else
+			f = NULL;
+		if (f)
+			fclose(f);
+		free(path);
+	}
 	free(flags);
 	free(inc);
 	return rc;
 }
 
 static int link_replay(const struct build_target *t, char **log);
+
+static int has_usage(const char *obj)
+{
+	char *path = xstrfmt("%s.ptxas", obj);
+	int ok = !access(path, R_OK);
+
+	free(path);
+	return ok;
+}
+
+int build_reference_usage(const struct build_target *t, struct resusage *u)
+{
+	memset(u, 0, sizeof(*u));
+	for (size_t i = 0; i < NCACHED; i++) {
+		const char *base = strrchr(cached_sources[i], '/') + 1;
+		char *path = xstrfmt("%s/%.*s.o.ptxas", t->cache,
+				     (int)(strlen(base) - 3), base);
+		size_t len;
+		char *text = read_file(path, 1 << 20, &len);
+		struct resusage one;
+
+		if (text && resusage_parse(&one, text) > 0)
+			for (size_t k = 0; k < one.n && u->n < RESUSAGE_MAX;
+			     k++)
+				u->k[u->n++] = one.k[k];
+		free(text);
+		free(path);
+	}
+	return (int)u->n;
+}
 
 /* Is the replay older than what it is linked from (or missing)? */
 static int replay_stale(const struct build_target *t, int relink)
@@ -371,9 +420,11 @@ int build_prepare(const struct build_target *t,
 			continue;
 		obj = xstrfmt("%s/%.*s.o", t->cache,
 			      (int)(strlen(base) - 3), base);
-		/* rebuilt when the source is newer than the object */
+		/* rebuilt when the source is newer than the object, or
+		 * ptxas's words on an emulator object are missing */
 		if (!stat(obj, &so) && !stat(src, &ss) &&
-		    so.st_mtime >= ss.st_mtime) {
+		    so.st_mtime >= ss.st_mtime &&
+		    (t->backend != BUILD_EMU || has_usage(obj))) {
 			free(obj);
 			continue;
 		}

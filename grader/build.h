@@ -16,6 +16,7 @@
 
 #include "exercise.h"
 #include "gpus.h"
+#include "resusage.h"
 #include "score.h"
 
 enum build_backend { BUILD_CUDA, BUILD_EMU };
@@ -40,6 +41,13 @@ struct build_env {
 	struct gpu_info gpus[GPUS_MAX];
 	size_t ngpus;
 };
+
+/* The registers ptxas gives the reference kernels compiled for the
+ * emulator target t (build_prepare keeps its words beside each object),
+ * into *u (emptied first); the number of kernels, 0 when none is known
+ * (the model then assumes 32). */
+int build_reference_usage(const struct build_target *t,
+			  struct resusage *u);
 
 /* Probe for a usable GPU (by running build/wg-probe, never CUDA in this
  * process, with the grader's CUDA_VISIBLE_DEVICES) and for the emulator.

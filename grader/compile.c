@@ -486,8 +486,9 @@ static int check_emulable(const struct compile_job *j, const struct stage *s,
 {
 	/* the grader's copies: the compiler's uid owns what it wrote, and
 	 * the replay's own directory may be closed to the guest */
-	char copy[PATH_MAX + 16], prog[PATH_MAX + 16];
-	const char *argv[] = { prog, "--check", copy, NULL };
+	char copy[PATH_MAX + 16], prog[PATH_MAX + 16], ptx[PATH_MAX + 16];
+	const char *argv[] = { prog, "--check", copy,
+			       j->usage ? ptx : NULL, NULL };
 	const char *ro[] = { prog, NULL };
 	const char *env[] = { "PATH=/usr/bin:/bin", "LANG=C", NULL };
 	const struct sandbox_grant grant[] = {
@@ -502,6 +503,7 @@ static int check_emulable(const struct compile_job *j, const struct stage *s,
 	free(*log);
 	snprintf(copy, sizeof(copy), "%s/check.o", s->dir);
 	snprintf(prog, sizeof(prog), "%s/wg-replay", s->dir);
+	snprintf(ptx, sizeof(ptx), "%s/check.ptx", s->dir);
 	if (copy_program(j->replay, prog) ||
 	    copy_file(s->obj, copy, OBJECT_CAP)) {
 		*log = xstrfmt("cannot copy the object to check its PTX: %s",
@@ -551,6 +553,51 @@ static int check_emulable(const struct compile_job *j, const struct stage *s,
 	return rc;
 }
 
+/* What ptxas says of the PTX the check wrote (check.ptx) compiled for
+ * sm_90, into j->usage: run as the compiler is, since it reads the
+ * student's code; a failure leaves the counts empty (32 registers
+ * assumed) and is no failure of the compile. */
+static void count_registers(const struct compile_job *j,
+			    const struct stage *s)
+{
+	char ptxas[PATH_MAX], ptx[PATH_MAX + 16], cubin[PATH_MAX + 16];
+	char cuda[PATH_MAX], path[PATH_MAX + 32];
+	const char *argv[] = { ptxas, "-arch=sm_90", "-v", ptx, "-o", cubin,
+			       NULL };
+	const char *ro[2] = { NULL, NULL };
+	const char *env[] = { path, "LANG=C", "LC_ALL=C", NULL };
+	const struct sandbox_grant grant[] = {
+		{ s->dir, 0770 }, { NULL, 0 }
+	};
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+
+	memset(j->usage, 0, sizeof(*j->usage));
+	snprintf(ptx, sizeof(ptx), "%s/check.ptx", s->dir);
+	snprintf(cubin, sizeof(cubin), "%s/check.cubin", s->dir);
+	snprintf(path, sizeof(path), "PATH=%s/bin:/usr/bin:/bin",
+		 wg_cuda_home());
+	if ((size_t)snprintf(ptxas, sizeof(ptxas), "%s/bin/ptxas",
+			     wg_cuda_home()) >= sizeof(ptxas) ||
+	    access(ptx, R_OK))
+		return;
+	if (realpath(wg_cuda_home(), cuda) && strncmp(cuda, "/usr/", 5))
+		ro[0] = cuda;
+	sandbox_spec_init(&spec);
+	spec.argv = argv;
+	spec.env = env;
+	spec.workdir = s->dir;
+	spec.ro_paths = ro;
+	sandbox_limits_profile(SANDBOX_PROFILE_COMPILER,
+			       j->cfg->compile_timeout_s, &spec.limits);
+	spec.limits.data_bytes = j->cfg->compile_data_limit_bytes;
+	if (!sandbox_run_guest(&spec, &res, grant) && res.exited &&
+	    !res.timed_out && res.exit_code == 0 &&
+	    resusage_parse(j->usage, res.err ? res.err : "") < 0)
+		memset(j->usage, 0, sizeof(*j->usage));
+	sandbox_result_release(&res);
+}
+
 int compile_student(const struct compile_job *j, char **log,
 		    char *isolation, size_t isolation_len)
 {
@@ -572,6 +619,10 @@ int compile_student(const struct compile_job *j, char **log,
 	if (rc == 0 && j->replay) {
 		rc = check_emulable(j, &s, log);
 		t = timings_lap(j->timings, "PTX check", t);
+	}
+	if (rc == 0 && j->replay && j->usage) {
+		count_registers(j, &s);
+		t = timings_lap(j->timings, "ptxas registers", t);
 	}
 	if ((rc == 0 || rc == 2) && copy_file(s.obj, j->obj, OBJECT_CAP)) {
 		/* the compiler said it succeeded: its object is ours to take */

@@ -35,6 +35,7 @@
 #include "build.h"
 #include "exercise.h"
 #include "lacks.h"
+#include "resusage.h"
 #include "score.h"
 #include "timings.h"
 
@@ -59,6 +60,11 @@ struct compile_job {
 	 * kernel by kernel (lacks.h; empty before, the caller's to
 	 * release); NULL: nowhere. */
 	struct lacks *lacks;
+	/* With replay: where what ptxas says of the object's kernels for
+	 * sm_90 goes (resusage.h; left empty when ptxas cannot say, which
+	 * is no failure: the model then assumes 32 registers); NULL:
+	 * ptxas is not run. */
+	struct resusage *usage;
 };
 
 /*

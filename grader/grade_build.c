@@ -92,7 +92,8 @@ static void build_task(const struct grade_opts *o, struct task *k,
 	const struct compile_job job = {
 		tgt, o->cfg, k->ex, k->root, k->src, k->obj[0],
 		grade_tmp_dir(o), emu || g->counters ? g->replay : NULL,
-		&k->res->timings, g->counters, &k->lacks
+		&k->res->timings, g->counters, &k->lacks,
+		emu ? &k->usage : NULL
 	};
 	int rc = compile_student(&job, &log, iso, sizeof(iso));
 	int emulable = rc != 2;

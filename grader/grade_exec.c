@@ -282,6 +282,11 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	/* what the emulator runs of this object (its runner on the
 	 * emulator, the replays) may stop at what it lacks */
 	verify_init(v, k->ex, o->cfg, seed, !gpu, e, &k->lacks);
+	/* the registers of the kernels a prediction runs */
+	if (!gpu)
+		build_reference_usage(tgt, &k->ref_usage);
+	v->usage = &k->usage;
+	v->ref_usage = &k->ref_usage;
 	for (size_t i = 0; i < nruns && !failed; i++) {
 		/* the timed phase follows a sweep that ran to its end, as
 		 * it does within one runner */

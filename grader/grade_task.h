@@ -18,6 +18,7 @@
 #include "build.h"
 #include "grade.h"
 #include "lacks.h"
+#include "resusage.h"
 #include "result.h"
 
 struct gpukeep;
@@ -53,6 +54,9 @@ struct task {
 	char emu_why[512];        /* why not, when it did not */
 	struct lacks lacks;       /* what the emulator cannot run in its
 				   * kernels, as the PTX check found */
+	struct resusage usage;    /* its kernels' registers, as ptxas
+				   * says (emulator targets) */
+	struct resusage ref_usage; /* the reference kernels' */
 	char *log;
 	char why[512];
 	char *cc_isolation;       /* what the compiler ran under */

@@ -116,6 +116,17 @@ static int on_frame(struct sandbox_run *sb, void *arg, enum proto_type t,
 	}
 }
 
+/* ptxas's registers of u's kernels into the job, as far as they fit */
+static void add_regs(struct proto_replay *job, const struct resusage *u)
+{
+	for (size_t i = 0; u && i < u->n && job->nregs < PROTO_MAX_REGS;
+	     i++) {
+		snprintf(job->regs[job->nregs].name,
+			 sizeof(job->regs[0].name), "%s", u->k[i].name);
+		job->regs[job->nregs++].regs = u->k[i].regs;
+	}
+}
+
 /* The replay's stdin: the job, then the record in chunks. */
 static void job_input(const struct verify *v, const struct measured_call *mc,
 		      const char *object, const char *gpu,
@@ -130,6 +141,8 @@ static void job_input(const struct verify *v, const struct measured_call *mc,
 	job.index = (uint32_t)mc->index;
 	snprintf(job.object, sizeof(job.object), "%s", object);
 	snprintf(job.gpu, sizeof(job.gpu), "%s", gpu);
+	add_regs(&job, v->usage);
+	add_regs(&job, v->ref_usage);
 	proto_enc_replay(b, &job);
 	do {
 		struct proto_record m;

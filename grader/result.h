@@ -179,7 +179,7 @@ struct exercise_result {
 			      * model), "bandwidth" */
 	char perf_gpu[128];  /* "predicted": the GPU predicted; "time" on
 			      * a GPU: the one that timed it (gpus.h) */
-	char perf_why[256];  /* "predicted": the student's slowest
+	char perf_why[320];  /* "predicted": the student's slowest
 			      * launch, what bounds it, in words; or,
 			      * speedup NAN, "no prediction: " and why */
 

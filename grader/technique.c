@@ -492,12 +492,15 @@ static void predicted_speedup(struct verify *v, const struct sums *t)
 	r->student_ms = p->student_ms;
 	r->reference_ms = p->reference_ms;
 	r->speedup = p->reference_ms / p->student_ms;
+	/* the registers are ptxas's, or assumed where it gave none */
 	snprintf(r->perf_why, sizeof(r->perf_why), "%s%s%.60s: %u blocks, "
-		 "%u resident per SM on %u SMs; bound by %s (%u blocks "
-		 "sampled)", p->launches > 1 ? "slowest of " : "",
+		 "%u resident per SM on %u SMs, %u registers a thread%s; "
+		 "bound by %.48s (%u blocks sampled)",
+		 p->launches > 1 ? "slowest of " : "",
 		 p->launches > 1 ? "its launches, " : "", p->kernel,
-		 p->grid_blocks, p->resident_blocks, p->active_sms, p->limit,
-		 p->sampled);
+		 p->grid_blocks, p->resident_blocks, p->active_sms,
+		 p->regs ? p->regs : 32, p->regs ? "" : " (assumed)",
+		 p->limit, p->sampled);
 }
 
 void technique_evaluate(struct verify *v)

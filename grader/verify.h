@@ -45,6 +45,7 @@
 
 #include "exercise.h"
 #include "lacks.h"
+#include "resusage.h"
 #include "protocol.h"
 #include "result.h"
 #include "score.h"
@@ -126,6 +127,11 @@ struct verify {
 	 * grader's PTX check found (lacks.h), given to verify_init; NULL:
 	 * none is the emulator's limit */
 	const struct lacks *lacks;
+	/* the registers ptxas gives the student's kernels and the
+	 * reference's (resusage.h), for the prediction's occupancy; NULL
+	 * or empty: 32 assumed */
+	const struct resusage *usage;
+	const struct resusage *ref_usage;   /* the reference kernels' */
 	char protocol_error[256];
 	/* frames a runner wrote after its last phase was done (a
 	 * destructor's, say): ignored, and flagged */

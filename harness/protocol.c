@@ -908,6 +908,12 @@ void proto_enc_replay(struct proto_buf *b, const struct proto_replay *m)
 	proto_put_u32(&m_, m->index);
 	proto_put_str(&m_, m->object);
 	proto_put_str(&m_, m->gpu);
+	proto_put_u32(&m_, m->nregs < PROTO_MAX_REGS ? m->nregs :
+		      PROTO_MAX_REGS);
+	for (uint32_t i = 0; i < m->nregs && i < PROTO_MAX_REGS; i++) {
+		proto_put_str(&m_, m->regs[i].name);
+		proto_put_u32(&m_, m->regs[i].regs);
+	}
 	ENCODE_END(PROTO_REPLAY);
 }
 
@@ -922,6 +928,13 @@ int proto_dec_replay(const void *p, size_t n, struct proto_replay *m)
 	m->index = proto_get_u32(&r);
 	proto_get_str(&r, m->object, sizeof(m->object));
 	proto_get_str(&r, m->gpu, sizeof(m->gpu));
+	m->nregs = proto_get_u32(&r);
+	if (m->nregs > PROTO_MAX_REGS)
+		return -1;
+	for (uint32_t i = 0; i < m->nregs; i++) {
+		proto_get_str(&r, m->regs[i].name, sizeof(m->regs[i].name));
+		m->regs[i].regs = proto_get_u32(&r);
+	}
 	return proto_reader_done(&r) ? 0 : -1;
 }
 
@@ -939,6 +952,7 @@ void proto_enc_prediction(struct proto_buf *b,
 	proto_put_u32(&m_, m->active_sms);
 	proto_put_u32(&m_, m->sampled);
 	proto_put_u32(&m_, m->grid_blocks);
+	proto_put_u32(&m_, m->regs);
 	ENCODE_END(PROTO_PREDICTION);
 }
 
@@ -959,6 +973,7 @@ int proto_dec_prediction(const void *p, size_t n,
 	m->active_sms = proto_get_u32(&r);
 	m->sampled = proto_get_u32(&r);
 	m->grid_blocks = proto_get_u32(&r);
+	m->regs = proto_get_u32(&r);
 	return proto_reader_done(&r) && isfinite(m->reference_ms) &&
 	       isfinite(m->student_ms) && m->reference_ms >= 0 &&
 	       m->student_ms >= 0 ? 0 : -1;

@@ -347,13 +347,22 @@ struct proto_note {
 
 /* The replay's job: the measured call at shape index of a run, replayed
  * from its record (RECORD frames follow) against the PTX in the student
- * object at `object`. */
+ * object at `object`.  For the performance call, the registers per
+ * thread ptxas gives each kernel, the student's and the reference's,
+ * as the grader ran it (resusage.h): the model's occupancy. */
+#define PROTO_MAX_REGS 64u
+struct proto_regs {
+	char name[256];      /* mangled */
+	uint32_t regs;
+};
 struct proto_replay {
 	char exercise[64];
 	uint64_t seed;
 	uint32_t index;      /* a measured call, or the performance call */
 	char object[PROTO_MAX_PATH];
 	char gpu[16];        /* the performance call: the GPU to predict */
+	uint32_t nregs;
+	struct proto_regs regs[PROTO_MAX_REGS];
 };
 
 /* The performance call's prediction (emu/perf.h): the reference's and
@@ -367,6 +376,8 @@ struct proto_prediction {
 	char limit[64];             /* what bounds it */
 	uint32_t resident_blocks, active_sms, sampled;
 	uint32_t grid_blocks;
+	uint32_t regs;              /* its registers per thread; 0: none
+				     * known, 32 assumed */
 };
 
 /* The distinct kernels one replayed call launched, in first-launch

@@ -28,8 +28,12 @@
  * not move the call's data even once every sample is extended.
  *
  * A record it cannot replay gets a NOTE saying why, never a crash: the
- * record is the student's word.  `wg-replay --check OBJECT` instead
- * says whether the emulator can run the object's PTX at all.
+ * record is the student's word.  `wg-replay --check OBJECT [PTX]`
+ * instead says whether the emulator can run the object's PTX at all,
+ * and writes that PTX to the file PTX, for ptxas to count its kernels'
+ * registers (compile.c).  A job may carry those counts; the prediction
+ * gives them to the model (wgemu_perf_regs), which assumes 32 for a
+ * kernel without one.
  */
 #include <cuda_runtime_api.h>
 #include <stdarg.h>
@@ -656,6 +660,7 @@ static void describe(struct proto_prediction *p)
 	p->active_sms = (uint32_t)worst.active_sms;
 	p->sampled = (uint32_t)worst.sampled;
 	p->grid_blocks = worst.grid[0] * worst.grid[1] * worst.grid[2];
+	p->regs = worst.regs;
 }
 
 /* The record's launches, memsets and copies through a prediction
@@ -706,6 +711,8 @@ static void predict(struct replay *r)
 	uint64_t spent;
 
 	memset(&p, 0, sizeof(p));
+	for (uint32_t i = 0; i < r->job.nregs; i++)
+		wgemu_perf_regs(r->job.regs[i].name, r->job.regs[i].regs);
 	p.reference_ms = predict_reference(r);
 	if (!predict_record(r, 0, 0)) {
 		int short_of = wgemu_perf_coverage(bytes, bytes, why,
@@ -785,15 +792,23 @@ static void put_lack(const struct wgemu_lack *l, void *ctx)
 	putchar('\n');
 }
 
-static int check(const char *obj)
+static int check(const char *obj, const char *ptx_out)
 {
 	char err[512], *ptx = NULL;
 	size_t len;
 	int rc;
+	FILE *f;
 
 	if (objptx_read(obj, &ptx, &len, err, sizeof(err))) {
 		printf("no PTX: %s\n", err);
 		return CHECK_NO_PTX;
+	}
+	/* no copy for ptxas is no count of registers, not a failure */
+	if (ptx_out && (f = fopen(ptx_out, "wb"))) {
+		if (fwrite(ptx, 1, len, f) != len)
+			unlink(ptx_out);
+		if (fclose(f))
+			unlink(ptx_out);
 	}
 	rc = wgemu_check_ptx(ptx, len, put_lack, NULL, err, sizeof(err));
 	free(ptx);
@@ -810,8 +825,8 @@ int main(int argc, char **argv)
 	struct replay r;
 	unsigned flags;
 
-	if (argc == 3 && !strcmp(argv[1], "--check"))
-		return check(argv[2]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--check"))
+		return check(argv[2], argc == 4 ? argv[3] : NULL);
 	memset(&r, 0, sizeof(r));
 	wgemu_replay_mode();
 	send_hello();

@@ -54,7 +54,7 @@ static int student_compile(const struct exercise *ex, const char *src,
 {
 	char *dir = xstrfmt("%s/src", tmp);
 	const struct compile_job job = { &sm90, &cfg, ex, dir, src, obj, tmp,
-					 NULL, NULL, NULL, NULL };
+					 NULL, NULL, NULL, NULL, NULL };
 	int rc = compile_student(&job, log, NULL, 0);
 
 	free(dir);
@@ -397,7 +397,7 @@ static int cached_compile(const char *text, const char *obj)
 	char *out = xstrfmt("%s/%s", tmp, obj), *log = NULL;
 	struct timings tm;
 	struct compile_job job = { &sm90, &cfg, ex, dir, path, out, tmp,
-				   NULL, &tm, NULL, NULL };
+				   NULL, &tm, NULL, NULL, NULL };
 	int cached = 0;
 
 	memset(&tm, 0, sizeof(tm));
@@ -470,7 +470,7 @@ START_TEST(one_compile_serves_the_gpu_and_the_emulator)
 	{
 		const struct compile_job job = { &sm90, &cfg, ex, dir, path,
 						 obj, tmp, replay, NULL,
-						 &emu, NULL };
+						 &emu, NULL, NULL };
 
 		/* 0: compiled, and the PTX check found what it can run */
 		ck_assert_int_eq(compile_student(&job, &log, NULL, 0), 0);
@@ -545,7 +545,7 @@ START_TEST(ptx_check_lists_what_the_emulator_lacks)
 	{
 		const struct compile_job job = { &emu, &cfg, ex, dir, path,
 						 obj, tmp, replay, NULL,
-						 NULL, &l };
+						 NULL, &l, NULL };
 
 		ck_assert_msg(compile_student(&job, &log, NULL, 0) == 0, "%s",
 			      log);
@@ -556,6 +556,64 @@ START_TEST(ptx_check_lists_what_the_emulator_lacks)
 	ck_assert_str_eq(l.v[0].what, "the instruction 'multimem.ld_reduce."
 			 "relaxed.sys.global.add.f32'");
 	ck_assert_str_eq(l.v[0].where, "aos_to_soa.cu:5");
+	lacks_release(&l);
+	free(log);
+	free(obj);
+	free(path);
+	free(dir);
+}
+END_TEST
+
+/* The emulator target: ptxas's registers for sm_90, kernel by kernel --
+ * a kernel holding 64 values in registers, and the same kernel held to
+ * 32 by __launch_bounds__ (spilling the rest) -- and the reference
+ * kernels' from the objects build_prepare made. */
+START_TEST(emulator_compile_counts_registers)
+{
+	const struct exercise *ex = exercise_find("aos_to_soa");
+	const char *text = "#include \"aos_to_soa.h\"\n"
+		"#define BODY { float v[64];"
+		" for (int k = 0; k < 64; k++)"
+		" v[k] = in[threadIdx.x + 32 * k];"
+		" float s = 0; for (int k = 0; k < 64; k++)"
+		" s += v[k] * v[63 - k] * in[k]; o[threadIdx.x] = s; }\n"
+		"__global__ void heavy(float *o, const float *in) BODY\n"
+		"__global__ void __launch_bounds__(256, 8)\n"
+		"bounded(float *o, const float *in) BODY\n"
+		"void aos_to_soa(float *soa, const float *aos, int count, "
+		"int fields, cudaStream_t stream)\n{\n"
+		"\theavy<<<1, 32, 0, stream>>>(soa, aos);\n"
+		"\tbounded<<<1, 32, 0, stream>>>(soa, aos);\n}\n";
+	struct build_target emu;
+	struct lacks l = { NULL, 0 };
+	struct resusage u, r;
+	const struct resusage_kernel *h, *b;
+	char replay[4096];
+	char *dir = xstrfmt("%s/src", tmp);
+	char *path = write_source("aos_to_soa.cu", text);
+	char *obj = xstrfmt("%s/regs.o", tmp), *log = NULL;
+
+	emu_target(&emu);
+	ck_assert(build_replay_path(&emu, replay, sizeof(replay)));
+	{
+		const struct compile_job job = { &emu, &cfg, ex, dir, path,
+						 obj, tmp, replay, NULL,
+						 NULL, &l, &u };
+
+		ck_assert_msg(compile_student(&job, &log, NULL, 0) == 0, "%s",
+			      log);
+	}
+	ck_assert_uint_eq(u.n, 2);
+	h = resusage_find(&u, "_Z5heavyPfPKf");
+	b = resusage_find(&u, "_Z7boundedPfPKf");
+	ck_assert_ptr_nonnull(h);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_gt(h->regs, 32);
+	ck_assert_uint_le(b->regs, 32);
+	ck_assert_uint_gt(b->spill_stores, 0);
+	/* the references' */
+	ck_assert_int_gt(build_reference_usage(&emu, &r), 0);
+	ck_assert_uint_gt(r.k[0].regs, 0);
 	lacks_release(&l);
 	free(log);
 	free(obj);
@@ -586,7 +644,7 @@ START_TEST(link_broken_by_the_students_object_is_theirs)
 	{
 		const struct compile_job job = { &emu, &cfg, ex, dir, path,
 						 obj, tmp, NULL, NULL, NULL,
-						 NULL };
+						 NULL, NULL };
 
 		ck_assert_msg(compile_student(&job, &log, NULL, 0) == 0, "%s",
 			      log);
@@ -802,6 +860,7 @@ int main(void)
 	tcase_add_test(c, identical_compile_comes_from_the_object_cache);
 	tcase_add_test(c, one_compile_serves_the_gpu_and_the_emulator);
 	tcase_add_test(c, ptx_check_lists_what_the_emulator_lacks);
+	tcase_add_test(c, emulator_compile_counts_registers);
 	tcase_add_test(c, link_broken_by_the_students_object_is_theirs);
 	tcase_add_test(c, compiler_messages_are_trimmed_to_the_students_files);
 	tcase_add_loop_test(c, template_headers_are_the_exercises, 0, 4);

@@ -269,12 +269,22 @@ START_TEST(record_key_note_replay_round_trip)
 	job.seed = 99;
 	job.index = 4105;
 	strcpy(job.object, "/tmp/x/padded_tile.emu.o");
+	job.nregs = 2;
+	strcpy(job.regs[0].name, "_Z14transpose_shflPfPKfii");
+	job.regs[0].regs = 56;
+	strcpy(job.regs[1].name, "_ZN12_GLOBAL__N_15tiledEv");
+	job.regs[1].regs = 30;
 	proto_buf_init(&b);
 	proto_enc_replay(&b, &job);
 	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
 	ck_assert_int_eq(proto_dec_replay(p, n, &jj), 0);
 	ck_assert_str_eq(jj.object, job.object);
 	ck_assert_uint_eq(jj.index, 4105);
+	ck_assert_uint_eq(jj.nregs, 2);
+	ck_assert_str_eq(jj.regs[0].name, "_Z14transpose_shflPfPKfii");
+	ck_assert_uint_eq(jj.regs[0].regs, 56);
+	ck_assert_str_eq(jj.regs[1].name, "_ZN12_GLOBAL__N_15tiledEv");
+	ck_assert_uint_eq(jj.regs[1].regs, 30);
 	proto_decoder_release(&d);
 	proto_buf_release(&b);
 }

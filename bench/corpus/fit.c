@@ -10,8 +10,10 @@
  *       [--set NAME=V,...] [--try NAME=V,...]
  *
  * MEASURED.csv is bench/run-corpus's output; variants of the list it has
- * no line for are left out.  Prints one line per calibration variant
- * (measured and predicted time and speedup), then the references' and
+ * no line for are left out.  Each kernel's registers are ptxas's for
+ * sm_90 (corpus_regs.inc, which run-fit writes), as in grading.  Prints
+ * one line per calibration variant (measured and predicted time and
+ * speedup), then the references' and
  * the calibration set's figures: the mean absolute percentage error of
  * the predicted times (MAPE), the share of speedups within 0.10 and
  * Spearman's rank correlation of the speedups; with --fit, first the
@@ -57,6 +59,29 @@ static struct variant table[] = {
 #undef V
 };
 #define NV (sizeof(table) / sizeof(table[0]))
+
+/* ptxas's registers per kernel, per variant ("reference": the
+ * references'), given to the model before each variant runs */
+static const struct {
+	const char *variant, *kernel;
+	unsigned regs;
+} kernel_regs[] = {
+#define R(v, k, n) { #v, k, n },
+#include "corpus_regs.inc"
+#undef R
+};
+#define NKR (sizeof(kernel_regs) / sizeof(kernel_regs[0]))
+
+/* Give the model the registers of v's kernels; a variant's static
+ * kernel shares its mangled name with its family's other variants, so
+ * this comes just before v runs. */
+static void give_regs(const char *variant)
+{
+	for (size_t i = 0; i < NKR; i++)
+		if (!strcmp(kernel_regs[i].variant, variant))
+			wgemu_perf_regs(kernel_regs[i].kernel,
+					kernel_regs[i].regs);
+}
 
 static struct variant refs[] = {
 	{ "reference", "coalesced_transpose", "-", wgref_coalesced_transpose,
@@ -416,12 +441,14 @@ int main(int argc, char **argv)
 	wgemu_perf_begin(gpu, 1);
 	/* the whole corpus is one prediction: past one call's cap */
 	wgemu_perf_sample(0, 0, UINT64_MAX);
+	give_regs("reference");
 	for (size_t i = 0; i < NR; i++)
 		run(&refs[i]);
 	for (size_t i = 0; i < NV; i++)
-		if (table[i].have)
+		if (table[i].have) {
+			give_regs(table[i].name);
 			run(&table[i]);
-		else
+		} else
 			unmeasured++;
 	unmeasured -= held;
 	wgemu_perf_end();
