@@ -3,6 +3,7 @@
  * (probe_sync.cu): cooperative launches and their limit, their records,
  * the blocks of an ordinary launch that wait on each other, grid.sync()
  * outside a cooperative launch, spinning warps (awake and sleeping),
+ * warps of a block interleaved where they load and store one word,
  * mbarriers and their deadlock, and asynchronous copies completing on a
  * barrier.
  *
@@ -227,6 +228,39 @@ START_TEST(test_spin)
 }
 END_TEST
 
+/* The eight warps of a 32 x 8 block add the same row into the same
+ * word, loaded once and stored at every step, with no barrier
+ * (PolyBench's mvt): on a GPU, whose warps run side by side, they all
+ * load it before any stores, and an H100 gives 0.5 + 64 in every word;
+ * warps run one after the other would give 0.5 + 8 x 64 = 512.5.  Each
+ * warp gives way before it stores into memory it loaded (sched.c). */
+START_TEST(test_interleaved_warps)
+{
+	enum { N = 64 };
+	static float a[N * N], x[N];
+	float *da = dalloc(sizeof(a)), *dx = dalloc(sizeof(x));
+	int n = N;
+	void *args[3] = { &n, &da, &dx };
+
+	load("tests/emu/probe_sync.ptx");
+	for (int i = 0; i < N * N; i++)
+		a[i] = 1.0f;
+	for (int i = 0; i < N; i++)
+		x[i] = 0.5f;
+	cudaMemcpy(da, a, sizeof(a), cudaMemcpyHostToDevice);
+	cudaMemcpy(dx, x, sizeof(x), cudaMemcpyHostToDevice);
+	ck_assert_int_eq(launch("row_sums", N / 32, 1, 32, 8, 0, args),
+			 cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(x, dx, sizeof(x), cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (int i = 0; i < N; i++)
+		ck_assert_msg(x[i] == 64.5f, "x[%d] %g, not 64.5", i, x[i]);
+	/* a warp is counted once for the store it gave way at */
+	ck_assert_uint_eq(last_counters().global_store_requests,
+			  N / 32 * 8 * N);
+}
+END_TEST
+
 /* A block waiting for another with __nanosleep between tries: right in
  * a cooperative launch and in an ordinary one, whose blocks then run
  * together (the warp's state repeats from one sleep to the next: it
@@ -374,6 +408,7 @@ int main(void)
 	tcase_add_test(tc, test_grid_sync_not_cooperative);
 	tcase_add_test(tc, test_spin);
 	tcase_add_test(tc, test_spin_sleeping);
+	tcase_add_test(tc, test_interleaved_warps);
 	tcase_add_test(tc, test_mbarrier);
 	tcase_add_test(tc, test_mbarrier_deadlock);
 	tcase_add_test(tc, test_async_copy_barrier);

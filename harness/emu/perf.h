@@ -206,6 +206,10 @@ void perf_stop(struct perf_collect *pc, const char *fmt, ...)
  * a pending load the instruction reads, and counts issue. */
 void perf_on_insn(struct perf_collect *pc, int warp,
 		  const struct emu_insn *in, uint32_t rbase);
+/* The instruction perf_on_insn last saw of warp `warp` did not run: the
+ * warp gave way before it and runs it again later (a store, sched.c's
+ * interleaving), which perf_on_insn then passes over once. */
+void perf_on_retry(struct perf_collect *pc, int warp);
 /* A counted global access (kind 0 load, 1 store, 2 atomic) of the
  * active lanes m at addr, bytes each. */
 void perf_on_global(struct perf_collect *pc, int kind,

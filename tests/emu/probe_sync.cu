@@ -102,6 +102,22 @@ extern "C" __global__ void wait_other_warp(int *out)
 		atomicExch(&flag, 5);
 }
 
+// Every warp of a 32 x 8 block adds row i of a into x[i]: threadIdx.y
+// is not in the index, so the block's eight warps do the same sum into
+// the same word with no barrier, as PolyBench's mvt does.  nvcc loads
+// x[i] once and stores each partial sum; a GPU's warps all load it
+// before any stores, so x[i] ends as x[i] plus one row's sum (an H100:
+// 64.5 for n 64, a all 1, x 0.5, five runs of five), where warps run
+// one after the other would add eight (512.5).
+extern "C" __global__ void row_sums(int n, const float *a, float *x)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		for (int j = 0; j < n; j++)
+			x[i] += a[i * n + j];
+}
+
 // cuda::barrier: each warp writes its slot, all arrive and wait, then
 // each thread reads another warp's slot; several phases.
 extern "C" __global__ void aw_barrier(int *out, int phases)
@@ -395,6 +411,19 @@ int main()
 	wait_other_warp<<<1, 64>>>(c);
 	cudaMemcpy(h, c, sizeof(int), cudaMemcpyDeviceToHost);
 	printf("wait_other_warp: %d\n", h[0]);
+	{
+		static float fa[64 * 64], fx[64];
+
+		for (int i = 0; i < 64 * 64; i++)
+			fa[i] = 1.0f;
+		for (int i = 0; i < 64; i++)
+			fx[i] = 0.5f;
+		cudaMemcpy(a, fa, sizeof(fa), cudaMemcpyHostToDevice);
+		cudaMemcpy(b, fx, sizeof(fx), cudaMemcpyHostToDevice);
+		row_sums<<<2, dim3(32, 8)>>>(64, (float *)a, (float *)b);
+		cudaMemcpy(fx, b, sizeof(fx), cudaMemcpyDeviceToHost);
+		printf("row_sums: %g %g\n", fx[0], fx[63]);
+	}
 	{
 		int eight = 0;
 		void *args[] = { &a, &b };

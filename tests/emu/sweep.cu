@@ -2,6 +2,9 @@
  * over every shape 1..64 x 1..64 plus a few ~262,147-element edge shapes,
  * one launch each (the obvious loop: allocate, copy in, launch, copy out,
  * check, free).  Prints the time and lane-instructions per second.
+ * With -DSWEEP_NAIVE the transpose is the naive one, each store right
+ * after the load it stores (into another allocation: no warp gives
+ * way, sched.c, but every store is checked for it).
  * Build: nvcc $(EMU_NVCC_FLAGS) -c, link with $(EMU_LINK_LIBS). */
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +15,17 @@
 #define TILE 32
 #define ROWS 8
 
+#ifdef SWEEP_NAIVE
+__global__ void transpose_any(float *out, const float *in, int rows,
+			      int cols)
+{
+	int x = blockIdx.x * TILE + threadIdx.x;
+	int y = blockIdx.y * TILE + threadIdx.y;
+	for (int j = 0; j < TILE; j += ROWS)
+		if (x < cols && y + j < rows)
+			out[x * rows + y + j] = in[(y + j) * cols + x];
+}
+#else
 __global__ void transpose_any(float *out, const float *in, int rows,
 			      int cols)
 {
@@ -28,6 +42,7 @@ __global__ void transpose_any(float *out, const float *in, int rows,
 		if (x < rows && y + j < cols)
 			out[(y + j) * rows + x] = t[threadIdx.x][threadIdx.y + j];
 }
+#endif
 
 static int one(int rows, int cols)
 {

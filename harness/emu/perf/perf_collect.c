@@ -64,6 +64,8 @@ struct warp_state {
 	uint32_t issue;       /* instructions not yet in an event */
 	int in_gbar;          /* between its grid barrier's arrival and
 			       * its next block barrier */
+	int retry;            /* its next instruction was seen already
+			       * (perf_on_retry) */
 };
 
 /* a sector the block touched: its address + 1 (0: empty slot), the
@@ -603,6 +605,10 @@ void perf_on_insn(struct perf_collect *pc, int warp,
 
 	pc->warp = warp;
 	pc->rbase = rbase;
+	if (ws->retry) {
+		ws->retry = 0;
+		return;
+	}
 	if (ws->in_gbar)
 		return;
 	st->insns++;
@@ -626,6 +632,11 @@ void perf_on_insn(struct perf_collect *pc, int warp,
 		need = ws->waited;
 	if (any || hard)
 		emit_wait(pc, need, hard);
+}
+
+void perf_on_retry(struct perf_collect *pc, int warp)
+{
+	cur(pc)->w[warp].retry = 1;
 }
 
 /* The distinct sectors of a warp's access, sorted; their count. */

@@ -775,9 +775,31 @@ static int exec_ld(struct ictx *o)
 	return mem_ld(o->x, o->w, in, o->m, o->R);
 }
 
+/* A global store into memory the warp loaded from in this run while
+ * another warp of its block runs (sched.c, "interleaving"): the warp
+ * gives way before it, uncounted, and runs it first thing in its next
+ * run. */
+static __attribute__((noinline, cold)) int
+store_gives_way(struct xctx *x, struct warp *w, struct sentry *e, int pc,
+		uint32_t m)
+{
+	x->lane_insns -= (uint64_t)lanes_in(m);
+	e->pc = pc;
+	w->yield = Y_STORE;
+	if (x->perf)
+		perf_on_retry(x->perf, w->id);
+	return GO_YIELD;
+}
+
 static int exec_st(struct ictx *o)
 {
-	return mem_st(o->x, o->w, o->in, o->m, o->R, o->f);
+	struct xctx *x = o->x;
+
+	/* x->nloaded counts only while others run (memory.c) */
+	if (x->nloaded && o->in->space <= SP_GLOBAL &&
+	    mem_st_reloads(x, o->w, o->in, o->m, o->R))
+		return store_gives_way(x, o->w, o->e, o->pc, o->m);
+	return mem_st(x, o->w, o->in, o->m, o->R, o->f);
 }
 
 static int exec_wmma(struct ictx *o)

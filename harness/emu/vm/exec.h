@@ -5,8 +5,9 @@
  * at a time (the runtime calls emu_run under its lock, rt/rt.h);
  * nothing here is thread-safe.
  *
- *   sched.c       blocks, warps to the next barrier, barriers, a
- *                 launch's setup, the performance model's sample
+ *   sched.c       blocks, warps to the next barrier or a store that
+ *                 gives way, barriers, a launch's setup, the
+ *                 performance model's sample
  *   sched_coop.c  a cooperative launch: every block resident, in turns
  *   mbarrier.c    mbarrier objects: phases, arrivals, transaction bytes
  *   spin.c        a warp spinning: the same state at a branch, nothing
@@ -40,6 +41,8 @@
 struct race_shadow;
 
 #define FULL EMU_FULL_MASK
+/* allocations a warp's run remembers loading from (interleaving) */
+#define EMU_RUN_LOADS 4
 /* the deepest call stack of a warp (the emulator's limit) */
 #define MAXFRAMES 64
 
@@ -61,8 +64,10 @@ enum { W_RUN, W_BAR, W_DONE };
 
 /* Why a running warp gave the others a turn (it stays W_RUN and goes on
  * where it stopped): a failed mbarrier wait, a nanosleep, the end of its
- * time slice in a cooperative launch (sched_coop.c), a spin (spin.c). */
-enum { Y_NONE, Y_WAIT, Y_SLEEP, Y_SLICE, Y_SPIN };
+ * time slice in a cooperative launch (sched_coop.c), a spin (spin.c), a
+ * global store into memory it loaded from in this run while other warps
+ * of its block run (sched.c, "interleaving"). */
+enum { Y_NONE, Y_WAIT, Y_SLEEP, Y_SLICE, Y_SPIN, Y_STORE };
 
 /* spin.c's check of the running warp */
 struct spin_state {
@@ -129,6 +134,12 @@ struct xctx {
 	struct spin_state spin;
 	uint64_t mbar_changes;        /* mbarrier updates (deadlock test) */
 	int stuck;                    /* steps the block made no progress */
+	/* interleaving (sched.c): another warp of the block runs; the
+	 * allocations the running warp loaded from since its run began
+	 * (nloaded past EMU_RUN_LOADS: more than it keeps); a store into
+	 * one of them then gives way */
+	int others, nloaded;
+	const struct emu_alloc *loaded[EMU_RUN_LOADS];
 	int idle;                     /* the last step wrote nothing and
 				       * all its warps waited (IDLE_WAIT)
 				       * or spun (IDLE_SPIN): sched_coop.c */
@@ -356,6 +367,10 @@ int mem_bulk_copy(struct xctx *x, struct warp *w, const struct emu_insn *in,
 		  uint32_t m, uint64_t *R, const struct emu_func *f);
 int mem_st(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	   uint32_t m, uint64_t *R, const struct emu_func *f);
+/* 1 when the store in of the lanes m writes global memory (its lowest
+ * lane's address) in an allocation of x->loaded, else 0 */
+int mem_st_reloads(struct xctx *x, struct warp *w,
+		   const struct emu_insn *in, uint32_t m, uint64_t *R);
 /* wmma.load, wmma.store, wmma.mma, run by wmma.c: each element access
  * checked and counted here as an instruction of its own */
 int mem_wmma(struct xctx *x, struct warp *w, const struct emu_insn *in,

@@ -204,6 +204,20 @@ static int resolve(struct xctx *x, struct warp *w, const struct emu_insn *in,
 	return 0;
 }
 
+/* A global load of the running warp (interleaving, sched.c): the
+ * allocation its last lane read, x->cache, among those it loaded from
+ * in this run; past EMU_RUN_LOADS of them, any. */
+static void note_load(struct xctx *x)
+{
+	for (int i = 0; i < x->nloaded && i < EMU_RUN_LOADS; i++)
+		if (x->loaded[i] == x->cache)
+			return;
+	if (x->nloaded < EMU_RUN_LOADS)
+		x->loaded[x->nloaded] = x->cache;
+	if (x->nloaded <= EMU_RUN_LOADS)
+		x->nloaded++;
+}
+
 static void lane_addrs(struct xctx *x, struct warp *w, const uint64_t *R,
 		       const struct emu_insn *in, uint32_t m, uint64_t *addr)
 {
@@ -260,6 +274,8 @@ int mem_ld(struct xctx *x, struct warp *w, const struct emu_insn *in,
 			     ACC_LOAD);
 	if (x->perf && (gm | sm))
 		perf_on_load_dst(x->perf, in);
+	if (gm && x->others)
+		note_load(x);
 	return 0;
 }
 
@@ -393,6 +409,30 @@ int mem_bulk_copy(struct xctx *x, struct warp *w, const struct emu_insn *in,
 					     ACC_STORE);
 		}
 	});
+	return 0;
+}
+
+int mem_st_reloads(struct xctx *x, struct warp *w,
+		   const struct emu_insn *in, uint32_t m, uint64_t *R)
+{
+	uint64_t a = (uint64_t)in->aoff;
+	const struct emu_alloc *al;
+
+	if (in->space != SP_GENERIC && in->space != SP_GLOBAL)
+		return 0;
+	/* the lowest lane's address, as lane_addrs computes it */
+	if (in->ak == AK_REG)
+		a += R[(size_t)in->areg * EMU_WARP_SIZE + __builtin_ctz(m)];
+	else if (in->ak == AK_SYM)
+		a += sym_value(x, w, in->asym);
+	if (in->space == SP_GENERIC && generic_kind(&a) != MK_GLOBAL)
+		return 0;
+	if (x->nloaded > EMU_RUN_LOADS)
+		return 1;
+	al = global_lookup(x, a, 1);
+	for (int i = 0; i < x->nloaded; i++)
+		if (x->loaded[i] == al)
+			return 1;
 	return 0;
 }
 

@@ -2,12 +2,26 @@
  * The scheduler of a launch: blocks one after the other (a cooperative
  * launch's are all resident and take turns: sched_coop.c); in a block,
  * each running warp runs (exec.c) until it exits, reaches a barrier or
- * gives way (a failed mbarrier wait, nanosleep), then the barrier is
- * released once every thread still running has arrived (a barrier some
- * threads cannot reach is a fault), so results and counters are
- * deterministic.  Epochs (race.c) advance at every block start, barrier
- * and completed mbarrier phase.  emu_run sets a launch up: symbols'
- * addresses, shared memory and its shadow, local memory, limits.
+ * gives way (a failed mbarrier wait, nanosleep, a store below), then the
+ * barrier is released once every thread still running has arrived (a
+ * barrier some threads cannot reach is a fault), so results and counters
+ * are deterministic.  Epochs (race.c) advance at every block start,
+ * barrier and completed mbarrier phase.  emu_run sets a launch up:
+ * symbols' addresses, shared memory and its shadow, local memory, limits.
+ *
+ * Interleaving.  A GPU runs a block's warps side by side, and a store
+ * lands hundreds of cycles after the loads its value waited for: warps
+ * that load a word, add to it and store it back (PolyBench's mvt: the
+ * warps of a block that differ only in threadIdx.y) all load it before
+ * any of them stores.  Run one after the other, each warp would load
+ * the sum of the ones before.  So a warp gives way (Y_STORE) before a
+ * global store into an allocation it loaded from in this run, while
+ * another warp of its block runs; in its next run the store comes
+ * first.  The others thus load what they load before it lands, and
+ * warps that keep loading and storing one word go in step, store by
+ * store.  A store into memory the warp did not load in this run (a
+ * copy, a transpose, a tile written back after a barrier) does not
+ * give way: nearly every kernel runs as before, its warps whole.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,8 +242,10 @@ static int after_yield(struct xctx *x, int ran, int blocked, int spun,
 int sched_block_step(struct xctx *x)
 {
 	uint64_t written = spin_written(x);
-	int i, ran = 0, blocked = 0, spun = 0, yielded = 0;
+	int i, ran = 0, blocked = 0, spun = 0, yielded = 0, running = 0;
 
+	for (i = 0; i < x->nwarps; i++)
+		running += x->warps[i].state == W_RUN;
 	for (i = 0; i < x->nwarps; i++) {
 		struct warp *w = &x->warps[i];
 
@@ -239,15 +255,20 @@ int sched_block_step(struct xctx *x)
 			coop_slice(x);
 		spin_arm(x, w);
 		w->yield = Y_NONE;
+		x->others = running > 1;
+		x->nloaded = 0;
 		if (exec_warp(x, w))
 			return -1;
 		ran++;
-		if (w->state != W_RUN)
+		if (w->state != W_RUN) {
+			running--;
 			continue;
+		}
 		yielded++;
 		spun += w->yield == Y_SPIN;
 		blocked += w->yield == Y_SPIN ||
-			   (w->mbar_waiting && w->yield != Y_SLICE);
+			   (w->mbar_waiting && w->yield != Y_SLICE &&
+			    w->yield != Y_STORE);
 	}
 	if (yielded)
 		return after_yield(x, ran, blocked, spun, written);
