@@ -1,7 +1,6 @@
 /*
- * The GPU lock (see gpulock.h): a reader-writer lock with a turnstile
- * and a preference for writers, made of open-file-description locks on
- * three bytes of one file.
+ * The GPU lock (see gpulock.h): a reader-writer lock with a turnstile,
+ * made of two open-file-description locks on one file.
  */
 #include "gpulock.h"
 
@@ -17,7 +16,6 @@
 
 #define TURNSTILE 0 /* byte offsets in the lock file */
 #define DEVICE 1
-#define INTENT 2    /* held shared by every timed waiter and holder */
 
 struct gpulock {
 	int fd;
@@ -61,19 +59,6 @@ static int lock_byte(int fd, off_t at, short type)
 	return 0;
 }
 
-/* Timed holders first: a timed waiter says so on the intent byte
- * (shared: timed waiters do not exclude each other there); a shared
- * holder passes it exclusively, so it waits while any timed hold is
- * waiting or held.  0 or -1. */
-static int announce(struct gpulock *l, enum gpulock_mode m)
-{
-	if (m == GPULOCK_EXCLUSIVE)
-		return lock_byte(l->fd, INTENT, F_RDLCK);
-	if (lock_byte(l->fd, INTENT, F_WRLCK))
-		return -1;
-	return lock_byte(l->fd, INTENT, F_UNLCK);
-}
-
 int gpulock_acquire(struct gpulock *l, enum gpulock_mode m)
 {
 	short type = m == GPULOCK_EXCLUSIVE ? F_WRLCK : F_RDLCK;
@@ -82,19 +67,15 @@ int gpulock_acquire(struct gpulock *l, enum gpulock_mode m)
 	if (l->held)
 		BUG("the GPU lock is already held by this handle");
 	l->requested = now_s();
-	if (announce(l, m) || lock_byte(l->fd, TURNSTILE, F_WRLCK)) {
-		rc = errno;
-		lock_byte(l->fd, INTENT, F_UNLCK);
-		return error("cannot lock '%s': %s", l->path, strerror(rc));
-	}
+	if (lock_byte(l->fd, TURNSTILE, F_WRLCK))
+		return error("cannot lock '%s': %s", l->path,
+			     strerror(errno));
 	rc = lock_byte(l->fd, DEVICE, type);
 	if (rc)
 		error("cannot lock '%s': %s", l->path, strerror(errno));
 	lock_byte(l->fd, TURNSTILE, F_UNLCK);
-	if (rc) {
-		lock_byte(l->fd, INTENT, F_UNLCK);
+	if (rc)
 		return -1;
-	}
 	l->held = 1;
 	l->mode = m;
 	l->acquired = now_s();
@@ -131,8 +112,7 @@ void gpulock_release(struct gpulock *l)
 	if (!l || !l->held)
 		return;
 	t = now_s(); /* before another holder can have it */
-	if (lock_byte(l->fd, DEVICE, F_UNLCK) ||
-	    lock_byte(l->fd, INTENT, F_UNLCK))
+	if (lock_byte(l->fd, DEVICE, F_UNLCK))
 		BUG("cannot unlock the GPU lock");
 	l->held = 0;
 	trace(l, t);

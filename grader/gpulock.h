@@ -21,15 +21,7 @@
  * that keep arriving.  Every acquisition first passes a turnstile (byte 0
  * of the file, held exclusively for a moment); an exclusive waiter keeps
  * the turnstile until it has the device (byte 1), so new shared holders
- * queue behind it while the current ones drain.  And timed holds come
- * together: every exclusive waiter and holder holds byte 2 shared, and a
- * shared holder must pass byte 2 exclusively first, so no new sweep
- * starts while a timed run waits or runs.  Once the sweeps have drained
- * for one timed run, the timed runs waiting behind it follow it at once,
- * instead of each waiting for a new round of sweeps to drain (a shared
- * waiter that got the turnstile first used to take the device between
- * two timed runs).  Shared holders wait at most for the timed runs
- * queued, each a fraction of a second.
+ * queue behind it while the current ones drain.
  *
  * The locks are Linux open-file-description locks (F_OFD_SETLKW): they
  * belong to one gpulock handle, so two handles exclude each other within

@@ -250,38 +250,6 @@ START_TEST(shared_holders_do_not_starve_a_timed_one)
 }
 END_TEST
 
-/* A sweep that asks while a timed run holds the device waits for the
- * timed runs queued behind it too: the second timed run does not wait
- * for a new sweep to drain. */
-START_TEST(timed_holds_come_together)
-{
-	struct hold h[MAX_HOLDS], *x2 = NULL, *s3 = NULL;
-	pid_t p[3];
-	size_t n;
-
-	p[0] = holder(GPULOCK_EXCLUSIVE, 1.2, 1, 0);
-	p[1] = holder(GPULOCK_SHARED, 1.0, 1, 0.3); /* asks first */
-	p[2] = holder(GPULOCK_EXCLUSIVE, 0.1, 1, 0.6);
-	for (int i = 0; i < 3; i++)
-		wait_ok(p[i]);
-	n = check_exclusive(h);
-	ck_assert_uint_eq(n, 3);
-	for (size_t i = 0; i < n; i++) {
-		if (h[i].pid == (long)p[1])
-			s3 = &h[i];
-		if (h[i].pid == (long)p[2])
-			x2 = &h[i];
-	}
-	ck_assert_ptr_nonnull(s3);
-	ck_assert_ptr_nonnull(x2);
-	ck_assert_msg(x2->acq < s3->acq, "the second timed hold waited for "
-		      "a sweep that asked later than the first: %.2f s",
-		      x2->acq - x2->req);
-	ck_assert_msg(x2->acq - x2->req < 1.0, "the second timed hold "
-		      "waited %.2f s", x2->acq - x2->req);
-}
-END_TEST
-
 START_TEST(a_dead_holder_frees_the_lock)
 {
 	struct gpulock *l;
@@ -566,7 +534,6 @@ static Suite *gpulock_suite(void)
 	tcase_add_test(tc, shared_holds_overlap);
 	tcase_add_test(tc, mixed_holds_exclude);
 	tcase_add_test(tc, shared_holders_do_not_starve_a_timed_one);
-	tcase_add_test(tc, timed_holds_come_together);
 	tcase_add_test(tc, a_dead_holder_frees_the_lock);
 	tcase_add_test(tc, two_handles_in_one_process_exclude);
 	tcase_add_test(tc, unopenable_lock_is_an_error);
