@@ -80,6 +80,20 @@ const char *bwrap_find(void)
 }
 
 /* bwrap's options for spec, ending with "--". */
+/* Is name the node of a GPU other than the one of this minor number
+ * ("nvidia3" for minor 1)?  Never with minor -1 (every GPU). */
+static int other_gpu(const char *name, int minor)
+{
+	const char *d = name + 6;
+
+	if (minor < 0 || strncmp(name, "nvidia", 6) || !*d)
+		return 0;
+	for (const char *p = d; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0; /* nvidiactl, nvidia-uvm, nvidia-caps */
+	return atoi(d) != minor;
+}
+
 static void bwrap_options(struct strv *a, const char *bwrap,
 			  const struct sandbox_spec *spec)
 {
@@ -137,8 +151,10 @@ static void bwrap_options(struct strv *a, const char *bwrap,
 			for (i = 0; i < g.gl_pathc; i++) {
 				const char *base = strrchr(g.gl_pathv[i], '/');
 
-				snprintf(link, sizeof(link), "/dev/%s",
-					 base ? base + 1 : g.gl_pathv[i]);
+				base = base ? base + 1 : g.gl_pathv[i];
+				if (other_gpu(base, spec->gpu_minor))
+					continue;
+				snprintf(link, sizeof(link), "/dev/%s", base);
 				strv_add3(a, "--dev-bind", g.gl_pathv[i],
 					  link);
 			}

@@ -12,6 +12,35 @@
 
 #define VISIBLE "CUDA_VISIBLE_DEVICES="
 
+int gpus_minor_in(const char *information)
+{
+	const char *p = information ? strstr(information, "Device Minor:") :
+				      NULL;
+	char *end;
+	long m;
+
+	if (!p)
+		return -1;
+	m = strtol(p + 13, &end, 10);
+	return end == p + 13 || m < 0 || m > 255 ? -1 : (int)m;
+}
+
+/* The minor number of the GPU at a PCI address, from the driver. */
+static int minor_of(const char *pci)
+{
+	char path[128], *text;
+	int m;
+
+	if (strchr(pci, '/'))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/driver/nvidia/gpus/%s/information",
+		 pci);
+	text = read_file(path, 1 << 16, NULL);
+	m = gpus_minor_in(text);
+	free(text);
+	return m;
+}
+
 size_t gpus_parse(const char *out, struct gpu_info *v)
 {
 	size_t n = 0;
@@ -24,8 +53,10 @@ size_t gpus_parse(const char *out, struct gpu_info *v)
 		/* gpu <index> <uuid> <pci> <major> <minor> <name> */
 		if (sscanf(p, "gpu %u %47s %23s %u %u %127[^\n]", &g.index,
 			   g.uuid, g.pci, &g.major, &g.minor, g.name) == 6 &&
-		    !strncmp(g.uuid, "GPU-", 4))
+		    !strncmp(g.uuid, "GPU-", 4)) {
+			g.dev_minor = minor_of(g.pci);
 			v[n++] = g;
+		}
 		p = nl ? nl + 1 : NULL;
 	}
 	return n;

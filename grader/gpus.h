@@ -22,11 +22,18 @@ struct gpu_info {
 	char pci[24];        /* "0000:19:00.0" */
 	unsigned major, minor;
 	char name[128];
+	int dev_minor;       /* its /dev/nvidiaN, -1 when not known */
 };
 
-/* The "gpu ..." lines of the probe's output into v (at most GPUS_MAX);
- * returns how many.  Lines that do not parse are skipped. */
+/* The "gpu ..." lines of the probe's output into v (at most GPUS_MAX),
+ * each with its device node's minor number from the driver's /proc
+ * entry for its PCI address; returns how many.  Lines that do not parse
+ * are skipped. */
 size_t gpus_parse(const char *probe_output, struct gpu_info *v);
+
+/* The device minor number ("Device Minor:") in the text of the driver's
+ * /proc/driver/nvidia/gpus/<pci>/information; -1 when it has none. */
+int gpus_minor_in(const char *information);
 
 /* "CUDA_VISIBLE_DEVICES=<uuid>": the environment entry that shows a
  * process g alone.  A new string. */

@@ -280,8 +280,11 @@ static void plan_gpus(const struct grade_opts *o, const struct build_env *env,
 
 		if (n > 1)
 			s->env = gpus_env_entry(&env->gpus[i]);
-		if (env->ngpus)
+		s->dev_minor = -1;
+		if (env->ngpus) {
 			s->label = gpus_label(&env->gpus[i]);
+			s->dev_minor = env->gpus[i].dev_minor;
+		}
 		if (!o->gpu_lock)
 			s->keeper = gpukeep_start(s->env);
 	}

@@ -157,6 +157,7 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	spec.private_workdir = 1;
 	spec.ro_paths = ro;
 	spec.gpu = gpu;
+	spec.gpu_minor = gpu && k->gpu ? k->gpu->dev_minor : -1;
 	spec.isolation = SANDBOX_ISOLATE_AUTO;
 	spec.hold_stdin = 1;
 	spec.on_frame = on_frame;
@@ -384,7 +385,8 @@ void grade_exec_locate(const struct grade_opts *o, struct task *k,
 	const struct rerun_job job = {
 		o->cfg, seed, gpu ? (k->emu_ok ? k->runner[1] : NULL) :
 		k->runner[0], gpu ? k->runner[0] : NULL, k->dir,
-		k->gpu && k->gpu->env ? k->gpu->env : gpus_env_inherited()
+		k->gpu && k->gpu->env ? k->gpu->env : gpus_env_inherited(),
+		k->gpu ? k->gpu->dev_minor : -1
 	};
 	char *debug;
 

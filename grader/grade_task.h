@@ -37,6 +37,8 @@ struct gpu_slot {
 	char *env;             /* "CUDA_VISIBLE_DEVICES=..." for the
 				* processes on it, or NULL: the grader's */
 	char *label;           /* the GPU as reports name it, or NULL */
+	int dev_minor;         /* its /dev/nvidiaN, the one node its
+				* runners see; -1: every node */
 	struct gpukeep *keeper;
 };
 

@@ -100,6 +100,7 @@ static int run_one(const struct rerun_job *j, const struct exercise *ex,
 	spec.private_workdir = 1;
 	spec.ro_paths = how->ro;
 	spec.gpu = how->gpu;
+	spec.gpu_minor = how->gpu ? j->gpu_minor : -1;
 	spec.hold_stdin = 1;
 	spec.on_frame = on_frame;
 	spec.ctx = &c;

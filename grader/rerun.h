@@ -40,6 +40,7 @@ struct rerun_job {
 	const char *gpu_runner; /* on the GPU; NULL: no compute-sanitizer */
 	const char *workdir;    /* the call makes subdirectories here */
 	const char *gpu_env;    /* "CUDA_VISIBLE_DEVICES=..." or NULL */
+	int gpu_minor;          /* its GPU's /dev/nvidiaN, -1: every node */
 };
 
 /* Is a rerun wanted for e's first failure (gpu: graded on a GPU)? */

@@ -144,6 +144,7 @@ void sandbox_spec_init(struct sandbox_spec *spec)
 	spec->isolation = SANDBOX_ISOLATE_AUTO;
 	spec->uid = SANDBOX_KEEP_ID;
 	spec->gid = SANDBOX_KEEP_ID;
+	spec->gpu_minor = -1;
 }
 
 /* ---- the child's side ---- */

@@ -161,6 +161,12 @@ struct sandbox_spec {
 	 * whose matches appear in the sandbox's /dev under their own
 	 * names.  NULL: "/dev/nvidia*". */
 	const char *gpu_nodes;
+	/* With gpu under bubblewrap: the one GPU node to expose, nvidiaN
+	 * with N this minor number, the others of that name left out (the
+	 * control and uvm nodes and the caps stay); -1 (the default): every
+	 * node.  So a runner given one GPU cannot open another, whatever
+	 * its CUDA_VISIBLE_DEVICES says. */
+	int gpu_minor;
 	enum sandbox_isolation_mode isolation;
 	/* Written to the child's stdin, then stdin is closed (unless
 	 * hold_stdin).  Not copied: valid until sandbox_run returns. */

@@ -857,6 +857,55 @@ START_TEST(test_gpu_nodes)
 }
 END_TEST
 
+/* A runner given one GPU (gpu_minor) sees that GPU's node, the control
+ * and uvm nodes and the caps, and no other GPU's node. */
+START_TEST(test_gpu_nodes_one_gpu)
+{
+	static const char *const names[] = { "nvidia0", "nvidia1",
+					     "nvidia12", "nvidiactl",
+					     "nvidia-uvm" };
+	char dev[PATH_MAX + 8], path[PATH_MAX + 32];
+	char glob_pat[PATH_MAX + 16];
+	const char *ex[] = { runner, "exists", "/dev/nvidia0", "/dev/nvidia1",
+			     "/dev/nvidia12", "/dev/nvidiactl",
+			     "/dev/nvidia-uvm", NULL };
+	struct sandbox_spec spec;
+	struct sandbox_result res;
+
+	if (!setup(&spec, 1, ex, NULL))
+		return;
+	snprintf(dev, sizeof(dev), "%s/dev", top);
+	ck_assert_int_eq(mkdir(dev, 0755), 0);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s", dev, names[i]);
+		fd = open(path, O_WRONLY | O_CREAT, 0666);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+	snprintf(glob_pat, sizeof(glob_pat), "%s/nvidia*", dev);
+	spec.gpu = 1;
+	spec.gpu_nodes = glob_pat;
+	spec.gpu_minor = 1;
+	run_ok(&spec, &res);
+	ck_assert_str_eq(res.out, "no yes no yes yes\n");
+	sandbox_result_release(&res);
+
+	setup(&spec, 1, ex, NULL); /* -1: every node, as before */
+	spec.gpu = 1;
+	spec.gpu_nodes = glob_pat;
+	run_ok(&spec, &res);
+	ck_assert_str_eq(res.out, "yes yes yes yes yes\n");
+	sandbox_result_release(&res);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dev, names[i]);
+		unlink(path);
+	}
+	rmdir(dev);
+}
+END_TEST
+
 /* ---- grader-side failures ---- */
 
 START_TEST(test_grader_failures)
@@ -1105,6 +1154,7 @@ static Suite *sandbox_suite(void)
 	tcase_add_loop_test(tc, test_files_and_network, 0, 2);
 	tcase_add_loop_test(tc, test_escaped_grandchild, 0, 2);
 	tcase_add_test(tc, test_gpu_nodes);
+	tcase_add_test(tc, test_gpu_nodes_one_gpu);
 	tcase_add_test(tc, test_private_workdir);
 	tcase_add_loop_test(tc, test_memory_limit, 0, 2);
 	suite_add_tcase(s, tc);
