@@ -12,6 +12,11 @@
  * table has one row per kernel and configuration, -v one per launch.
  * The temporary directory is named after this process, so that one left
  * behind by a killed run is removed by the next.
+ *
+ * Each .cu is compiled for sm_90 too, in the same nvcc run, with ptxas
+ * saying what it used (-Xptxas -v, parsed by resusage.c): the
+ * performance model's occupancy takes each kernel's registers from
+ * there ($WGEMU_REGS), as grading does, instead of assuming 32.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +32,7 @@
 #include "cmd_emu.h"
 #include "lines.h"
 #include "paths.h"
+#include "resusage.h"
 #include "sandbox.h"
 #include "util.h"
 
@@ -34,6 +40,8 @@
 #define WG_EMU_NVCC_FLAGS "-gencode arch=compute_90,code=compute_90 " \
 	"-lineinfo -no-compress"
 #endif
+/* SASS for sm_90 beside the PTX, only for what ptxas says of it */
+#define EMU_SASS_FLAGS "-gencode arch=compute_90,code=sm_90 -Xptxas -v"
 #ifndef WG_EMU_LINK_LIBS
 #define WG_EMU_LINK_LIBS "build/libwgemu.a -lstdc++ -lm -lpthread"
 #endif
@@ -50,6 +58,7 @@ struct launch_rec {
 	unsigned long long c[9];
 	double predicted_ms;     /* -1: not predicted */
 	char gpu[48], limit[64];
+	unsigned regs;           /* the prediction's; 0: 32 assumed */
 	int nlines;
 	struct line_rec *lines;
 };
@@ -82,7 +91,9 @@ static void usage(FILE *f)
 	      "  -l LIB, -L DIR, -Wl,..., -Xlinker ARG: passed to the link\n"
 	      "  --help           this text\n\n"
 	      "-arch and -gencode are ignored: the emulator needs its own "
-	      "(compute_90 PTX).\nThe exit status is the program's.\n", f);
+	      "(compute_90 PTX).\nEach .cu is compiled for sm_90 too: the "
+	      "prediction takes each kernel's\nregisters from ptxas.  "
+	      "The exit status is the program's.\n", f);
 }
 
 /* What the command line asks for.  The string arrays hold pointers into
@@ -247,29 +258,34 @@ static void catch_interrupts(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* The environment with one more variable (NULL: the same); the array is
- * owned, its strings are not. */
-static const char **environment(const char *extra)
+/* The environment with more variables (extra: NULL-terminated, or
+ * NULL: none); the array is owned, its strings are not. */
+static const char **environment(const char *const *extra)
 {
 	extern char **environ;
-	size_t n = 0;
+	size_t n = 0, m = 0;
 	const char **env;
 
 	while (environ[n])
 		n++;
-	env = xcalloc(n + 2, sizeof(*env));
+	while (extra && extra[m])
+		m++;
+	env = xcalloc(n + m + 1, sizeof(*env));
 	for (size_t i = 0; i < n; i++)
 		env[i] = environ[i];
-	env[n] = extra;
+	for (size_t i = 0; i < m; i++)
+		env[n + i] = extra[i];
 	return env;
 }
 
 /* Run argv (argv[0] searched in PATH) at the terminal through the
  * sandbox module: the person's own program, so no limit and no
  * isolation, but its own process group, stopped with it when the person
- * interrupts.  env: an extra variable ("NAME=value") or NULL.  Returns
- * the exit status, 128+signal, or -1. */
-static int run(char *const *argv, const char *env)
+ * interrupts.  env: extra variables ("NAME=value"), NULL-terminated, or
+ * NULL.  err: NULL, or where its stderr goes (owned) instead of the
+ * terminal, its stdout then printed when it ends.  Returns the exit
+ * status, 128+signal, or -1. */
+static int run(char *const *argv, const char *const *env, char **err)
 {
 	char *exe = find_program(argv[0]);
 	const char **envp = environment(env);
@@ -295,8 +311,9 @@ static int run(char *const *argv, const char *env)
 	}
 	spec.workdir = cwd;
 	spec.isolation = SANDBOX_ISOLATE_NONE;
-	spec.inherit_stdio = 1;
+	spec.inherit_stdio = !err;
 	sandbox_limits_profile(SANDBOX_PROFILE_TRUSTED, 0, &spec.limits);
+	spec.limits.out_cap = (size_t)1 << 20;
 	spec.cancel = &interrupted;
 	if (sandbox_run(&spec, &res))
 		rc = error("%s", res.error);
@@ -304,6 +321,10 @@ static int run(char *const *argv, const char *env)
 		rc = 128 + interrupted;
 	else
 		rc = res.exited ? res.exit_code : 128 + res.signal;
+	if (err) {
+		fputs(res.out ? res.out : "", stdout);
+		*err = xstrdup(res.err ? res.err : "");
+	}
 	sandbox_result_release(&res);
 	free(envp);
 	free(exe);
@@ -350,6 +371,17 @@ static int parse_counters(char *s, unsigned long long *c)
 	return 0;
 }
 
+/* The line's tab-separated fields into fld (at most max), empty ones
+ * kept (a launch's limit may be empty); their number. */
+static int split_tabs(char *line, char **fld, int max)
+{
+	int k = 0;
+
+	while (line && k < max)
+		fld[k++] = strsep(&line, "\t");
+	return k;
+}
+
 static int read_records(const char *path, struct launch_rec **out,
 			int *n, char *fault, size_t faultlen)
 {
@@ -363,13 +395,11 @@ static int read_records(const char *path, struct launch_rec **out,
 	if (!f)
 		return 0;   /* no launch, or the program died early */
 	while (fgets(line, sizeof(line), f)) {
-		char *fld[8], *save = NULL, *t;
-		int k = 0;
+		char *fld[8];
+		int k;
 
 		line[strcspn(line, "\n")] = 0;
-		for (t = strtok_r(line, "\t", &save); t && k < 8;
-		     t = strtok_r(NULL, "\t", &save))
-			fld[k++] = t;
+		k = split_tabs(line, fld, 8);
 		if (k >= 7 && !strcmp(fld[0], "L")) {
 			struct launch_rec *r;
 
@@ -402,6 +432,8 @@ static int read_records(const char *path, struct launch_rec **out,
 			snprintf(r->gpu, sizeof(r->gpu), "%s", fld[2]);
 			snprintf(r->limit, sizeof(r->limit), "%s",
 				 k > 3 ? fld[3] : "");
+			r->regs = k > 4 ? (unsigned)strtoul(fld[4], NULL, 10)
+					: 0;
 		} else if (k >= 3 && !strcmp(fld[0], "F")) {
 			snprintf(fault, faultlen, "%s", fld[2]);
 		}
@@ -525,6 +557,33 @@ static void print_table(const struct launch_rec *v, int n, int verbose)
 	free(done);
 }
 
+/* The registers a thread the predictions' occupancy took, kernel by
+ * kernel in order of first launch: ptxas's, or 32 assumed where it
+ * gave none (as the grader's report says them). */
+static void print_registers(const struct launch_rec *v, int n)
+{
+	int head = 0;
+
+	for (int i = 0; i < n; i++) {
+		int seen = 0;
+
+		if (v[i].predicted_ms < 0)
+			continue;
+		for (int j = 0; j < i && !seen; j++)
+			seen = v[j].predicted_ms >= 0 &&
+			       v[j].regs == v[i].regs &&
+			       !strcmp(v[j].kernel, v[i].kernel);
+		if (seen)
+			continue;
+		if (!head++)
+			printf("\npredicted occupancy (registers from ptxas "
+			       "for sm_90):\n");
+		printf("  %-28.28s %u registers a thread%s\n", v[i].kernel,
+		       v[i].regs ? v[i].regs : 32,
+		       v[i].regs ? "" : " (assumed)");
+	}
+}
+
 static int write_json(const char *path, const struct launch_rec *v, int n)
 {
 	static const char *const keys[8] = {
@@ -561,6 +620,11 @@ static int write_json(const char *path, const struct launch_rec *v, int n)
 					    json_string(r->gpu));
 			json_object_set_new(o, "predicted_limit",
 					    json_string(r->limit));
+			json_object_set_new(o, "predicted_registers",
+					    json_integer(r->regs ? r->regs
+							 : 32));
+			json_object_set_new(o, "predicted_registers_assumed",
+					    json_boolean(!r->regs));
 		}
 		json_array_append_new(arr, o);
 	}
@@ -606,11 +670,48 @@ static void clean_stale(void)
 	closedir(d);
 }
 
-/* nvcc -c one source into obj: 0, or the compiler's status */
-static int compile(const struct opts *o, const char *nvcc, const char *src,
-		   const char *obj)
+/* Did the person ask ptxas for its words?  They are then theirs. */
+static int ptxas_words_asked(const struct opts *o)
 {
-	char *argv[MAX_ARGS + 1], *store = NULL;
+	for (int i = 0; i < o->ncf; i++) {
+		const char *a = o->cflags[i], *v = NULL;
+
+		if (!strcmp(a, "--resource-usage") || !strcmp(a, "-res-usage"))
+			return 1;
+		if (!strcmp(a, "-Xptxas") && i + 1 < o->ncf)
+			v = o->cflags[i + 1];
+		else if (starts(a, "-Xptxas=") ||
+			 starts(a, "--ptxas-options="))
+			v = strchr(a, '=') + 1;
+		if (v && strstr(v, "-v"))
+			return 1;
+	}
+	return 0;
+}
+
+/* nvcc's stderr as the person would have seen it, less ptxas's -v
+ * words (unless all) that only the performance model asked for. */
+static void print_compiler_words(const char *err, int all)
+{
+	while (*err) {
+		size_t len = strcspn(err, "\n");
+		char line[256];
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, err);
+		if (all || (strncmp(line, "ptxas info", 10) &&
+			    !(!strncmp(line, "    ", 4) &&
+			      strstr(line, " bytes stack frame, "))))
+			fprintf(stderr, "%.*s\n", (int)len, err);
+		err += len + (err[len] == '\n');
+	}
+}
+
+/* nvcc -c one source into obj (with sass, sm_90 code and ptxas -v too):
+ * 0, or the compiler's status.  err: as run's. */
+static int nvcc_c(const struct opts *o, const char *nvcc, const char *src,
+		  const char *obj, int sass, char **err)
+{
+	char *argv[MAX_ARGS + 1], *store[2] = { NULL, NULL };
 	int k = 0, r;
 
 	argv[k++] = (char *)nvcc;
@@ -619,7 +720,10 @@ static int compile(const struct opts *o, const char *nvcc, const char *src,
 		argv[k++] = "-x";
 		argv[k++] = has_suffix(src, ".c") ? "c" : "c++";
 	} else {
-		k = add_words(argv, k, WG_EMU_NVCC_FLAGS, &store, NULL);
+		k = add_words(argv, k, WG_EMU_NVCC_FLAGS, &store[0], NULL);
+		if (sass)
+			k = add_words(argv, k, EMU_SASS_FLAGS, &store[1],
+				      NULL);
 	}
 	for (int i = 0; i < o->ncf && k < MAX_ARGS - 4; i++)
 		argv[k++] = (char *)o->cflags[i];
@@ -627,8 +731,46 @@ static int compile(const struct opts *o, const char *nvcc, const char *src,
 	argv[k++] = "-o";
 	argv[k++] = (char *)obj;
 	argv[k] = NULL;
-	r = run(argv, NULL);
-	free(store);
+	r = run(argv, NULL, err);
+	free(store[0]);
+	free(store[1]);
+	return r;
+}
+
+/* Compile one source into obj: 0, or the compiler's status.  Unless
+ * nothing is predicted, a .cu is compiled for sm_90 too, in the same
+ * run, and what ptxas says of its kernels goes to regs as $WGEMU_REGS
+ * lines (wgemu.h).  Where ptxas cannot build sm_90 code of what makes
+ * good PTX (static shared memory past 48 KiB, say), the source is
+ * compiled again without it, as before there were counts, and its
+ * kernels' registers are assumed. */
+static int compile(const struct opts *o, const char *nvcc, const char *src,
+		   const char *obj, FILE *regs)
+{
+	struct resusage u;
+	char *err = NULL;
+	int r;
+
+	/* no prediction (--gpu none), no need of ptxas */
+	if (!has_suffix(src, ".cu") || !strcmp(o->gpu, "none"))
+		return nvcc_c(o, nvcc, src, obj, 0, NULL);
+	r = nvcc_c(o, nvcc, src, obj, 1, &err);
+	if (r && !interrupted && (strstr(err, "ptxas error") ||
+				  strstr(err, "ptxas fatal"))) {
+		r = nvcc_c(o, nvcc, src, obj, 0, NULL);
+		if (!r)
+			fprintf(stderr, "warpgrade emu: ptxas cannot build "
+				"sm_90 code of '%s': the prediction assumes "
+				"32 registers a thread for its kernels\n",
+				src);
+		free(err);
+		return r;
+	}
+	print_compiler_words(err, ptxas_words_asked(o));
+	if (!r && resusage_parse(&u, err) > 0)
+		for (size_t i = 0; i < u.n; i++)
+			fprintf(regs, "%u\t%s\n", u.k[i].regs, u.k[i].name);
+	free(err);
 	return r;
 }
 
@@ -638,8 +780,14 @@ static int build(const struct opts *o, const char *dir, const char *exe)
 	char nvcc[4096], *argv[MAX_ARGS + 1], *store[2] = { NULL, NULL };
 	char **objs = xcalloc((size_t)o->nsrc + 1, sizeof(*objs));
 	char *stubs = xstrfmt("%s/%s", wg_root(), WG_EMU_STUB_LIBS);
+	char *path = xstrfmt("%s/regs", dir);
+	FILE *regs = fopen(path, "w");
 	int k = 0, rc = -1;
 
+	if (!regs) {
+		error("cannot create '%s': %s", path, strerror(errno));
+		goto out;
+	}
 	if (wg_nvcc(nvcc, sizeof(nvcc))) {
 		error("the CUDA Toolkit path is too long");
 		goto out;
@@ -656,7 +804,7 @@ static int build(const struct opts *o, const char *dir, const char *exe)
 			continue;
 		}
 		objs[i] = xstrfmt("%s/%d.o", dir, i);
-		r = compile(o, nvcc, o->srcs[i], objs[i]);
+		r = compile(o, nvcc, o->srcs[i], objs[i], regs);
 		if (interrupted)
 			goto out;
 		if (r) {
@@ -672,7 +820,13 @@ static int build(const struct opts *o, const char *dir, const char *exe)
 	if (!access(stubs, R_OK))
 		argv[k++] = stubs;
 	argv[k] = NULL;
-	if (run(argv, NULL)) {
+	if (fclose(regs)) {
+		regs = NULL;
+		error("cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	regs = NULL;
+	if (run(argv, NULL, NULL)) {
 		if (!interrupted)
 			error("cannot link the program with the emulator "
 			      "runtime");
@@ -680,6 +834,9 @@ static int build(const struct opts *o, const char *dir, const char *exe)
 	}
 	rc = 0;
 out:
+	if (regs)
+		fclose(regs);
+	free(path);
 	for (int i = 0; i < o->nsrc; i++)
 		free(objs[i]);
 	free(objs);
@@ -691,7 +848,8 @@ out:
 
 int cmd_emu(int argc, char **argv)
 {
-	char *tmpl = NULL, *dir = NULL, *exe = NULL, *rec = NULL, *env = NULL;
+	char *tmpl = NULL, *dir = NULL, *exe = NULL, *rec = NULL;
+	char *env[3] = { NULL, NULL, NULL };
 	const char **pargv = NULL;
 	struct opts o;
 	struct launch_rec *recs = NULL;
@@ -736,8 +894,10 @@ int cmd_emu(int argc, char **argv)
 		goto out;
 	}
 	rec = xstrfmt("%s/launches", dir);
-	env = xstrfmt("WGEMU_RECORD=%s", rec);
-	/* the runtime predicts each launch's time on this GPU */
+	env[0] = xstrfmt("WGEMU_RECORD=%s", rec);
+	/* the runtime predicts each launch's time on this GPU, with the
+	 * registers ptxas gave (build) */
+	env[1] = xstrfmt("WGEMU_REGS=%s/regs", dir);
 	if (strcmp(o.gpu, "none"))
 		setenv("WGEMU_PREDICT", o.gpu, 1);
 	else
@@ -745,7 +905,7 @@ int cmd_emu(int argc, char **argv)
 	push(&pargv, &n, exe);
 	for (i = 0; i < o.nargs; i++)
 		push(&pargv, &n, o.args[i]);
-	rc = run((char *const *)pargv, env);
+	rc = run((char *const *)pargv, (const char *const *)env, NULL);
 	if (rc < 0) {
 		rc = 1;
 		goto out;
@@ -754,6 +914,7 @@ int cmd_emu(int argc, char **argv)
 		goto out; /* its temporary files go all the same */
 	read_records(rec, &recs, &nrecs, fault, sizeof(fault));
 	print_table(recs, nrecs, o.verbose);
+	print_registers(recs, nrecs);
 	if (fault[0])
 		printf("\nkernel fault: %s\n", fault);
 	if (o.counters && write_json(o.counters, recs, nrecs) && !rc)
@@ -769,6 +930,7 @@ out:
 	free(tmpl);
 	free(exe);
 	free(rec);
-	free(env);
+	free(env[0]);
+	free(env[1]);
 	return rc;
 }

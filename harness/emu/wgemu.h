@@ -289,10 +289,11 @@ int wgemu_unsupported(const char *name);
  *       a launch: its kernel as wgemu_launch names it, its grid and
  *       block (three numbers each, separated by spaces), its dynamic
  *       and static shared bytes, and its counters
- *   P <ms> <gpu> <limit>
+ *   P <ms> <gpu> <limit> <regs>
  *       after its L, when the performance model predicted the launch
  *       ($WGEMU_PREDICT): the predicted milliseconds (%.6f), the GPU's
- *       name and what bounds the launch (may be empty)
+ *       name, what bounds the launch (may be empty) and the registers
+ *       a thread its occupancy took (0: none known, 32 assumed)
  *   S <file> <line> <counters>
  *       after its L, one per source line the launch's memory
  *       instructions touched: the file as .loc names it ("?" when
@@ -300,6 +301,12 @@ int wgemu_unsupported(const char *name);
  *   F <kind> <message>
  *       last, once, when a kernel faulted: the first fault's enum
  *       wgemu_fault_kind number and its message (wgemu_last_fault)
+ *
+ * With $WGEMU_PREDICT, $WGEMU_REGS may name a file of registers per
+ * thread, as ptxas gave them ('warpgrade emu' compiles for sm_90 too):
+ * a line "<regs>\t<mangled name>" per kernel, read when the first
+ * launch opens the prediction and handed to the model with
+ * wgemu_perf_regs.
  *
  * <counters> are nine decimal numbers separated by spaces, the first
  * nine fields of struct wgemu_counters in order: global load requests

@@ -1,6 +1,6 @@
 // Kernels of the performance model's tests (tests/check_perf.c): the
 // seed's three transposes, a tiled transpose over a capped grid, one
-// that a single block does, and one with grid barriers.
+// a single block does, one with grid barriers, one with many registers.
 // PTX in perf_kernels.ptx (tests/emu/gen-ptx).
 #include <cooperative_groups.h>
 
@@ -134,4 +134,25 @@ extern "C" __global__ void tiled_stride_sync(float *out, const float *in,
 		}
 		g.sync();
 	}
+}
+
+// 64 floats kept live across a chain of 64 loads, each address made from
+// the value the last returned: ptxas gives it over 64 registers a
+// thread, so fewer blocks fit an SM than with 32, and the chain's
+// latency bounds it -- fewer warps in flight, a slower launch.  rows *
+// cols must be a power of two.
+extern "C" __global__ void live64(float *out, const float *in, int rows,
+				  int cols)
+{
+	size_t mask = (size_t)rows * cols - 1;
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x, j = i;
+	float v[64], s = 0;
+
+	for (int k = 0; k < 64; k++) {
+		v[k] = in[j & mask];
+		j += (size_t)__float_as_uint(v[k]) + 65536;
+	}
+	for (int k = 0; k < 64; k++)
+		s += v[k] * v[63 - k];
+	out[i & mask] = s;
 }

@@ -174,6 +174,29 @@ void wgemu_perf_regs(const char *mangled, unsigned regs)
 		P.regs[P.nregs++].regs = regs;
 }
 
+/* The counts 'warpgrade emu' got from ptxas for the program
+ * ($WGEMU_REGS, wgemu.h): a line "<regs>\t<mangled name>" a kernel;
+ * other lines are skipped, and a file that cannot be read gives none
+ * (32 assumed). */
+static void load_regs(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *tab = strchr(line, '\t'), *end;
+		unsigned long n = strtoul(line, &end, 10);
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!tab || end != tab || !n || n > 255 || !tab[1])
+			continue;
+		wgemu_perf_regs(tab + 1, (unsigned)n);
+	}
+	fclose(f);
+}
+
 static unsigned regs_of(const char *mangled)
 {
 	for (size_t i = 0; i < P.nregs; i++)
@@ -221,8 +244,11 @@ struct perf_collect *emu_perf_prepare(struct emu_launch_cfg *cfg,
 		const char *gpu = getenv("WGEMU_PREDICT");
 
 		env_checked = 1;
-		if (gpu && *gpu && wgemu_perf_begin(gpu, 0) == 0)
+		if (gpu && *gpu && wgemu_perf_begin(gpu, 0) == 0) {
 			P.program = 1;
+			if (getenv("WGEMU_REGS"))
+				load_regs(getenv("WGEMU_REGS"));
+		}
 	}
 	if (!P.g || (P.program && P.n >= PROGRAM_MAX_PREDICTIONS))
 		return NULL;
@@ -244,7 +270,7 @@ struct perf_collect *emu_perf_prepare(struct emu_launch_cfg *cfg,
 double emu_perf_finish(struct perf_collect *pc, const char *mangled,
 		       const char *demangled,
 		       const struct emu_launch_cfg *cfg, size_t static_smem,
-		       char *limit, size_t limitlen)
+		       char *limit, size_t limitlen, unsigned *regs)
 {
 	struct perf_launch l;
 	struct perf_estimate e;
@@ -285,6 +311,8 @@ double emu_perf_finish(struct perf_collect *pc, const char *mangled,
 		ms = e.ms;
 		if (limit)
 			snprintf(limit, limitlen, "%s", e.limit);
+		if (regs)
+			*regs = l.regs;
 	}
 	if (!keep(pc, &l))
 		perf_collect_free(pc);

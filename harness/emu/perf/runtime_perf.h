@@ -20,11 +20,13 @@ int emu_perf_only(void);
 struct perf_collect *emu_perf_prepare(struct emu_launch_cfg *cfg,
 				      size_t static_smem);
 /* After it: simulate, record the prediction, free the collector; the
- * predicted milliseconds, or -1 when there is none. */
+ * predicted milliseconds, or -1 when there is none.  With a prediction,
+ * limit gets what bounds it and *regs (unless NULL) the registers a
+ * thread it took (0: none known, 32 assumed). */
 double emu_perf_finish(struct perf_collect *pc, const char *mangled,
 		       const char *demangled,
 		       const struct emu_launch_cfg *cfg, size_t static_smem,
-		       char *limit, size_t limitlen);
+		       char *limit, size_t limitlen, unsigned *regs);
 
 enum { EMU_PERF_MEMSET, EMU_PERF_D2D, EMU_PERF_HOST };
 /* A memset or copy of bytes: its modelled time. */

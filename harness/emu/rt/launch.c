@@ -248,7 +248,7 @@ static void launch_record(const struct rt_kernel *k,
 	rec.nlines = res->lines ? compact_lines(res->lines, m->nlines) : 0;
 	rec.predicted_ms = emu_perf_finish(pc, k->name, rec.l.kernel, cfg,
 					   res->static_smem, rec.limit,
-					   sizeof(rec.limit));
+					   sizeof(rec.limit), &rec.regs);
 	rt_record_add(&rec);
 }
 

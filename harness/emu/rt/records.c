@@ -271,9 +271,9 @@ void rt_records_dump(void)
 		put_counters(f, &l->counters);
 		fputc('\n', f);
 		if (emu_rt.recs[i].predicted_ms >= 0)
-			fprintf(f, "P\t%.6f\t%s\t%s\n",
+			fprintf(f, "P\t%.6f\t%s\t%s\t%u\n",
 				emu_rt.recs[i].predicted_ms, wgemu_perf_gpu(),
-				emu_rt.recs[i].limit);
+				emu_rt.recs[i].limit, emu_rt.recs[i].regs);
 		for (j = 0; j < emu_rt.recs[i].nlines; j++) {
 			const struct emu_line_counters *c =
 				&emu_rt.recs[i].lines[j];

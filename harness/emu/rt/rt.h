@@ -51,6 +51,7 @@ struct rt_record {
 	const struct emu_module *m;
 	double predicted_ms;       /* runtime_perf.c, -1 when none */
 	char limit[64];
+	unsigned regs;             /* the prediction's; 0: 32 assumed */
 };
 
 /* a message said once, and how often it came again */
