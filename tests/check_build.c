@@ -519,12 +519,34 @@ static void emu_target(struct build_target *emu)
 		      err);
 }
 
+/* aos_to_soa.cu of text compiled for the emulator target, with the PTX
+ * check (what it lacks into l) and ptxas's registers (into u, unless
+ * NULL); the object is named obj_name in the test's directory. */
+static void compile_for_emu(const struct build_target *emu, const char *text,
+			    const char *obj_name, struct lacks *l,
+			    struct resusage *u)
+{
+	char replay[4096];
+	char *dir = xstrfmt("%s/src", tmp);
+	char *path = write_source("aos_to_soa.cu", text);
+	char *obj = xstrfmt("%s/%s", tmp, obj_name), *log = NULL;
+	const struct compile_job job = { emu, &cfg, exercise_find("aos_to_soa"),
+					 dir, path, obj, tmp, replay, NULL,
+					 NULL, l, u };
+
+	ck_assert(build_replay_path(emu, replay, sizeof(replay)));
+	ck_assert_msg(compile_student(&job, &log, NULL, 0) == 0, "%s", log);
+	free(log);
+	free(obj);
+	free(path);
+	free(dir);
+}
+
 /* The emulator target: an object with a kernel whose instruction the
  * emulator lacks compiles, the PTX check lists that kernel and the
  * instruction: the object is graded on the emulator all the same. */
 START_TEST(ptx_check_lists_what_the_emulator_lacks)
 {
-	const struct exercise *ex = exercise_find("aos_to_soa");
 	const char *text = "#include \"aos_to_soa.h\"\n"
 		"__global__ void never(float *o, float *mc)\n{\n"
 		"\tfloat r;\n"
@@ -535,21 +557,9 @@ START_TEST(ptx_check_lists_what_the_emulator_lacks)
 		"int fields, cudaStream_t stream)\n{\n}\n";
 	struct build_target emu;
 	struct lacks l = { NULL, 0 };
-	char replay[4096];
-	char *dir = xstrfmt("%s/src", tmp);
-	char *path = write_source("aos_to_soa.cu", text);
-	char *obj = xstrfmt("%s/lacks.o", tmp), *log = NULL;
 
 	emu_target(&emu);
-	ck_assert(build_replay_path(&emu, replay, sizeof(replay)));
-	{
-		const struct compile_job job = { &emu, &cfg, ex, dir, path,
-						 obj, tmp, replay, NULL,
-						 NULL, &l, NULL };
-
-		ck_assert_msg(compile_student(&job, &log, NULL, 0) == 0, "%s",
-			      log);
-	}
+	compile_for_emu(&emu, text, "lacks.o", &l, NULL);
 	ck_assert_uint_eq(l.n, 1);
 	ck_assert_str_eq(l.v[0].kernel, "_Z5neverPfS_");
 	ck_assert_str_eq(l.v[0].name, "never");
@@ -557,10 +567,6 @@ START_TEST(ptx_check_lists_what_the_emulator_lacks)
 			 "relaxed.sys.global.add.f32'");
 	ck_assert_str_eq(l.v[0].where, "aos_to_soa.cu:5");
 	lacks_release(&l);
-	free(log);
-	free(obj);
-	free(path);
-	free(dir);
 }
 END_TEST
 
@@ -570,7 +576,6 @@ END_TEST
  * kernels' from the objects build_prepare made. */
 START_TEST(emulator_compile_counts_registers)
 {
-	const struct exercise *ex = exercise_find("aos_to_soa");
 	const char *text = "#include \"aos_to_soa.h\"\n"
 		"#define BODY { float v[64];"
 		" for (int k = 0; k < 64; k++)"
@@ -588,21 +593,9 @@ START_TEST(emulator_compile_counts_registers)
 	struct lacks l = { NULL, 0 };
 	struct resusage u, r;
 	const struct resusage_kernel *h, *b;
-	char replay[4096];
-	char *dir = xstrfmt("%s/src", tmp);
-	char *path = write_source("aos_to_soa.cu", text);
-	char *obj = xstrfmt("%s/regs.o", tmp), *log = NULL;
 
 	emu_target(&emu);
-	ck_assert(build_replay_path(&emu, replay, sizeof(replay)));
-	{
-		const struct compile_job job = { &emu, &cfg, ex, dir, path,
-						 obj, tmp, replay, NULL,
-						 NULL, &l, &u };
-
-		ck_assert_msg(compile_student(&job, &log, NULL, 0) == 0, "%s",
-			      log);
-	}
+	compile_for_emu(&emu, text, "regs.o", &l, &u);
 	ck_assert_uint_eq(u.n, 2);
 	h = resusage_find(&u, "_Z5heavyPfPKf");
 	b = resusage_find(&u, "_Z7boundedPfPKf");
@@ -615,10 +608,6 @@ START_TEST(emulator_compile_counts_registers)
 	ck_assert_int_gt(build_reference_usage(&emu, &r), 0);
 	ck_assert_uint_gt(r.k[0].regs, 0);
 	lacks_release(&l);
-	free(log);
-	free(obj);
-	free(path);
-	free(dir);
 }
 END_TEST
 
