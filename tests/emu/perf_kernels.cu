@@ -79,6 +79,38 @@ extern "C" __global__ void copy4(float4 *out, const float4 *in, int rows,
 		out[i] = in[i];
 }
 
+// a row reverse, an int4 a thread: nvcc writes the reversed int4 as four
+// 32-bit stores 4 bytes apart a lane, each a quarter of 16 sectors; an
+// H100 runs it as fast as one 16-byte store a lane (check_perf.c)
+extern "C" __global__ void reverse4_split(int *out, const int *in, int rows,
+					  int cols)
+{
+	size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	size_t per_row = (size_t)cols / 4;
+
+	if (g >= per_row * rows)
+		return;
+	size_t r = g / per_row, cv = g % per_row;
+	int4 v = *(const int4 *)(in + r * cols + cols - (cv + 1) * 4);
+
+	*(int4 *)(out + r * cols + cv * 4) = make_int4(v.w, v.z, v.y, v.x);
+}
+
+// the same with the int4 stored whole (one 16-byte store a lane)
+extern "C" __global__ void reverse4_whole(int *out, const int *in, int rows,
+					  int cols)
+{
+	size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	size_t per_row = (size_t)cols / 4;
+
+	if (g >= per_row * rows)
+		return;
+	size_t r = g / per_row, cv = g % per_row;
+	int4 v = *(const int4 *)(in + r * cols + cols - (cv + 1) * 4);
+
+	*(int4 *)(out + r * cols + cv * 4) = v;
+}
+
 // tiled_stride's work done by one block, `who`, walking every tile; the
 // other blocks return at once (the sample must find it: check_perf.c)
 extern "C" __global__ void one_block_tiled(float *out, const float *in,

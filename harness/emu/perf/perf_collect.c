@@ -52,7 +52,25 @@ struct pending {
 	uint32_t reg, id;
 };
 
+/* The sectors a warp's last store wrote only part of: a vector store
+ * that nvcc split into scalar ones (four st.global.u32 at +0, +4, +8,
+ * +12 a lane) writes each sector a part at a time, one instruction after
+ * another, and the GPU takes that at the cost of whole sectors -- an
+ * int4 row reverse so written runs on an H100 as fast as one 16-byte
+ * store (bench/corpus rev_vec4_*), where each part charged as a partial
+ * write made it 3.3 times as slow.  A sector the next store of the warp
+ * writes on is counted once, in that store's event. */
+#define MAX_OPEN 64
+
+struct open_sectors {
+	size_t ev;            /* the warp's event that wrote them, + 1 */
+	int n;
+	uint64_t s[MAX_OPEN];
+	uint32_t m[MAX_OPEN]; /* the bytes written so far */
+};
+
 struct warp_state {
+	struct open_sectors open;
 	struct pending p[MAX_PENDING];
 	int np;
 	/* registers computed from a loaded value: an address made of one
@@ -722,12 +740,57 @@ static int grid_barrier(struct perf_collect *pc, struct warp_state *ws,
 	return 1;
 }
 
+/* The mask of sector x in the warp's open sectors (open_sectors), and
+ * its place; -1 when it is not open. */
+static int open_find(const struct open_sectors *o, uint64_t x)
+{
+	for (int j = 0; j < o->n; j++)
+		if (o->s[j] == x)
+			return j;
+	return -1;
+}
+
+/* A store's sectors against the warp's open ones: into *l2 and *partial
+ * its own count, the sectors it carries on from the previous store taken
+ * out of that store's event (so counted once), and the open set
+ * replaced by what this store leaves partial.  ev is its event's index,
+ * pushed already. */
+static void merge_open(struct perf_collect *pc, struct warp_state *ws,
+		       const uint64_t *s, const uint32_t *w, int n,
+		       size_t ev, int *l2, unsigned *partial)
+{
+	struct perf_warp *pw = &pc->blocks[pc->cur].warps[pc->warp];
+	struct perf_event *prev = ws->open.ev ? &pw->ev[ws->open.ev - 1] :
+						NULL;
+	struct open_sectors next = { ev + 1, 0, { 0 }, { 0 } };
+
+	for (int i = 0; i < n; i++) {
+		int j = prev ? open_find(&ws->open, s[i]) : -1;
+		uint32_t all = w[i] | (j >= 0 ? ws->open.m[j] : 0);
+
+		if (j >= 0 && prev->l2 && prev->partial) {
+			prev->l2--;
+			prev->partial--;
+		}
+		(*l2)++;
+		if (all != 0xffffffffu) {
+			(*partial)++;
+			if (next.n < MAX_OPEN) {
+				next.s[next.n] = s[i];
+				next.m[next.n++] = all;
+			}
+		}
+	}
+	ws->open = next;
+}
+
 void perf_on_global(struct perf_collect *pc, int kind,
 		    const uint64_t *addr, uint32_t m, int bytes)
 {
 	struct perf_collect_state *st = cur(pc);
 	struct warp_state *ws = &st->w[pc->warp];
 	uint64_t s[64];
+	uint32_t wmask[64];
 	int n, l2 = 0, fresh = 0;
 	unsigned dram = 0, partial = 0;
 	long hit = -1;
@@ -748,8 +811,7 @@ void perf_on_global(struct perf_collect *pc, int kind,
 					w & ~t->written);
 				t->written |= w;
 			}
-			partial += w != 0xffffffffu;
-			l2++;
+			wmask[i] = w;
 		} else if (kind == 2) {
 			l2++;
 			dram += fresh;
@@ -767,6 +829,10 @@ void perf_on_global(struct perf_collect *pc, int kind,
 	e = push(pc, pc->warp);
 	if (!e)
 		return;
+	if (kind == 1)
+		merge_open(pc, ws, s, wmask, n,
+			   pc->blocks[pc->cur].warps[pc->warp].n - 1, &l2,
+			   &partial);
 	e->lines = (uint8_t)distinct_lines(s, n);
 	e->l2 = (uint16_t)l2;
 	if (kind == 1) {
