@@ -1,8 +1,8 @@
 /*
  * The GPUs the performance model knows (perf.h): the data sheet (SMs,
  * clock, limits, the peaks under every prediction) and the constants
- * fitted on the calibration half of bench/corpus/LIST measured on an
- * H100 (bench/corpus/fit.c; numbers and method in docs/EMULATOR.md).
+ * fitted on the calibration half of bench/corpus/LIST measured on each
+ * GPU (bench/corpus/fit.c; numbers and method in docs/EMULATOR.md).
  */
 #include <ctype.h>
 #include <string.h>
@@ -24,9 +24,8 @@
  * fitted: the corpus has no cooperative launch. */
 #define GRID_SYNC_CLK 1500
 
-/* Hopper's SMs and L2 -- the same on both GPUs -- and the constants
- * fitted on the H100 corpus. */
-#define HOPPER_SMS_AND_FIT \
+/* Hopper's SMs and L2, the same on both GPUs (data sheet). */
+#define HOPPER_SMS \
 	.sms = 132, \
 	.sm_ghz = 1.98, \
 	.max_warps_per_sm = 64, \
@@ -36,41 +35,54 @@
 	.smem_reserved_per_block = 1024, \
 	.l1_bytes = 262144, \
 	.sm_max_bytes_per_clk = 64, \
-	.dram_latency_clk = 400, \
-	.latency_spread = 0.8, \
-	.latency_queueing = 0.3, \
 	.l2_latency_clk = 300, \
 	.shared_latency_clk = 30, \
-	.l2_load_sectors_per_clk = 110, \
-	.l2_store_sectors_per_clk = 42.99, \
-	.l2_partial_sectors_per_clk = 29, \
-	.lsu_clk_per_wavefront = 0.8891, \
-	.issue_per_clk = 0.4393, \
 	.barrier_clk = 20, \
-	.block_launch_clk = 158.1, \
-	.launch_us = 4.633, \
 	.pcie_gbps = 25, \
 	.grid_sync_clk = GRID_SYNC_CLK, \
 	.peak_warp_insns_per_clk = HOPPER_WARP_INSNS_PER_SM_CLK,
 
+/* Fitted on the calibration half of the H100 corpus (2026-11-25). */
 const struct perf_gpu perf_h100 = {
 	.name = "H100",
 	.long_name = "NVIDIA H100 SXM",
 	.dram_gbps = 3000,
 	.peak_dram_gbps = H100_PEAK_DRAM_GBPS,
-	HOPPER_SMS_AND_FIT
+	HOPPER_SMS
+	.dram_latency_clk = 400,
+	.latency_spread = 0.8,
+	.latency_queueing = 0.3,
+	.l2_load_sectors_per_clk = 110,
+	.l2_store_sectors_per_clk = 42.99,
+	.l2_partial_sectors_per_clk = 29,
+	.lsu_clk_per_wavefront = 0.8891,
+	.issue_per_clk = 0.4393,
+	.block_launch_clk = 158.1,
+	.launch_us = 4.633,
 };
 
-/* The H100's SMs and L2 with HBM3e: the H100's fitted constants, its
- * DRAM bandwidth scaled by the device-to-device copy measured on each
- * (4,077 against 2,935 GB/s); not fitted on an H200 corpus
- * (docs/EMULATOR.md). */
+/* The H100's SMs and L2 with HBM3e.  DRAM bandwidth is the H100's
+ * scaled by the device-to-device copy measured on each (4,077 against
+ * 2,935 GB/s); the other constants were fitted on the calibration half
+ * of the H200 corpus (2026-11-27, `bench/corpus/run-fit
+ * h200-2026-11-27.csv --gpu H200 --calib-only --fit`, from the H100's:
+ * docs/EMULATOR.md). */
 const struct perf_gpu perf_h200 = {
 	.name = "H200",
 	.long_name = "NVIDIA H200",
 	.dram_gbps = 4167,
 	.peak_dram_gbps = H200_PEAK_DRAM_GBPS,
-	HOPPER_SMS_AND_FIT
+	HOPPER_SMS
+	.dram_latency_clk = 640,
+	.latency_spread = 0.4446,
+	.latency_queueing = 0.1875,
+	.l2_load_sectors_per_clk = 97.81,
+	.l2_store_sectors_per_clk = 77.36,
+	.l2_partial_sectors_per_clk = 34.59,
+	.lsu_clk_per_wavefront = 1.125,
+	.issue_per_clk = 0.4393,
+	.block_launch_clk = 140.6,
+	.launch_us = 0.8942,
 };
 
 /* "h100", "H100 SXM", "NVIDIA H200" ... */
