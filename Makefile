@@ -270,6 +270,20 @@ $(EMU_TEST_BIN): build/tests/check_emu_%: tests/check_emu_%.c \
 	$(if $(Q),@echo "  TEST    $@")
 	$(Q)$(test_link)
 
+# The verification tests share tests/verify_fixture.c.
+VERIFY_TEST_BIN := build/tests/check_verify build/tests/check_technique
+
+build/tests/verify_fixture.o: tests/verify_fixture.c tests/verify_fixture.h
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) $(CHECK_CFLAGS) -Itests -c $< -o $@
+
+$(VERIFY_TEST_BIN): build/tests/check_%: tests/check_%.c \
+		build/tests/verify_fixture.o $(TEST_LIBS) build/libwgemu.a
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  TEST    $@")
+	$(Q)$(test_link)
+
 # ---- user targets ----
 .PHONY: all check check-gpu demo bench coverage deps clean fuzz check-trust
 
