@@ -762,8 +762,10 @@ static void merge_open(struct perf_collect *pc, struct warp_state *ws,
 	struct perf_warp *pw = &pc->blocks[pc->cur].warps[pc->warp];
 	struct perf_event *prev = ws->open.ev ? &pw->ev[ws->open.ev - 1] :
 						NULL;
-	struct open_sectors next = { ev + 1, 0, { 0 }, { 0 } };
+	struct open_sectors next;
 
+	next.ev = ev + 1;
+	next.n = 0;
 	for (int i = 0; i < n; i++) {
 		int j = prev ? open_find(&ws->open, s[i]) : -1;
 		uint32_t all = w[i] | (j >= 0 ? ws->open.m[j] : 0);
@@ -781,7 +783,11 @@ static void merge_open(struct perf_collect *pc, struct warp_state *ws,
 			}
 		}
 	}
-	ws->open = next;
+	/* only what is set: most stores leave nothing open */
+	ws->open.ev = next.ev;
+	ws->open.n = next.n;
+	memcpy(ws->open.s, next.s, (size_t)next.n * sizeof(next.s[0]));
+	memcpy(ws->open.m, next.m, (size_t)next.n * sizeof(next.m[0]));
 }
 
 void perf_on_global(struct perf_collect *pc, int kind,
