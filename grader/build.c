@@ -164,50 +164,67 @@ int build_has_reference(const struct exercise *ex)
 	return !wg_path(path, sizeof(path), rel) && !access(path, R_OK);
 }
 
-int build_env_init(struct build_env *env, const struct score_config *cfg)
+char *build_probe_answer(void)
 {
-	char probe[PATH_MAX], *out = NULL;
-	const char *argv[3];
+	char probe[PATH_MAX], *out = NULL, *answer;
+	const char *argv[2];
 	int rc;
 
-	memset(env, 0, sizeof(*env));
-	env->cfg = cfg;
-	if (wg_path(probe, sizeof(probe), "build/wg-probe"))
-		return error("path too long");
-	if (access(probe, X_OK)) {
+	if (wg_path(probe, sizeof(probe), "build/wg-probe") ||
+	    access(probe, X_OK))
+		return NULL;
+	argv[0] = probe;
+	argv[1] = NULL;
+	rc = build_run(argv, "/", 60, &out);
+	answer = xstrfmt("%s%s", rc == 0 && out ? "" : "!", out ? out : "");
+	free(out);
+	return answer;
+}
+
+/* The GPU target from a probe's answer, or why there is none. */
+static void gpu_from_answer(struct build_env *env, const char *answer)
+{
+	const char *out = answer && *answer != '!' ? answer : NULL;
+	unsigned major = 0, minor = 0;
+	char name[128] = "", why[256] = "";
+
+	if (!answer) {
 		snprintf(env->why_no_gpu, sizeof(env->why_no_gpu),
 			 "the GPU probe build/wg-probe is missing: run make");
-	} else {
-		argv[0] = probe;
-		argv[1] = NULL;
-		rc = build_run(argv, "/", 60, &out);
-		if (rc == 0 && out) {
-			unsigned major = 0, minor = 0;
-			char name[128] = "";
-
-			/* "sm <major> <minor> <name...>" */
-			if (sscanf(out, "sm %u %u %127[^\n]", &major, &minor,
-				   name) >= 2) {
-				env->have_gpu = 1;
-				env->gpu.backend = BUILD_CUDA;
-				snprintf(env->gpu.arch, sizeof(env->gpu.arch),
-					 "sm_%u%u", major, minor);
-				snprintf(env->gpu.device,
-					 sizeof(env->gpu.device), "%s", name);
-				env->ngpus = gpus_parse(out, env->gpus);
-			}
-		}
-		if (!env->have_gpu) {
-			char *nl = out ? strchr(out, '\n') : NULL;
-
-			if (nl)
-				*nl = '\0';
-			snprintf(env->why_no_gpu, sizeof(env->why_no_gpu),
-				 "no usable GPU (%s)",
-				 out && *out ? out : "probe failed");
-		}
-		free(out);
+		return;
 	}
+	/* "sm <major> <minor> <name...>" */
+	if (out && sscanf(out, "sm %u %u %127[^\n]", &major, &minor,
+			  name) >= 2) {
+		env->have_gpu = 1;
+		env->gpu.backend = BUILD_CUDA;
+		snprintf(env->gpu.arch, sizeof(env->gpu.arch), "sm_%u%u",
+			 major, minor);
+		snprintf(env->gpu.device, sizeof(env->gpu.device), "%s", name);
+		env->ngpus = gpus_parse(out, env->gpus);
+		return;
+	}
+	/* its first line says why */
+	sscanf(answer + (*answer == '!'), "%255[^\n]", why);
+	snprintf(env->why_no_gpu, sizeof(env->why_no_gpu),
+		 "no usable GPU (%s)", *why ? why : "probe failed");
+}
+
+int build_env_init(struct build_env *env, const struct score_config *cfg)
+{
+	char *answer = build_probe_answer();
+	int rc = build_env_from(env, cfg, answer);
+
+	free(answer);
+	return rc;
+}
+
+int build_env_from(struct build_env *env, const struct score_config *cfg,
+		   const char *answer)
+{
+	memset(env, 0, sizeof(*env));
+	env->cfg = cfg;
+	gpu_from_answer(env, answer);
 	env->have_emu = build_emu_available(env->why_no_emu,
 					    sizeof(env->why_no_emu));
 	if (env->have_emu) {

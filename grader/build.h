@@ -54,6 +54,14 @@ int build_reference_usage(const struct build_target *t,
  * 0, or -1 when the tree is broken. */
 int build_env_init(struct build_env *env, const struct score_config *cfg);
 
+/* build_env_init in two halves.  build_probe_answer runs build/wg-probe
+ * and returns what it printed, with "!" before it when it failed; NULL
+ * when the probe is not built.  build_env_from fills env from such an
+ * answer (a fresh one, or one remembered from an earlier probe). */
+char *build_probe_answer(void);
+int build_env_from(struct build_env *env, const struct score_config *cfg,
+		   const char *answer);
+
 /* 1 when the reference kernel of ex is part of this tree (a student kit
  * has none: performance is then measured against copy bandwidth). */
 int build_has_reference(const struct exercise *ex);

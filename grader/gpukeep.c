@@ -22,13 +22,24 @@ struct gpukeep {
 	pthread_t thread;
 	struct sandbox_result res;
 	int rc;
+	pthread_mutex_t mu;
+	int done, left; /* the keeper is gone; nobody waits for it */
 };
+
+static void keeper_free(struct gpukeep *k)
+{
+	sandbox_result_release(&k->res);
+	pthread_mutex_destroy(&k->mu);
+	free(k->env);
+	free(k);
+}
 
 static void *keep(void *arg)
 {
 	struct gpukeep *k = arg;
 	const char *argv[3] = { k->probe, "--hold", NULL };
 	struct sandbox_spec spec;
+	int left;
 
 	/* trusted, ours: the batch's environment, no limit but the end */
 	sandbox_spec_init(&spec);
@@ -40,6 +51,12 @@ static void *keep(void *arg)
 	spec.limits.out_cap = 4096;
 	spec.cancel = &k->stop;
 	k->rc = sandbox_run(&spec, &k->res);
+	pthread_mutex_lock(&k->mu);
+	k->done = 1;
+	left = k->left;
+	pthread_mutex_unlock(&k->mu);
+	if (left) /* gpukeep_leave: ours to free */
+		keeper_free(k);
 	return NULL;
 }
 
@@ -49,11 +66,11 @@ struct gpukeep *gpukeep_start(const char *gpu_env)
 
 	/* NULL: the grader's own view, as it is */
 	k->env = gpus_environ(gpu_env ? gpu_env : gpus_env_inherited());
+	pthread_mutex_init(&k->mu, NULL);
 	if (wg_path(k->probe, sizeof(k->probe), "build/wg-probe") ||
 	    pthread_create(&k->thread, NULL, keep, k)) {
 		warning("cannot keep the GPU initialised while grading");
-		free(k->env);
-		free(k);
+		keeper_free(k);
 		return NULL;
 	}
 	return k;
@@ -73,7 +90,21 @@ void gpukeep_stop(struct gpukeep *k)
 	pthread_join(k->thread, NULL);
 	if (k->rc)
 		warning("the GPU keeper did not run: %s", k->res.error);
-	sandbox_result_release(&k->res);
-	free(k->env);
-	free(k);
+	keeper_free(k);
+}
+
+void gpukeep_leave(struct gpukeep *k)
+{
+	int done;
+
+	if (!k)
+		return;
+	pthread_mutex_lock(&k->mu);
+	k->stop = 1;
+	k->left = 1;
+	done = k->done;
+	pthread_mutex_unlock(&k->mu);
+	pthread_detach(k->thread);
+	if (done)
+		keeper_free(k);
 }

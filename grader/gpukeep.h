@@ -33,4 +33,10 @@ void gpukeep_cancel(struct gpukeep *k);
 /* Stop the keeper and free it; NULL is a no-op. */
 void gpukeep_stop(struct gpukeep *k);
 
+/* Tell the keeper to stop and leave it to end on its own: nobody waits
+ * for its context to be torn down (a grade that is done, whose process
+ * may exit meanwhile: the keeper then dies with it).  It frees itself;
+ * NULL is a no-op. */
+void gpukeep_leave(struct gpukeep *k);
+
 #endif

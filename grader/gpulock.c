@@ -128,16 +128,20 @@ void gpulock_free(struct gpulock *l)
 	free(l);
 }
 
-size_t gpulock_plan(int gpu, int locked, struct gpulock_run runs[2])
+size_t gpulock_plan(int gpu, enum gpulock_order order,
+		    struct gpulock_run runs[2])
 {
+	memset(runs, 0, 2 * sizeof(*runs));
 	if (!gpu) {
 		runs[0].phases = PROTO_PHASE_CORRECTNESS;
 		runs[0].mode = GPULOCK_NONE;
 		return 1;
 	}
-	if (!locked) {
+	if (order != GPULOCK_LOCKED) {
 		runs[0].phases = PROTO_PHASE_CORRECTNESS | PROTO_PHASE_PERF;
 		runs[0].mode = GPULOCK_NONE;
+		if (order == GPULOCK_TURNS)
+			runs[0].job_flags = PROTO_JOB_TIMED_TURN;
 		return 1;
 	}
 	runs[0].phases = PROTO_PHASE_CORRECTNESS;

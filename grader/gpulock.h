@@ -15,7 +15,8 @@
  * whatever the runners do; a runner can only waste its own time.  A lock
  * never changes mode under a live process (a runner between modes would
  * be a GPU user holding nothing), hence on a GPU with a lock the sweep and
- * the timed phase run in two processes (gpulock_plan).
+ * the timed phase run in two processes (gpulock_plan).  A grade alone on
+ * its GPUs needs no lock: its own exercises take turns (gputurns.h).
  *
  * Fairness: a waiting exclusive holder is never starved by shared ones
  * that keep arriving.  Every acquisition first passes a turnstile (byte 0
@@ -65,14 +66,25 @@ void gpulock_free(struct gpulock *l);
 /* One runner process of an exercise on the grading backend. */
 struct gpulock_run {
 	uint32_t phases;        /* PROTO_PHASE_* bits of its job */
+	uint32_t job_flags;     /* PROTO_JOB_TIMED_TURN or 0 */
 	enum gpulock_mode mode; /* held for its whole life */
+};
+
+/* How a GPU grade orders its runners on one GPU. */
+enum gpulock_order {
+	GPULOCK_ALONE,  /* nothing else runs there: no order needed */
+	GPULOCK_TURNS,  /* the grade's exercises side by side, nobody
+			 * else's: turns among them (gputurns.h) */
+	GPULOCK_LOCKED  /* a lock shared with other graders */
 };
 
 /* The runner processes of one exercise, in order, and the lock each
  * holds: on a GPU with a lock, the correctness sweep shared and the timed
  * phase exclusive, each in a process of its own; on a GPU without one,
- * one process for both; on the emulator (nothing timed) the sweep,
- * unlocked.  Returns how many (at most 2). */
-size_t gpulock_plan(int gpu, int locked, struct gpulock_run runs[2]);
+ * one process for both, whose timed phase waits for its turn when the
+ * grade's other exercises run beside it; on the emulator (nothing timed)
+ * the sweep, unlocked.  Returns how many (at most 2). */
+size_t gpulock_plan(int gpu, enum gpulock_order order,
+		    struct gpulock_run runs[2]);
 
 #endif

@@ -25,6 +25,8 @@
 #include "compile.h"
 #include "gpukeep.h"
 #include "gpulock.h"
+#include "gputurns.h"
+#include "probe_ahead.h"
 #include "gpus.h"
 #include "grade_build.h"
 #include "grade_exec.h"
@@ -176,28 +178,18 @@ static void nothing_found(const struct grade_opts *o, const struct task *t,
 			   o->submission, names);
 }
 
-/* build_env_init, whose probe creates a CUDA context: a GPU user like a
- * runner, so it holds the lock shared when there is one.  0 or -1. */
-static int probe_env(const struct grade_opts *o, struct gpulock *lock,
-		     struct build_env *env)
-{
-	int rc;
-
-	if (lock && gpulock_acquire(lock, GPULOCK_SHARED))
-		return -1;
-	rc = build_env_init(env, o->cfg);
-	gpulock_release(lock);
-	return rc;
-}
-
 /* The grading backend (--backend, else the GPU when usable); NULL with
  * r->error set when there is none. */
 static const struct build_target *choose_target(const struct grade_opts *o,
 						struct gpulock *lock,
 						struct build_env *env,
+						struct grade_targets *g,
 						struct grade_result *r)
 {
-	if (probe_env(o, lock, env)) {
+	/* the probe creates a CUDA context: a GPU user like a runner, so
+	 * it holds the lock shared when there is one; it may answer while
+	 * the builds go on (probe_ahead.h) */
+	if (probe_ahead_env(env, o->cfg, lock, g->guess, &g->ahead)) {
 		r->error = xstrdup("cannot inspect the build environment");
 		return NULL;
 	}
@@ -291,27 +283,13 @@ static void plan_gpus(const struct grade_opts *o, const struct build_env *env,
 }
 
 /* A GPU grade that runs its exercises side by side (--jobs above 1) and
- * is given no lock orders their runners through a lock file of its own
- * for each GPU, in its private directory.  0, or -1 with r->error. */
-static int private_locks(const struct grade_opts *o, struct grade_targets *g,
-			 struct grade_result *r)
+ * is given no lock orders their runners by turns of its own on each GPU
+ * (gputurns.h). */
+static void private_turns(const struct grade_opts *o, struct grade_targets *g)
 {
-	for (size_t i = 0; i < g->ngpus && o->jobs > 1; i++) {
-		struct gpu_slot *s = &g->gpus[i];
-		char *path;
-
-		if (s->lock_path)
-			continue;
-		path = xstrfmt("%s/gpu-%zu.lock", g->workdir, i);
-		s->lock = gpulock_open(path);
-		s->lock_path = path;
-		if (!s->lock) {
-			r->error = xstrfmt("cannot open the GPU lock '%s'",
-					   path);
-			return -1;
-		}
-	}
-	return 0;
+	for (size_t i = 0; i < g->ngpus && o->jobs > 1; i++)
+		if (!g->gpus[i].lock_path)
+			g->gpus[i].turns = gputurns_new();
 }
 
 /* Spread the exercises that will run over the grade's GPUs, in turn. */
@@ -325,20 +303,19 @@ static void assign_gpus(struct task *t, size_t n,
 			t[i].gpu = &g->gpus[j++ % g->ngpus];
 }
 
-/* Undo plan_gpus and private_locks; the keepers last. */
-static void release_gpus(const struct grade_opts *o, struct grade_targets *g)
+/* Undo plan_gpus and private_turns; the keepers last. */
+static void release_gpus(struct grade_targets *g)
 {
 	for (size_t i = 0; i < g->ngpus; i++) {
 		struct gpu_slot *s = &g->gpus[i];
 
 		gpulock_free(s->lock);
-		if (s->lock_path != o->gpu_lock)
-			free((char *)s->lock_path);
+		gputurns_free(s->turns);
 		free(s->env);
 		free(s->label);
 	}
-	for (size_t i = 0; i < g->ngpus; i++)
-		gpukeep_stop(g->gpus[i].keeper);
+	for (size_t i = 0; i < g->ngpus; i++) /* not waited for */
+		gpukeep_leave(g->gpus[i].keeper);
 	free(g->gpus);
 	g->gpus = NULL;
 	g->ngpus = 0;
@@ -398,21 +375,23 @@ static void run_when_built(struct task *k, void *ctx)
 {
 	const struct pipeline *p = ctx;
 
-	grade_exec_exercise(p->o, k, p->g, p->seed);
+	if (probe_ahead_agrees(p->g->ahead))
+		grade_exec_exercise(p->o, k, p->g, p->seed);
 }
 
 /* On a GPU: the same, with a lock handle of the exercise's own, so that
  * the lock orders its runners against the other exercises' as against
- * other graders'; where failures happened is looked for afterwards, in
- * order (a rerun may use the GPU). */
+ * other graders' (or, without a lock, the grade's turns do); where
+ * failures happened is looked for afterwards, in order (a rerun may use
+ * the GPU). */
 static void run_gpu_when_built(struct task *k, void *ctx)
 {
 	const struct pipeline *p = ctx;
 
-	if (k->ran || k->state != T_READY)
+	if (k->ran || k->state != T_READY || !probe_ahead_agrees(p->g->ahead))
 		return;
-	k->lock = gpulock_open(k->gpu->lock_path);
-	if (!k->lock) {
+	if (k->gpu->lock_path &&
+	    !(k->lock = gpulock_open(k->gpu->lock_path))) {
 		k->state = T_XX;
 		snprintf(k->why, sizeof(k->why), "cannot open the GPU lock "
 			 "'%.400s'", k->gpu->lock_path);
@@ -470,7 +449,8 @@ static void build_and_run(const struct grade_opts *o, struct task *t,
 	const struct pipeline p = { o, g, r->seed, t };
 	int gpu = g->primary->backend == BUILD_CUDA;
 	/* --jobs 1: one build at a time, then the runs in turn */
-	int side_by_side = o->jobs > 1 && (!gpu || g->gpus[0].lock_path);
+	int side_by_side = o->jobs > 1 &&
+			   (!gpu || g->gpus[0].lock_path || g->gpus[0].turns);
 	double t0 = now_s();
 
 	assign_gpus(t, n, g);
@@ -480,7 +460,9 @@ static void build_and_run(const struct grade_opts *o, struct task *t,
 			(void *)&p);
 	t0 = timings_lap(&r->timings, side_by_side ?
 			 "builds and runs, side by side" : "builds", t0);
-	if (!side_by_side) {
+	if (!probe_ahead_agrees(g->ahead)) {
+		/* nothing runs: the grade is done again (grade_run) */
+	} else if (!side_by_side) {
 		run_in_turn(o, t, n, g, r->seed);
 		timings_lap(&r->timings, "runs, one at a time", t0);
 	} else if (gpu) {
@@ -507,7 +489,12 @@ static int sum_up(struct grade_result *r)
 	return rc;
 }
 
-int grade_run(const struct grade_opts *o, struct grade_result *r)
+/* grade_once's: the probe answered otherwise than remembered */
+#define GRADE_AGAIN (-1)
+
+/* One grade; guess: it may go on with the probe's remembered answer. */
+static int grade_once(const struct grade_opts *o, struct grade_result *r,
+		      int guess)
 {
 	struct intake in;
 	struct intake_limits lim;
@@ -523,6 +510,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 
 	memset(&in, 0, sizeof(in));
 	memset(&g, 0, sizeof(g));
+	g.guess = guess;
 	if (o->timings)
 		timings_enable(tm);
 	r->submission = submission_name(o->submission);
@@ -551,7 +539,7 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 				   o->gpu_lock);
 		goto out;
 	}
-	if (!(tgt = choose_target(o, given, &env, r)))
+	if (!(tgt = choose_target(o, given, &env, &g, r)))
 		goto out;
 	t = timings_lap(tm, "backend probe", t);
 	r->backend = xstrdup(tgt->backend == BUILD_CUDA ? "cuda" : "emu");
@@ -560,14 +548,18 @@ int grade_run(const struct grade_opts *o, struct grade_result *r)
 		plan_gpus(o, &env, &g, given);
 		given = NULL;
 	}
-	if (prepare(o, &env, tgt, &g, r) || private_locks(o, &g, r))
+	if (prepare(o, &env, tgt, &g, r))
 		goto out;
+	private_turns(o, &g);
 	t = timings_lap(tm, "reference objects, staging", t);
 	build_and_run(o, tasks, r->nex, &g, r);
 	t = now_s();
 	r->isolation = isolation_line(tasks, r->nex);
 	rc = sum_up(r);
 out:
+	/* whatever came of it, it came from a wrong guess of the GPUs */
+	if (g.ahead && !probe_ahead_agrees(g.ahead))
+		rc = GRADE_AGAIN;
 	nsel = r->nex;
 	if (rc == GRADE_UNUSABLE) {
 		/* nothing was graded: no exercise entries at all */
@@ -595,9 +587,23 @@ out:
 		remove_tree(g.workdir);
 	free((char *)g.workdir);
 	intake_release(&in);
+	probe_ahead_free(g.ahead); /* its lock is given's, or gpus[0]'s */
 	gpulock_free(given);
-	release_gpus(o, &g);
+	release_gpus(&g);
 	timings_lap(tm, "clean up", t);
 	r->seconds = now_s() - t0;
 	return rc;
+}
+
+int grade_run(const struct grade_opts *o, struct grade_result *r)
+{
+	int rc = grade_once(o, r, 1);
+
+	if (rc != GRADE_AGAIN)
+		return rc;
+	/* the GPUs are not what the last probe said: again, on the new
+	 * answer */
+	result_release(r);
+	result_init(r);
+	return grade_once(o, r, 0);
 }

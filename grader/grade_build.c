@@ -40,19 +40,24 @@ static int timed_link(const struct grade_opts *o, struct task *k,
 	return rc;
 }
 
-/* The counters' runner of a GPU grade, from the object the one nvcc run
- * made (emulable says whether the PTX check passed; log is its word). */
-static void build_counters(const struct grade_opts *o, struct task *k,
-			   const struct grade_targets *g, int emulable,
-			   const char *log)
+void grade_build_counters(const struct grade_opts *o, struct task *k,
+			  const struct grade_targets *g)
 {
+	const char *log = k->counters.log;
 	char *ll = NULL;
 
-	if (!emulable) {
+	if (!k->counters.pending)
+		return;
+	k->counters.pending = 0;
+	if (!k->counters.emulable) {
 		snprintf(k->emu_why, sizeof(k->emu_why), "%.400s",
 			 log ? log : "");
+		free(k->counters.log);
+		k->counters.log = NULL;
 		return;
 	}
+	free(k->counters.log);
+	k->counters.log = NULL;
 	snprintf(k->obj[1], sizeof(k->obj[1]), "%s", k->obj[0]);
 	if (timed_link(o, k, g->counters, 1, g->workdir, &ll))
 		build_link_why(ll, 2, k->emu_why, sizeof(k->emu_why));
@@ -123,10 +128,15 @@ static void build_task(const struct grade_opts *o, struct task *k,
 	} else {
 		char *ll = NULL;
 
-		if (timed_link(o, k, tgt, 0, g->workdir, &ll))
+		if (timed_link(o, k, tgt, 0, g->workdir, &ll)) {
 			link_failed(o, k, g, ll);
-		else if (g->counters)
-			build_counters(o, k, g, emulable, log);
+		} else if (g->counters) {
+			/* linked beside the first run: its runner first */
+			k->counters.pending = 1;
+			k->counters.emulable = emulable;
+			k->counters.log = log;
+			log = NULL;
+		}
 		free(ll);
 	}
 	free(log);

@@ -24,10 +24,17 @@ typedef void (*grade_build_then)(struct task *t, void *ctx);
 
 /* Build every T_READY task of t[0..n): object and runner paths under
  * g->workdir, states, logs and reasons into each task (T_CE, T_REJECTED,
- * T_XX; emu_ok and emu_why for the counters target).  then (may be
+ * T_XX; counters.pending for the counters target).  then (may be
  * NULL) runs after each build in the same worker. */
 void grade_build_all(const struct grade_opts *o, struct task *t, size_t n,
 		     const struct grade_targets *g, grade_build_then then,
 		     void *ctx);
+
+/* On a GPU grade, the counters' runner (the emulator's) of a task that
+ * built: linked later than the task's own, beside its first run, since
+ * nothing needs it before the replays.  Sets emu_ok, or emu_why; a no-op
+ * when there is none to link. */
+void grade_build_counters(const struct grade_opts *o, struct task *k,
+			  const struct grade_targets *g);
 
 #endif

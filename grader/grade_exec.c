@@ -16,6 +16,8 @@
 
 #include "digest.h"
 #include "gpulock.h"
+#include "grade_build.h"
+#include "gputurns.h"
 #include "gpus.h"
 #include "hostcrash.h"
 #include "measure.h"
@@ -37,11 +39,15 @@ struct run_ctx {
 	double phase_timeout[8];
 	size_t shapes_seen, nshapes;
 	const char *name;
+	struct gputurns *turns; /* the grade's turns on its GPU, or NULL */
+	int took_turn;          /* its timed phase took one */
 };
 
-/* Answer a timed repetition's key request with a fresh key. */
-static int send_key(struct sandbox_run *sb, const unsigned char *p,
-		    size_t n)
+/* Answer a timed repetition's key request with a fresh key; a request
+ * for the timed phase's turn (PROTO_TURN_REP), once the turn has come,
+ * with key 0 and the phase's clock started afresh. */
+static int send_key(struct sandbox_run *sb, struct run_ctx *c,
+		    const unsigned char *p, size_t n)
 {
 	struct proto_key k;
 	struct proto_buf b;
@@ -49,8 +55,16 @@ static int send_key(struct sandbox_run *sb, const unsigned char *p,
 
 	if (proto_dec_key(p, n, PROTO_KEY_REQUEST, &k))
 		return -1;
-	if (getrandom(&k.key, sizeof(k.key), 0) != sizeof(k.key))
+	if (k.rep == PROTO_TURN_REP) {
+		if (!c->turns || c->took_turn)
+			return -1;
+		gputurns_take(c->turns);
+		c->took_turn = 1;
+		k.key = 0;
+		sandbox_set_deadline(sb, c->phase_timeout[PROTO_PHASE_PERF]);
+	} else if (getrandom(&k.key, sizeof(k.key), 0) != sizeof(k.key)) {
 		k.key = (uint64_t)now_s() * 0x9e3779b97f4a7c15ULL ^ k.rep;
+	}
 	proto_buf_init(&b);
 	proto_enc_key(&b, PROTO_KEY, &k);
 	rc = b.oom ? -1 : sandbox_send(sb, b.data, b.len);
@@ -76,7 +90,7 @@ static int on_frame(struct sandbox_run *sb, void *arg, enum proto_type t,
 			sandbox_close_input(sb);
 		c->job_sent = 1;
 	}
-	if (t == PROTO_KEY_REQUEST && send_key(sb, payload, len))
+	if (t == PROTO_KEY_REQUEST && send_key(sb, c, payload, len))
 		return -1;
 	if (t == PROTO_PHASE) {
 		double limit = c->phase_timeout[
@@ -150,6 +164,7 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 		corr *= 4; /* interpretation is slower than a GPU */
 	ctx.phase_timeout[PROTO_PHASE_CORRECTNESS] = corr;
 	ctx.phase_timeout[PROTO_PHASE_PERF] = cfg->perf_timeout_s;
+	ctx.turns = gpu && k->gpu ? k->gpu->turns : NULL;
 
 	spec.argv = argv;
 	spec.env = env;
@@ -169,7 +184,13 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 			     cfg->counters_timeout_s) * cfg->cpu_factor;
 
 	verify_process_begin(v, phases, flags);
-	if (sandbox_run_guest(&spec, &res, grant)) {
+	if (ctx.turns)
+		gputurns_enter(ctx.turns);
+	rc = sandbox_run_guest(&spec, &res, grant);
+	if (ctx.turns)
+		gputurns_leave(ctx.turns, ctx.took_turn);
+	if (rc) {
+		rc = -1;
 		error("cannot run the runner for %s: %s", name, res.error);
 		goto out;
 	}
@@ -208,8 +229,8 @@ static int run_planned(const struct grade_opts *o, struct verify *v,
 		       struct task *k, int gpu, const struct gpulock_run *run,
 		       struct gpulock *lock, char **output)
 {
-	uint32_t flags = gpu ? 0 : PROTO_JOB_SKIP_GPU_ONLY |
-				   PROTO_JOB_PERF_RECORD;
+	uint32_t flags = gpu ? run->job_flags : PROTO_JOB_SKIP_GPU_ONLY |
+					       PROTO_JOB_PERF_RECORD;
 	int rc;
 
 	if (run->mode != GPULOCK_NONE && gpulock_acquire(lock, run->mode))
@@ -256,10 +277,50 @@ static void early_replays_join(struct early_replays *e)
 	e->started = 0;
 }
 
+/* The counters' runner of a GPU grade, linked in a thread beside the
+ * first run (grade_build_counters); joined before anything needs it. */
+static void *link_counters(void *arg)
+{
+	struct early_replays *e = arg;
+
+	grade_build_counters(e->o, e->k, e->g);
+	return NULL;
+}
+
+static void counters_start(struct early_replays *e)
+{
+	struct task *k = e->k;
+
+	if (k->counters.pending &&
+	    !pthread_create(&k->counters.thread, NULL, link_counters, e))
+		k->counters.started = 1;
+}
+
+static void counters_join(struct early_replays *e)
+{
+	struct task *k = e->k;
+
+	if (k->counters.started)
+		pthread_join(k->counters.thread, NULL);
+	k->counters.started = 0;
+	/* here, when no thread could do it */
+	grade_build_counters(e->o, k, e->g);
+}
+
+/* The plan of k's runner processes (gpulock.h): under a lock shared
+ * with other graders, turns among the grade's own exercises, or
+ * alone. */
+static size_t plan_runs(const struct task *k, int gpu,
+			const struct gpulock *lock, struct gpulock_run runs[2])
+{
+	return gpulock_plan(gpu, lock ? GPULOCK_LOCKED :
+			    k->gpu && k->gpu->turns ? GPULOCK_TURNS :
+			    GPULOCK_ALONE, runs);
+}
+
 /* The runner on the grading backend (on a GPU: correctness, then the
  * timed phase, in one process or, under a GPU lock shared with other
- * graders or the grade's other exercises, in two): the part that needs
- * the GPU.  k->v is set up for
+ * graders, in two): the part that needs the GPU.  k->v is set up for
  * grade_exec_measure; k->measure is 0 when nothing is left to
  * measure. */
 static void run_primary(const struct grade_opts *o, struct task *k,
@@ -272,11 +333,12 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	struct gpulock *lock = k->lock ? k->lock :
 			       k->gpu ? k->gpu->lock : NULL;
 	struct gpulock_run runs[2];
-	size_t nruns = gpulock_plan(gpu, lock != NULL, runs);
+	size_t nruns = plan_runs(k, gpu, lock, runs);
 	char phase[48];
 	int failed = 0;
 	struct early_replays early = { o, k, g, 0, 0 };
 
+	counters_start(&early);
 	k->v = v;
 	k->measure = 1;
 	grade_progress(o, "%s: running on %s", k->ex->name, tgt->arch);
@@ -293,11 +355,14 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 		 * it does within one runner */
 		if (i && !verify_phase_done(v, PROTO_PHASE_CORRECTNESS))
 			break;
-		if (i)
+		if (i) {
+			counters_join(&early);
 			early_replays_start(&early);
+		}
 		failed = run_planned(o, v, k, gpu, &runs[i], lock,
 				     &e->runner_output);
 	}
+	counters_join(&early);
 	early_replays_join(&early);
 	snprintf(phase, sizeof(phase), "runner %s%s", tgt->arch,
 		 gpu ? " (correctness, timing)" : " (correctness)");
@@ -382,6 +447,7 @@ void grade_exec_locate(const struct grade_opts *o, struct task *k,
 	struct exercise_result *e = k->res;
 	int gpu = g->primary->backend == BUILD_CUDA;
 	struct gpulock *lock = gpu && k->gpu ? k->gpu->lock : NULL;
+	struct gputurns *turns = gpu && k->gpu ? k->gpu->turns : NULL;
 	const struct rerun_job job = {
 		o->cfg, seed, gpu ? (k->emu_ok ? k->runner[1] : NULL) :
 		k->runner[0], gpu ? k->runner[0] : NULL, k->dir,
@@ -398,9 +464,13 @@ void grade_exec_locate(const struct grade_opts *o, struct task *k,
 	if (rerun_wanted(e, gpu)) {
 		grade_progress(o, "%s: rerunning shape #%zu to locate it",
 			       k->ex->name, e->first_failure.shape_index);
+		if (turns)
+			gputurns_enter(turns);
 		if (!lock || !gpulock_acquire(lock, GPULOCK_SHARED))
 			rerun_first_failure(&job, e);
 		gpulock_release(lock);
+		if (turns)
+			gputurns_leave(turns, 0);
 	}
 	digest_output(e);
 	timings_lap(&e->timings, "locating the failure", k->lap);

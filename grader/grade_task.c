@@ -34,6 +34,8 @@ void grade_task_release(struct task *t)
 {
 	free(t->log);
 	t->log = NULL;
+	free(t->counters.log);
+	t->counters.log = NULL;
 	free(t->cc_isolation);
 	t->cc_isolation = NULL;
 	free(t->run_isolation);

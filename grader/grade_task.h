@@ -14,6 +14,7 @@
 #define GRADE_TASK_H
 
 #include <limits.h>
+#include <pthread.h>
 
 #include "build.h"
 #include "grade.h"
@@ -27,6 +28,9 @@ struct verify;
 
 enum task_state { T_MISSING, T_CE, T_REJECTED, T_XX, T_READY };
 
+struct gputurns;
+struct probe_ahead;
+
 /* One GPU a grade's runners use. */
 struct gpu_slot {
 	/* its lock (gpulock.h): the file shared with other graders of
@@ -34,6 +38,9 @@ struct gpu_slot {
 	 * side; NULL when there is none */
 	const char *lock_path;
 	struct gpulock *lock;  /* the grade's handle on it (probe, reruns) */
+	struct gputurns *turns; /* without a lock, while the grade's
+				 * exercises run side by side: their turns
+				 * (gputurns.h); else NULL */
 	char *env;             /* "CUDA_VISIBLE_DEVICES=..." for the
 				* processes on it, or NULL: the grader's */
 	char *label;           /* the GPU as reports name it, or NULL */
@@ -53,6 +60,14 @@ struct task {
 	char runner[2][PATH_MAX]; /* a runner of its own for each */
 	enum task_state state;
 	int emu_ok;               /* the counters object built and passed */
+	/* the counters' runner, linked beside the first run (grade_exec.c):
+	 * whether it is still to link, what the PTX check said, the link's
+	 * thread */
+	struct {
+		int pending, emulable, started;
+		char *log;
+		pthread_t thread;
+	} counters;
 	char emu_why[512];        /* why not, when it did not */
 	struct lacks lacks;       /* what the emulator cannot run in its
 				   * kernels, as the PTX check found */
@@ -88,6 +103,11 @@ struct grade_targets {
 	 * emulator */
 	struct gpu_slot *gpus;
 	size_t ngpus;
+	/* the grade went on with the probe's remembered answer (guess) and
+	 * this probe answers beside the builds; no runner starts before it
+	 * agrees (probe_ahead.h) */
+	int guess;
+	struct probe_ahead *ahead;
 };
 
 /* Where staging and build directories go: o->tmpdir, else $TMPDIR,

@@ -183,6 +183,7 @@ void verify_process_begin(struct verify *v, uint32_t phases,
 	v->cur = -1;
 	v->filled = 0;
 	v->keys_asked = 0;
+	v->turn_asked = 0;
 	v->have_perf_frame = 0;
 	v->last_shape = -1;
 	memset(v->sent, 0, v->nshapes);
@@ -610,9 +611,18 @@ static int on_key_request(struct verify *v, const unsigned char *p,
 {
 	struct proto_key k;
 
-	if (proto_dec_key(p, n, PROTO_KEY_REQUEST, &k) ||
-	    k.rep != v->keys_asked || k.rep >= v->cfg->perf_reps ||
-	    v->have_perf_frame)
+	if (proto_dec_key(p, n, PROTO_KEY_REQUEST, &k))
+		return proto_fail(v, "key request out of place");
+	/* with PROTO_JOB_TIMED_TURN: the turn first, once, then the keys */
+	if (k.rep == PROTO_TURN_REP) {
+		if (!(v->job_flags & PROTO_JOB_TIMED_TURN) || v->turn_asked)
+			return proto_fail(v, "turn request out of place");
+		v->turn_asked = 1;
+		return 0;
+	}
+	if (k.rep != v->keys_asked || k.rep >= v->cfg->perf_reps ||
+	    v->have_perf_frame || ((v->job_flags & PROTO_JOB_TIMED_TURN) &&
+				   !v->turn_asked))
 		return proto_fail(v, "key request out of place");
 	v->keys_asked++;
 	return 0;

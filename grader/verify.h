@@ -108,6 +108,7 @@ struct verify {
 	int errors;           /* error frames from this process */
 	unsigned char *sent;  /* per shape: bit 1 shape, 2 launches */
 	uint32_t keys_asked;  /* timed repetitions that asked for a key */
+	int turn_asked;       /* the timed phase asked for its turn */
 	int have_perf_frame;
 	char runner_error[512];
 

@@ -748,7 +748,8 @@ int proto_dec_key(const void *p, size_t n, enum proto_type type,
 	m->rep = proto_get_u32(&r);
 	if (type == PROTO_KEY)
 		m->key = proto_get_u64(&r);
-	return proto_reader_done(&r) && m->rep < PROTO_MAX_REPS ? 0 : -1;
+	return proto_reader_done(&r) && (m->rep < PROTO_MAX_REPS ||
+					 m->rep == PROTO_TURN_REP) ? 0 : -1;
 }
 
 static void put_counters(struct proto_buf *b, const uint64_t *c)

@@ -180,6 +180,10 @@ struct proto_job {
  * of that call with index exercise_nshapes_all(): the performance call,
  * whose time the replay predicts */
 #define PROTO_JOB_PERF_RECORD 0x10u
+/* (GPU) the job has both phases, and the performance phase waits for its
+ * turn (PROTO_TURN_REP) before it touches the GPU: the grader's other
+ * runners of the grade are sweeping meanwhile (grader/gputurns.h) */
+#define PROTO_JOB_TIMED_TURN 0x20u
 
 struct proto_hello {
 	char backend[16];  /* "cuda" or "emu" */
@@ -275,9 +279,13 @@ struct proto_record {
 #define PROTO_MAX_RECORD (48ull << 20)
 
 struct proto_key {
-	uint32_t rep;          /* the timed repetition */
+	uint32_t rep;          /* the timed repetition, or PROTO_TURN_REP */
 	uint64_t key;          /* KEY only: its input comes from this */
 };
+/* With PROTO_JOB_TIMED_TURN, the first KEY_REQUEST of the performance
+ * phase, before any of its GPU work, names this repetition: it asks for
+ * the timed phase's turn, and its KEY (key 0) says the turn has come. */
+#define PROTO_TURN_REP 0xFFFFFFFFu
 
 /* Traffic counters: up to PC_DS_MOVED in the order of struct
  * wgemu_counters (the kernels' traffic), then the device-side copies'

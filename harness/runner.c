@@ -609,6 +609,10 @@ static int phase_perf(struct runner *r)
 				    "kernels");
 	perf_init(r, &b);
 	runner_send_phase(PROTO_PHASE_PERF, b.reps);
+	/* the grade's other runners may still be sweeping: the GPU is this
+	 * phase's once the grader says so */
+	if (r->job.flags & PROTO_JOB_TIMED_TURN)
+		(void)timed_input_key(PROTO_TURN_REP);
 	if (perf_alloc(r, &b) || perf_ceiling(r, &b) || perf_warm_up(r, &b))
 		goto out;
 	for (size_t rep = 0; rep < b.reps; rep++)

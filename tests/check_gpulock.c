@@ -29,6 +29,8 @@
 #include "build.h"
 #include "gpukeep.h"
 #include "gpulock.h"
+#include "gputurns.h"
+#include "probe_ahead.h"
 #include "protocol.h"
 #include "result_json.h"
 #include "sample_results.h"
@@ -147,23 +149,128 @@ START_TEST(plan_by_backend)
 {
 	struct gpulock_run r[2];
 
-	ck_assert_uint_eq(gpulock_plan(0, 0, r), 1);
+	ck_assert_uint_eq(gpulock_plan(0, GPULOCK_ALONE, r), 1);
 	ck_assert_uint_eq(r[0].phases, PROTO_PHASE_CORRECTNESS);
 	ck_assert_int_eq(r[0].mode, GPULOCK_NONE);
-	ck_assert_uint_eq(gpulock_plan(0, 1, r), 1);
+	ck_assert_uint_eq(gpulock_plan(0, GPULOCK_LOCKED, r), 1);
 	ck_assert_int_eq(r[0].mode, GPULOCK_NONE);
+	ck_assert_uint_eq(r[0].job_flags, 0);
 	/* a GPU alone: one process, both phases */
-	ck_assert_uint_eq(gpulock_plan(1, 0, r), 1);
+	ck_assert_uint_eq(gpulock_plan(1, GPULOCK_ALONE, r), 1);
 	ck_assert_uint_eq(r[0].phases,
 			  PROTO_PHASE_CORRECTNESS | PROTO_PHASE_PERF);
 	ck_assert_int_eq(r[0].mode, GPULOCK_NONE);
+	ck_assert_uint_eq(r[0].job_flags, 0);
+	/* the grade's exercises side by side: one process each, whose
+	 * timed phase waits for its turn */
+	ck_assert_uint_eq(gpulock_plan(1, GPULOCK_TURNS, r), 1);
+	ck_assert_uint_eq(r[0].phases,
+			  PROTO_PHASE_CORRECTNESS | PROTO_PHASE_PERF);
+	ck_assert_int_eq(r[0].mode, GPULOCK_NONE);
+	ck_assert_uint_eq(r[0].job_flags, PROTO_JOB_TIMED_TURN);
 	/* a shared GPU: the sweep shared, the timed phase alone, each
 	 * process born under its mode */
-	ck_assert_uint_eq(gpulock_plan(1, 1, r), 2);
+	ck_assert_uint_eq(gpulock_plan(1, GPULOCK_LOCKED, r), 2);
 	ck_assert_uint_eq(r[0].phases, PROTO_PHASE_CORRECTNESS);
 	ck_assert_int_eq(r[0].mode, GPULOCK_SHARED);
 	ck_assert_uint_eq(r[1].phases, PROTO_PHASE_PERF);
 	ck_assert_int_eq(r[1].mode, GPULOCK_EXCLUSIVE);
+	ck_assert_uint_eq(r[0].job_flags | r[1].job_flags, 0);
+}
+END_TEST
+
+/* ---- a grade's own turns ---- */
+
+/* A runner of one grade, in a thread: it enters, sweeps for sweep_s,
+ * takes its turn, is timed for timed_s, leaves.  Times in seconds of
+ * CLOCK_MONOTONIC. */
+struct turn_runner {
+	struct gputurns *t;
+	double sweep_s, timed_s;
+	double start, swept, turn, left;
+	pthread_t thread;
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *turn_runner_main(void *arg)
+{
+	struct turn_runner *r = arg;
+
+	gputurns_enter(r->t);
+	r->start = mono_s();
+	sleep_s(r->sweep_s);
+	r->swept = mono_s();
+	gputurns_take(r->t);
+	r->turn = mono_s();
+	sleep_s(r->timed_s);
+	r->left = mono_s();
+	gputurns_leave(r->t, 1);
+	return NULL;
+}
+
+START_TEST(a_turn_waits_for_every_sweep_of_the_grade)
+{
+	struct gputurns *t = gputurns_new();
+	struct turn_runner r[4];
+
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct turn_runner){ .t = t, .sweep_s = 0.05 + 0.1 * i,
+					     .timed_s = 0.05 };
+		ck_assert_int_eq(pthread_create(&r[i].thread, NULL,
+						turn_runner_main, &r[i]), 0);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(r[i].thread, NULL);
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++) {
+			if (i == j)
+				continue;
+			/* while i is timed, j neither sweeps nor is timed */
+			ck_assert_msg(r[i].left <= r[j].start ||
+				      r[i].turn >= r[j].swept,
+				      "runner %d timed during %d's sweep", i,
+				      j);
+			ck_assert_msg(r[i].left <= r[j].turn ||
+				      r[j].left <= r[i].turn,
+				      "runners %d and %d timed at once", i, j);
+		}
+	/* all four started at once: the first turn waited for the last
+	 * sweep (0.35 s) */
+	for (int i = 0; i < 4; i++)
+		ck_assert_double_ge(r[i].turn, r[3].swept);
+	gputurns_free(t);
+}
+END_TEST
+
+START_TEST(no_runner_starts_while_a_turn_is_awaited)
+{
+	struct gputurns *t = gputurns_new();
+	struct turn_runner a = { .t = t, .timed_s = 0.1 };
+	struct turn_runner late = { .t = t, .sweep_s = 0.05, .timed_s = 0.05 };
+
+	gputurns_enter(t); /* a sweep of the grade's, here */
+	ck_assert_int_eq(pthread_create(&a.thread, NULL, turn_runner_main,
+					&a), 0);
+	sleep_s(0.1); /* a has swept and waits for its turn */
+	ck_assert_int_eq(pthread_create(&late.thread, NULL,
+					turn_runner_main, &late), 0);
+	sleep_s(0.2);
+	ck_assert_double_eq(a.turn, 0);
+	ck_assert_double_eq(late.start, 0);
+	gputurns_leave(t, 0); /* the sweep is gone */
+	pthread_join(a.thread, NULL);
+	pthread_join(late.thread, NULL);
+	/* the late runner started only once a's turn was over */
+	ck_assert_double_gt(a.turn, 0);
+	ck_assert_double_ge(late.start, a.left);
+	gputurns_free(t);
 }
 END_TEST
 
@@ -460,6 +567,45 @@ START_TEST(grade_holds_it_shared_around_the_probe)
 }
 END_TEST
 
+START_TEST(a_wrong_remembered_probe_is_graded_again)
+{
+	char out[160], why[256], path[4096], vis[64], *doc, *answer;
+	const char *args[] = { "tests/fixtures/good/submission",
+			       "--exercise", "aos_to_soa", "--quiet",
+			       "--format", "json", "--output", out, NULL };
+	FILE *f;
+
+	if (!build_emu_available(why, sizeof(why))) {
+		printf("SKIP: a remembered probe (%s)\n", why);
+		return;
+	}
+	/* an answer of its own: no GPU is called that, here or anywhere */
+	snprintf(vis, sizeof(vis), "wg-test-%ld", (long)getpid());
+	setenv("CUDA_VISIBLE_DEVICES", vis, 1);
+	ck_assert_int_eq(probe_ahead_path(path, sizeof(path)), 0);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("sm 9 0 A GPU that is not there\n", f);
+	fclose(f);
+	snprintf(out, sizeof(out), "%s/result.json", root);
+	/* the grade goes on for that GPU until the probe says otherwise,
+	 * then again on the emulator */
+	ck_assert_int_eq(grade(args), 0);
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	doc = read_file(out, 1 << 20, NULL);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_msg(strstr(doc, "\"backend\": \"emu\"") != NULL, "%s", doc);
+	ck_assert_ptr_nonnull(strstr(doc, "\"status\": \"OK\""));
+	free(doc);
+	/* the probe's own answer is remembered now */
+	answer = read_file(path, 1 << 16, NULL);
+	ck_assert_ptr_nonnull(answer);
+	ck_assert_int_eq(answer[0], '!');
+	free(answer);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(grade_without_its_lock_is_an_internal_error)
 {
 	char out[160];
@@ -480,14 +626,15 @@ END_TEST
 
 /* ---- the batch's GPU keeper ---- */
 
-START_TEST(the_keeper_lives_as_long_as_asked)
+/* A keeper whose probe (a script in a tree of its own) records its pid
+ * and holds on; that pid in *pid. */
+static struct gpukeep *fake_keeper(long *pid)
 {
 	char dir[160], probe[200], pidp[200], *text;
 	const char *old = getenv("WARPGRADE_ROOT");
+	char *saved = old ? xstrdup(old) : NULL;
 	struct gpukeep *k;
-	long pid = 0;
 
-	/* a tree whose probe records its pid and holds on */
 	snprintf(dir, sizeof(dir), "%s/build", root);
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	snprintf(probe, sizeof(probe), "%s/wg-probe", dir);
@@ -505,17 +652,43 @@ START_TEST(the_keeper_lives_as_long_as_asked)
 		sleep_s(0.05);
 	text = read_file(pidp, 64, NULL);
 	ck_assert_ptr_nonnull(text);
-	pid = atol(text);
+	*pid = atol(text);
 	free(text);
-	ck_assert_int_gt(pid, 1);
+	ck_assert_int_gt(*pid, 1);
+	if (saved)
+		setenv("WARPGRADE_ROOT", saved, 1);
+	else
+		unsetenv("WARPGRADE_ROOT");
+	free(saved);
+	return k;
+}
+
+START_TEST(the_keeper_lives_as_long_as_asked)
+{
+	long pid = 0;
+	struct gpukeep *k = fake_keeper(&pid);
+
 	sleep_s(0.2);
 	ck_assert_int_eq(kill((pid_t)pid, 0), 0); /* still holding */
 	gpukeep_stop(k);
 	ck_assert_int_ne(kill((pid_t)pid, 0), 0); /* gone, reaped */
-	if (old)
-		setenv("WARPGRADE_ROOT", old, 1);
-	else
-		unsetenv("WARPGRADE_ROOT");
+}
+END_TEST
+
+START_TEST(a_keeper_left_ends_on_its_own)
+{
+	long pid = 0;
+	struct gpukeep *k = fake_keeper(&pid);
+	int gone = 0;
+
+	sleep_s(0.2);
+	ck_assert_int_eq(kill((pid_t)pid, 0), 0);
+	gpukeep_leave(k); /* returns at once */
+	for (int i = 0; i < 100 && !gone; i++) {
+		gone = kill((pid_t)pid, 0) != 0; /* killed and reaped */
+		sleep_s(0.05);
+	}
+	ck_assert_msg(gone, "the keeper left behind is still there");
 }
 END_TEST
 
@@ -540,16 +713,24 @@ static Suite *gpulock_suite(void)
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("turns");
+	tcase_add_test(tc, a_turn_waits_for_every_sweep_of_the_grade);
+	tcase_add_test(tc, no_runner_starts_while_a_turn_is_awaited);
+	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("grade");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, grade_holds_it_shared_around_the_probe);
 	tcase_add_test(tc, grade_without_its_lock_is_an_internal_error);
+	tcase_add_test(tc, a_wrong_remembered_probe_is_graded_again);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keeper");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, the_keeper_lives_as_long_as_asked);
+	tcase_add_test(tc, a_keeper_left_ends_on_its_own);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 

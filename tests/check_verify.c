@@ -448,6 +448,54 @@ START_TEST(keys_in_order)
 }
 END_TEST
 
+/* A timed process of padded_tile, with job flags, past its hello and
+ * its performance phase's start. */
+static void timed_process(struct fixture *fx, uint32_t flags)
+{
+	struct proto_buf b;
+	struct proto_hello h = { "cuda", "test", 9, 0, 132, 0, 0 };
+	struct proto_phase_msg perf = { PROTO_PHASE_PERF, 3 };
+
+	begin(fx, "padded_tile");
+	verify_process_begin(&fx->v, PROTO_PHASE_PERF, flags);
+	proto_buf_init(&b);
+	proto_enc_hello(&b, &h);
+	proto_enc_phase(&b, &perf);
+	feed(&fx->v, &b, 0);
+}
+
+/* One key request, expected to pass (want 0) or to be refused (-1). */
+static void ask(struct fixture *fx, const struct proto_key *k, int want)
+{
+	struct proto_buf b;
+
+	proto_buf_init(&b);
+	proto_enc_key(&b, PROTO_KEY_REQUEST, k);
+	feed(&fx->v, &b, want);
+}
+
+START_TEST(the_turn_before_the_keys)
+{
+	struct fixture fx;
+	const struct proto_key turn = { PROTO_TURN_REP, 0 }, k0 = { 0, 0 };
+
+	/* a job with its turn: the turn first, then the keys; not twice */
+	timed_process(&fx, PROTO_JOB_TIMED_TURN);
+	ask(&fx, &turn, 0);
+	ask(&fx, &k0, 0);
+	ask(&fx, &turn, -1);
+	release(&fx);
+	/* a key before the turn */
+	timed_process(&fx, PROTO_JOB_TIMED_TURN);
+	ask(&fx, &k0, -1);
+	release(&fx);
+	/* a turn the job did not give */
+	timed_process(&fx, 0);
+	ask(&fx, &turn, -1);
+	release(&fx);
+}
+END_TEST
+
 START_TEST(unsupported_from_a_runner_is_re)
 {
 	struct fixture fx;
@@ -623,6 +671,7 @@ static Suite *verify_suite(void)
 	tcase_add_test(f, one_launches_frame_per_call);
 	tcase_add_test(f, phases_in_order_and_asked_for);
 	tcase_add_test(f, keys_in_order);
+	tcase_add_test(f, the_turn_before_the_keys);
 	tcase_add_test(f, unsupported_from_a_runner_is_re);
 	tcase_add_test(f, unsupported_listed_by_the_check_is_xx);
 	tcase_add_test(f, check_output_parsed_strictly);
