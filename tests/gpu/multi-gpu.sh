@@ -4,8 +4,9 @@
 #
 #   1. the GPU probe's list                            -> summary.txt
 #   2. warm grades of tests/fixtures/good spread over every GPU (--jobs
-#      4), then on the first GPU alone: wall seconds, and the GPU that
-#      timed each exercise
+#      4), then on the first GPU alone, then there with the probe run
+#      before the builds (WARPGRADE_PROBE_CACHE=0): wall seconds, and
+#      the GPU that timed each exercise
 #   3. integrations/batch-bench N cuda on every GPU: wall seconds, the
 #      verdicts against the fixtures, the lock trace per GPU (timed holds
 #      of one GPU never overlap; those of different GPUs do)
@@ -63,9 +64,11 @@ print("; ".join("%s %s" % (x["name"],
 }
 if step grades; then
 	log "== 2. warm grades of tests/fixtures/good over every GPU," \
-	    "then on the first alone"
+	    "then on the first alone, then probed first"
 	grades spread
 	grades alone CUDA_VISIBLE_DEVICES="$first"
+	grades alone-probed CUDA_VISIBLE_DEVICES="$first" \
+		WARPGRADE_PROBE_CACHE=0
 fi
 
 batch() { # label, then the environment for the batch
