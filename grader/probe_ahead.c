@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "paths.h"
 #include "util.h"
@@ -35,11 +36,14 @@ static int answer_path(char *path, size_t n, int mkdirs)
 	/* unset and empty differ: empty shows no GPU */
 	for (const char *c = vis ? vis : "(unset)"; *c; c++)
 		h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
+	/* a tree it may not write to (installed read-only) remembers
+	 * nothing, and says nothing of it */
 	if (mkdirs) {
 		if (wg_path(path, n, "build/cache") ||
 		    (mkdir(path, 0700) && errno != EEXIST) ||
 		    wg_path(path, n, "build/cache/probe") ||
-		    (mkdir(path, 0700) && errno != EEXIST))
+		    (mkdir(path, 0700) && errno != EEXIST) ||
+		    access(path, W_OK))
 			return -1;
 	}
 	snprintf(rel, sizeof(rel), "build/cache/probe/%016" PRIx64, h);
