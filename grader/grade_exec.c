@@ -242,7 +242,8 @@ static int run_planned(const struct grade_opts *o, struct verify *v,
 
 /* The replays of the measured calls, in a thread of their own while the
  * timed phase waits for the GPU and runs (measure.h says why that is
- * safe): their records came with the sweep. */
+ * safe): their records came with the sweep.  Its o, k and g are also
+ * what the counters' link (below) needs. */
 struct early_replays {
 	const struct grade_opts *o;
 	struct task *k;

@@ -34,8 +34,7 @@ struct probe_ahead;
 /* One GPU a grade's runners use. */
 struct gpu_slot {
 	/* its lock (gpulock.h): the file shared with other graders of
-	 * this GPU, or the grade's own while its exercises run side by
-	 * side; NULL when there is none */
+	 * this GPU (--gpu-lock); NULL when there is none */
 	const char *lock_path;
 	struct gpulock *lock;  /* the grade's handle on it (probe, reruns) */
 	struct gputurns *turns; /* without a lock, while the grade's
