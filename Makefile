@@ -99,10 +99,11 @@ RUNNER_SRC := $(filter-out harness/protocol.c harness/bigbuf.c \
 # fatbinaries as the runner does (harness/fatbin.c).
 EMU_DIRS := harness/emu harness/emu/ptx harness/emu/vm harness/emu/rt \
 	harness/emu/perf
-EMU_SRC := $(wildcard $(addsuffix /*.c,$(EMU_DIRS))) harness/fatbin.c
+EMU_SRC := $(wildcard $(addsuffix /*.c,$(EMU_DIRS))) harness/fatbin.c \
+	harness/emu/vm/mufu_data.S
 TEST_SRC := $(wildcard tests/check_*.c)
 
-obj = $(patsubst %.c,build/%.o,$(1))
+obj = $(patsubst %.S,build/%.o,$(patsubst %.c,build/%.o,$(1)))
 COMMON_OBJ := $(call obj,$(COMMON_SRC))
 GRADER_OBJ := $(call obj,$(GRADER_SRC))
 RUNNER_OBJ := $(call obj,$(RUNNER_SRC))
@@ -122,6 +123,24 @@ build/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC      $<")
 	$(Q)$(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# The special-function unit's tables, compressed, in the emulator's
+# read-only data; and its reader, which carries liblzma (the static
+# archive of Debian's liblzma-dev) to unpack them, so that nothing
+# linked with the emulator needs liblzma itself.
+build/harness/emu/vm/mufu_data.o: harness/emu/vm/mufu_data.S \
+		$(wildcard harness/emu/vm/mufu/*.xz)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  AS      $<")
+	$(Q)$(CC) -c $< -o $@
+LZMA_A := $(shell $(CC) -print-file-name=liblzma.a)
+build/harness/emu/vm/mufu.o: harness/emu/vm/mufu.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(INCLUDES) $(CPPFLAGS) $(CFLAGS) -MT $@ -MF $(@:.o=.d) \
+		-c $< -o $@.own
+	$(Q)ld -r -o $@ $@.own $(LZMA_A)
+	$(Q)rm -f $@.own
 
 # The trust boundary.  The grader is trusted; the emulator is the
 # untrusted side's (docs/SECURITY.md), and the grader reads the runner
@@ -337,7 +356,7 @@ build/fuzz/intake_fuzz: fuzz/intake_fuzz.c $(wildcard grader/intake*.c)
 	$(CLANG) $(FUZZ_FLAGS) -o $@ $^ -larchive
 build/fuzz/emu_ptx_fuzz: fuzz/emu_ptx_fuzz.c $(EMU_SRC)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_FLAGS) -o $@ $^ -lm -lstdc++
+	$(CLANG) $(FUZZ_FLAGS) -o $@ $^ -llzma -lm -lstdc++
 # The grader's readers of untrusted or hand-written input, linked with the
 # whole grader library.
 FUZZ_GRADER = $(GRADER_SRC) $(COMMON_SRC)

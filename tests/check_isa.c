@@ -208,6 +208,39 @@ START_TEST(half_and_simd_functions_match_the_h100)
 }
 END_TEST
 
+/* probe_mathlib prints the CUDA math library's float and double
+ * functions on 2,048 inputs each; through 'warpgrade emu' the output is
+ * the H100's to the byte (its sha256 kept, the output being 45,056
+ * lines).  The library's approximate instructions (ex2, rcp, rsqrt ...)
+ * are the special-function unit's (harness/emu/vm/mufu.h). */
+START_TEST(math_library_matches_the_h100)
+{
+	char out[] = "/tmp/wg-mathlib-XXXXXX", cmd[512], *want;
+	char got[2 * SHA256_DIGEST_SIZE + 1] = "";
+	size_t m;
+	int fd = mkstemp(out);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "WGEMU_QUIET=1 bin/warpgrade emu "
+		 "tests/emu/probe_mathlib.cu 2>&1 | sed '/^$/,$d' | "
+		 "sha256sum > %s", out);
+	run(cmd);
+	f = fopen(out, "r");
+	ck_assert(f && fscanf(f, "%64s", got) == 1);
+	fclose(f);
+	want = slurp("tests/emu/probe_mathlib.h100.sha256", &m);
+	ck_assert(want);
+	ck_assert_msg(!strncmp(got, want, 64), "probe_mathlib's output on "
+		      "the emulator is not the H100's (sha256 %s): "
+		      "tests/gpu/emu-vs-gpu.sh tests/emu/probe_mathlib.cu "
+		      "on a GPU shows where", got);
+	free(want);
+	unlink(out);
+}
+END_TEST
+
 /* The comparison finds one bit that differs, and names the form. */
 START_TEST(one_flipped_bit_differs)
 {
@@ -248,6 +281,7 @@ static Suite *suite(void)
 	tcase_add_test(t, conformance_matches_the_h100);
 	tcase_add_test(t, fuzz_corpus_matches_the_h100);
 	tcase_add_test(t, half_and_simd_functions_match_the_h100);
+	tcase_add_test(t, math_library_matches_the_h100);
 	tcase_add_test(t, one_flipped_bit_differs);
 	suite_add_tcase(s, t);
 	return s;

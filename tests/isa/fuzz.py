@@ -5,7 +5,9 @@ lane's inputs, reinterpreted to the form's types -- and stores the last
 result and an xor-fold of all of them, so that a difference anywhere in
 the chain shows (gen.py --steps K runs kernel K's prefixes, to find the
 step).  Approximate forms are left out (their bits are not the ISA's to
-fix), and so are a form's sources that are one register twice; an f32
+fix) except those the emulator computes as the GPU's special-function
+unit does (EXACT_APPROX, as tests/isa/isa.c), and so are a form's sources
+that are one register twice; an f32
 or f64 NaN result goes on as the one NaN of its type (CANON)."""
 import random
 
@@ -32,9 +34,17 @@ def _cast(var, frm, to):
     return "cvt.u%d.u%d %%%%TO, %s;" % (tb, fb, var)
 
 
+# The approximate forms the emulator computes bit for bit (isa.c's
+# exact_approx; harness/emu/vm/mufu.h).
+EXACT_APPROX = ("rcp.approx.", "sqrt.approx.", "rsqrt.approx.f32",
+                "rsqrt.approx.ftz.f32", "ex2.approx.f32",
+                "ex2.approx.ftz.f32", "lg2.approx.", "div.approx.")
+
+
 def _usable(form):
     name, _, srcs, res = form
-    return ("~" not in name and ":" not in name and res not in
+    exact = "~" not in name or name.startswith(EXACT_APPROX)
+    return (exact and ":" not in name and res not in
             ("pred", "pred2") and "pred" not in srcs and
             len(srcs) <= 3 and not name.startswith("set."))
 
@@ -77,7 +87,8 @@ def kernel(name, forms):
         out = "%%v%d" % n
         n += 1
         decl.add("\t.reg .%s %s;" % (gen.reg_type(res), out))
-        code.append("\t%s %s, %s;" % (form, out, ", ".join(ops)))
+        code.append("\t%s %s, %s;" % (form.rstrip("~"), out,
+                                       ", ".join(ops)))
         if res in CANON:
             pred = "%%q%d" % n
             decl.add("\t.reg .pred %s;" % pred)

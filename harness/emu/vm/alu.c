@@ -11,6 +11,7 @@
 #include "emu/vm/exec.h"
 #include "emu/vm/simd.h"
 #include "emu/vm/half.h"
+#include "emu/vm/mufu.h"
 
 static inline float ftz32(float f)
 {
@@ -150,8 +151,7 @@ FLOAT_LANES(float_lanes64, double, , u2d, d2u, ftz64, 0, 0)
  * two NaNs give the first, quiet (as add and mul do: which of two NaN
  * operands an instruction passes on is the order ptxas gave them, not
  * the hardware's); abs and neg of a NaN give it back quiet, its sign as
- * it was; rcp.approx.ftz is the reciprocal of the operand's upper word
- * alone, to an upper word, as the hardware's MUFU.RCP64H computes it.
+ * it was.
  */
 static void f64_fixups(const struct emu_insn *in, uint32_t m, uint64_t *D,
 		       const uint64_t *A)
@@ -162,16 +162,6 @@ static void f64_fixups(const struct emu_insn *in, uint32_t m, uint64_t *D,
 		break;
 	case OP_ABS: case OP_NEG:
 		LANES(D[l] = isnan(u2d(A[l])) ? A[l] | 1ull << 51 : D[l]);
-		break;
-	case OP_RCP:
-		if (in->flags & F_APPROX)
-			LANES({
-				double hi = u2d(A[l] & ~0xffffffffull);
-
-				D[l] = isnan(hi) ? 0x7fffffff00000000ull :
-				       d2u(ftz64(1 / ftz64(hi))) &
-				       ~0xffffffffull;
-			});
 		break;
 	default:
 		break;
@@ -187,6 +177,12 @@ int alu_float(struct xctx *x, const struct emu_insn *in, uint32_t m,
 
 	if (in->type == T_F16)
 		return -1;
+	switch (mufu_lanes(in, m, D, A, B)) {
+	case 1:
+		return 0;
+	case -1:
+		return -1;
+	}
 	if (mode != FE_TONEAREST) {
 		old = fegetround();
 		fesetround(mode);
