@@ -1,6 +1,6 @@
 /*
  * The emulator against an H100, instruction by instruction, bit for bit
- * (docs/EMULATOR.md, "ISA conformance"): the conformance cases of seed
+ * (docs/CONFORMANCE.md, "ISA conformance"): the conformance cases of seed
  * 1 (tests/isa/gen.py) run on the emulator by build/isa-run-emu and
  * compared with what an H100 stored for the same cases
  * (tests/isa/h100-seed1.out.gz, from tests/gpu/isa-conformance.sh), and

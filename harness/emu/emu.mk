@@ -24,12 +24,12 @@ build/libwgemu_stubs.a: build/harness/emu/stubs/stubs.o
 
 .PHONY: emu-bench emu-fuzz check-samples check-rodinia
 
-# NVIDIA's cuda-samples on the emulator (docs/EMULATOR.md): set
+# NVIDIA's cuda-samples on the emulator (docs/CONFORMANCE.md): set
 # CUDA_SAMPLES to a checkout or export of github.com/NVIDIA/cuda-samples.
 check-samples: all
 	$(Q)tests/emu/cuda-samples.sh $(CUDA_SAMPLES)
 
-# Rodinia's CUDA programs on the emulator (docs/EMULATOR.md): set RODINIA
+# Rodinia's CUDA programs on the emulator (docs/CONFORMANCE.md): set RODINIA
 # to a checkout or export of github.com/yuhc/gpu-rodinia, and
 # WG_RODINIA_REF to a native run's outputs to compare with.
 check-rodinia: all

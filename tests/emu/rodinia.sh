@@ -66,7 +66,7 @@
 #    while block 1 is dividing its own, and block 1 reads the u[0] that
 #    block 0 draws): run one after another in index order, as the
 #    emulator runs them, its blocks give another result than the H100's;
-#    FAIL is expected there, docs/EMULATOR.md has the evidence.
+#    FAIL is expected there, docs/CONFORMANCE.md has the evidence.
 #
 # Left out:
 #  - kmeans, hybridsort, leukocyte, mummergpu: texture references

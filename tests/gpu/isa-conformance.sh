@@ -1,6 +1,6 @@
 #!/bin/sh
 # On a GPU host: the emulator against the GPU, instruction by
-# instruction, bit for bit (docs/EMULATOR.md, "ISA conformance").
+# instruction, bit for bit (docs/CONFORMANCE.md, "ISA conformance").
 # Generates the conformance cases of SEED (tests/isa/gen.py) and FUZZ
 # random straight-line kernels of each of the seeds after it, runs them
 # on the GPU (the driver API JIT-compiles each case's PTX) and on the

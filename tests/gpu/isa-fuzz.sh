@@ -1,5 +1,5 @@
 #!/bin/sh
-# On a GPU host: the differential fuzzer (docs/EMULATOR.md, "The
+# On a GPU host: the differential fuzzer (docs/CONFORMANCE.md, "The
 # differential fuzzer") for SECONDS on every GPU at once.  Each GPU has
 # nproc / GPUs workers; worker w takes the seeds FIRST + w, FIRST + w +
 # WORKERS, ... of KERNELS random straight-line kernels each (gen.py

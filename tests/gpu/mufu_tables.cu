@@ -1,6 +1,6 @@
 /*
  * The special-function unit of the GPU it runs on, for the emulator
- * (harness/emu/vm/mufu_model.h, docs/EMULATOR.md "The special-function
+ * (harness/emu/vm/mufu_model.h, docs/CONFORMANCE.md "The special-function
  * unit"):
  *
  *   mufu_tables OUTDIR

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The conformance cases' coverage as a markdown table (docs/EMULATOR.md,
+"""The conformance cases' coverage as a markdown table (docs/CONFORMANCE.md,
 "ISA conformance"): one row per instruction, the types and the modifiers
 its forms take, and how many forms it has.
 

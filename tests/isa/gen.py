@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The ISA conformance cases: one small PTX kernel per instruction form,
 run on a GPU and on the emulator over the same inputs (tests/isa/run.c),
-their outputs compared bit for bit (docs/EMULATOR.md, "ISA conformance").
+their outputs compared bit for bit (docs/CONFORMANCE.md, "ISA conformance").
 
     gen.py SEED OUTDIR [--fuzz N]
 

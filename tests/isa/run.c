@@ -14,7 +14,7 @@
  *                      instructions compute when ptxas folds and fuses
  *                      none of them (a chain of conversions of 8- and
  *                      16-bit values is where its optimiser departs
- *                      from the PTX, see docs/EMULATOR.md)
+ *                      from the PTX, see docs/CONFORMANCE.md)
  *
  * The output holds, per case, one status byte (ISA_RAN, ISA_NO_LOAD:
  * the PTX was refused, ISA_NO_RUN: the launch failed) and then each

@@ -2,7 +2,7 @@
  * The GPU's special-function unit (MUFU), bit for bit: the approximate
  * instructions rcp, rsqrt, sqrt, ex2, lg2 and div.approx of f32, and
  * rcp.approx.ftz.f64, as an H100 computes them (mufu_model.h says how;
- * docs/EMULATOR.md, "The special-function unit").
+ * docs/CONFORMANCE.md, "The special-function unit").
  */
 #ifndef WG_EMU_MUFU_H
 #define WG_EMU_MUFU_H

@@ -2,7 +2,7 @@
  * The GPU's special-function unit (MUFU) as tables plus exponent
  * arithmetic: the approximate forms rcp, rsqrt, sqrt, ex2 and lg2 of
  * f32 and rcp.approx.ftz.f64, computed bit for bit as an H100 computes
- * them (docs/EMULATOR.md, "The special-function unit").
+ * them (docs/CONFORMANCE.md, "The special-function unit").
  *
  * Each form depends on a slice of its input only, and its result there
  * is read from a table of the GPU's own results on that slice
