@@ -85,6 +85,42 @@ START_TEST(test_api_memory)
 }
 END_TEST
 
+/* A copy to the host of device memory that nothing wrote (cudaMalloc's
+ * fill) is noted, once however often it happens; a copy of written
+ * memory is not. */
+START_TEST(test_api_unwritten_copy)
+{
+	char path[] = "/tmp/wg-note-XXXXXX", h[64], *d, *said;
+	const char *note = "a copy to the host read device memory that "
+			   "nothing wrote";
+	int fd = mkstemp(path), saved = dup(2);
+	size_t n;
+
+	ck_assert(fd >= 0 && saved >= 0);
+	unsetenv("WGEMU_QUIET");
+	ck_assert_int_ge(dup2(fd, 2), 0);
+	ck_assert_int_eq(cudaMalloc((void **)&d, 64), cudaSuccess);
+	ck_assert_int_eq(cudaMemset(d, 1, 32), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, d, 32, cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	said = slurp(path, &n);
+	ck_assert_msg(n == 0, "a note on written memory: %s", said);
+	free(said);
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(cudaMemcpy(h, d, 64, cudaMemcpyDeviceToHost),
+				 cudaSuccess);
+	dup2(saved, 2);
+	said = slurp(path, &n);
+	ck_assert_msg(strstr(said, note) != NULL, "no note: '%s'", said);
+	ck_assert_msg(strstr(strstr(said, note) + 1, note) == NULL,
+		      "the note twice: '%s'", said);
+	free(said);
+	unlink(path);
+	close(fd);
+	ck_assert_int_eq(cudaFree(d), cudaSuccess);
+}
+END_TEST
+
 START_TEST(test_api_device)
 {
 	struct cudaDeviceProp p;
@@ -397,6 +433,7 @@ int main(void)
 	tc = tcase_create("runtime_api");
 	tcase_add_test(tc, test_api_launch_config);
 	tcase_add_test(tc, test_api_memory);
+	tcase_add_test(tc, test_api_unwritten_copy);
 	tcase_add_test(tc, test_api_device);
 	tcase_add_test(tc, test_api_more);
 	tcase_add_test(tc, test_api_host_memory);

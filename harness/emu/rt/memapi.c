@@ -295,6 +295,34 @@ static int is_dev(const void *p)
 	return emu_mem_find((uint64_t)(uintptr_t)p, 1) != NULL;
 }
 
+/*
+ * A copy to the host of device memory that nothing wrote: cudaMalloc's
+ * memory holds the fill 0xcb here (devmem.c), where a GPU's holds
+ * whatever was there, often zeros, so a program whose output depends on
+ * it agrees with a GPU by luck or not at all.  Said once (then counted,
+ * rt_note) when the copy has a whole aligned word of the fill: a value
+ * a program computes is seldom those four bytes.
+ */
+static void note_unwritten(const uint8_t *s, size_t count)
+{
+	size_t k = (4 - ((uintptr_t)s & 3)) & 3;
+
+	for (; k + 4 <= count; k += 4) {
+		uint32_t w;
+
+		memcpy(&w, s + k, 4);
+		if (w == 0xcbcbcbcbu) {
+			rt_note("a copy to the host read device memory that "
+				"nothing wrote (bytes of cudaMalloc's memory "
+				"still holding the emulator's fill, 0xcb; on "
+				"a GPU they hold whatever was there, often "
+				"zeros): the program's result may depend on "
+				"memory it never set");
+			return;
+		}
+	}
+}
+
 static cudaError_t cudaMemcpy_locked(void *dst, const void *src,
 				     size_t count, enum cudaMemcpyKind kind)
 {
@@ -332,6 +360,8 @@ static cudaError_t cudaMemcpy_locked(void *dst, const void *src,
 		       rt_fail(cudaErrorMemoryAllocation) : cudaSuccess;
 	if (emu_rt.dry || emu_perf_only())
 		return cudaSuccess;
+	if (kind == cudaMemcpyDeviceToHost)
+		note_unwritten(s, count);
 	memmove(d, s, count);
 	emu_rt.clock_ms += 0.002 + (double)count /
 		      (kind == cudaMemcpyDeviceToDevice ? 1.5e9 : 2.5e7);

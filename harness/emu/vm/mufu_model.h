@@ -100,11 +100,13 @@ MUFU_FN uint32_t mufu_ex2(const uint32_t *pos, const uint32_t *neg,
 
 /*
  * lg2 of x = 2^E * 1.m: E + L(m), L the unit's fixed-point log2 of the
- * mantissa, rounded toward zero to f32.  LG2[m] is the result for E = 0
- * (L rounded down), LG2H[m] the one for E = -1 (L - 1 rounded up); where
- * they are one apart, L is exact in LG2, else L lies above it (by less
- * than a unit of its last place), which decides the rounding of E + L
- * where E + LG2[m] falls on a value an f32 can hold.
+ * mantissa (about 36 fractional bits), rounded toward zero to f32.
+ * LG2[m] is the result for E = 0 (L rounded down), LG2H[m] the one for
+ * E = -1 (L - 1 rounded up).  Where LG2H[m] + 1 is LG2[m], L is exactly
+ * LG2[m]; else L lies above it, by less than its last place, and E + L
+ * is E + LG2[m] nudged up by 2^-40 (below the f32 step of any such sum,
+ * 2^-23 or more), which decides the rounding where E + LG2[m] is a value
+ * an f32 holds.  tests/gpu/mufu_tables.cu checks this on every input.
  */
 MUFU_FN uint32_t mufu_lg2(const uint32_t *lg2, const uint32_t *lg2h,
 			  uint32_t x)
@@ -129,7 +131,7 @@ MUFU_FN uint32_t mufu_lg2(const uint32_t *lg2, const uint32_t *lg2h,
 		return lg2h[m];
 	t.u = lg2[m];
 	h.u = lg2h[m];
-	r.d = (double)E + (double)t.f;	/* exact: |E| >= 1, t.f in [0, 1) */
+	r.d = (double)E + (double)t.f;	/* exact: 53 bits hold both */
 	if ((double)h.f + 1 != (double)t.f)
 		r.d += 0x1p-40;
 	/* toward zero: keep the f32's 24 bits of the double's 53 */
@@ -140,10 +142,10 @@ MUFU_FN uint32_t mufu_lg2(const uint32_t *lg2, const uint32_t *lg2h,
 }
 
 /*
- * rcp.approx.ftz.f64 (MUFU.RCP64H) of x = 2^E * 1.m: RCP64[m >> 32] (the
- * GPU's upper words for the 2^20 upper mantissas) scaled by 2^-E, the
- * lower word of x not read and that of the result zero; subnormals
- * flushed.
+ * rcp.approx.ftz.f64 (MUFU.RCP64H) of x = 2^E * 1.m: RCP64[the 20
+ * mantissa bits of x's upper word] (the GPU's upper words for 1.m)
+ * scaled by 2^-E, the lower word of x not read and that of the result
+ * zero; subnormals flushed.
  */
 MUFU_FN uint64_t mufu_rcp64h(const uint32_t *rcp64, uint64_t x)
 {
@@ -167,7 +169,9 @@ MUFU_FN uint64_t mufu_rcp64h(const uint32_t *rcp64, uint64_t x)
  * range and the result back (exactly, or to infinity); a result below the
  * normal range is the normal one of a scaled operand rounded once to
  * nearest into a subnormal (rcp); ex2 below 2^-126 is the square of
- * ex2(x / 2), rounded once.
+ * ex2(x / 2), rounded once; lg2 of a subnormal is lg2(x * 2^24) - 24,
+ * rounded once.  The host's f32 arithmetic does the scaling, in its
+ * default rounding to nearest, with subnormals.
  */
 MUFU_FN uint32_t mufu_times(uint32_t bits, float k)
 {
