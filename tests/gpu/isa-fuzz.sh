@@ -82,6 +82,7 @@ bad=$(cat "$out"/seeds-*.txt | grep -vc 'exit 0$')
 	cat "$out"/report-*.txt 2>/dev/null | grep '^  fuzz' |
 		grep "the optimiser's" | head -100
 } >"$out/summary.txt"
-tar czf "$dest/fuzz-$first.tgz" -C "$out" --exclude='*/isa.emu.out' \
-	--exclude='isa-run-*' --exclude=isa-compare .
+# the summary, the reports of the seeds that differ, the steps kept
+(cd "$out" && tar czf - --exclude='*/isa.emu.out' summary.txt \
+	$(ls -d report-*.txt steps-* 2>/dev/null)) >"$dest/fuzz-$first.tgz"
 sed -n '1,/^the optimiser/p' "$out/summary.txt"
