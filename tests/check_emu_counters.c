@@ -274,6 +274,46 @@ START_TEST(test_breadth)
 }
 END_TEST
 
+/* Two f32 products subtracted, as nvcc leaves them in the PTX for ptxas
+ * to contract (Rodinia's myocyte, kernel_ecc.cu line 854): the first is
+ * fused into the sub, the second rounded on its own.  The operands are
+ * that line's at myocyte's first step, and 0x3eed6bbe is what an H100
+ * computed there (unfused: 0x3eed6bbd). */
+START_TEST(test_f32_contraction)
+{
+	static const char ptx[] = HDR
+		".visible .entry pq(.param .u64 p)\n{\n"
+		"\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<2>;\n"
+		"\tld.param.u64 %rd1, [p];\n"
+		"\tld.global.f32 %f1, [%rd1];\n"
+		"\tld.global.f32 %f2, [%rd1+4];\n"
+		"\tld.global.f32 %f3, [%rd1+8];\n"
+		"\tld.global.f32 %f4, [%rd1+12];\n"
+		"\tmul.f32 %f5, %f1, %f2;\n"
+		"\tmul.f32 %f6, %f3, %f4;\n"
+		"\tsub.f32 %f7, %f5, %f6;\n"
+		"\tst.global.f32 [%rd1+16], %f7;\n"
+		"\tret;\n}\n";
+	static const uint32_t in[5] = { 0x3f5e8b66, 0x3f0c31fb, 0x3c1bbba6,
+					0x3fa66666, 0 };
+	uint32_t out[5];
+	float f[4];
+	char err[256];
+	void *d = dalloc(sizeof(in));
+	void *args[1] = { &d };
+
+	ck_assert_int_ge(wgemu_load_ptx(ptx, strlen(ptx), err, sizeof(err)),
+			 0);
+	cudaMemcpy(d, in, sizeof(in), cudaMemcpyHostToDevice);
+	ck_assert_int_eq(launch("pq", 1, 1, 1, 1, 0, args), cudaSuccess);
+	cudaMemcpy(out, d, sizeof(out), cudaMemcpyDeviceToHost);
+	memcpy(f, in, sizeof(f));
+	ck_assert_msg(out[4] == 0x3eed6bbeu, "a*b - c*d gave %#x", out[4]);
+	ck_assert(out[4] == (union { float f; uint32_t u; }){
+		  fmaf(f[0], f[1], -(f[2] * f[3])) }.u);
+}
+END_TEST
+
 /* malloc and free, new and delete in a kernel (kernels.cu, heap) */
 START_TEST(test_device_heap)
 {
@@ -551,6 +591,7 @@ int main(void)
 	tcase_add_test(tc, test_counters_set_b);
 	tcase_add_test(tc, test_counters_per_line);
 	tcase_add_test(tc, test_counters_wide_shared);
+	tcase_add_test(tc, test_f32_contraction);
 	tcase_add_test(tc, test_counters_merged);
 	tcase_add_test(tc, test_breadth);
 	tcase_add_test(tc, test_device_heap);

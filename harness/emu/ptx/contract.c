@@ -4,8 +4,11 @@
  * generator fuse such a pair, rounding once, and ptxas does: `__hmul(a,
  * b) + c` on halves is mul.f16 then add.f16 in the PTX and one HFMA in
  * the SASS (measured on an H100: tests/emu/probe_breadth.cu, whose
- * result differs in the last bits otherwise).  An instruction with a
- * rounding modifier is never fused.
+ * result differs in the last bits otherwise), and `a*b - c*d` in f32,
+ * two mul.f32 then a sub.f32, is fma(a, b, -(c*d)) (measured on an H100:
+ * Rodinia's myocyte, whose output is the H100's to the byte only so;
+ * tests/check_emu_counters.c, test_f32_contraction).  An instruction
+ * with a rounding modifier is never fused.
  *
  * The rule: a mul of f32, f64, f16, f16x2, bf16 or bf16x2 without a
  * rounding modifier or .sat, whose result register exactly one
@@ -14,7 +17,8 @@
  * modifier, under the same guard, with nothing between them writing a
  * register or predicate the pair reads -- is folded into that
  * instruction: the add becomes fma(a, b, c) (a*b - c and c - a*b with
- * FMA_NEG_C and FMA_NEG_AB in its sub), the mul a nop.  A function with
+ * FMA_NEG_C and FMA_NEG_AB in its sub), the mul a nop.  Of two products
+ * one add or sub reads, the first in the code is fused.  A function with
  * wmma instructions is left alone (their operands are lists of their
  * own).
  */
@@ -46,7 +50,8 @@ static int takes(const struct emu_insn *add, const struct emu_insn *mul)
 {
 	int op = op_of(add);
 
-	return (op == OP_ADD || op == OP_SUB) && add->op == mul->op &&
+	return (op == OP_ADD || op == OP_SUB) &&
+	       (add->op == OP_HALF) == (mul->op == OP_HALF) &&
 	       add->type == mul->type && add->rnd == R_NONE &&
 	       (add->flags & F_FTZ) == (mul->flags & F_FTZ) &&
 	       add->nsrc == 2 && add->guard == mul->guard &&
