@@ -85,9 +85,40 @@ START_TEST(test_api_memory)
 }
 END_TEST
 
-/* A copy to the host of device memory that nothing wrote (cudaMalloc's
- * fill) is noted, once however often it happens; a copy of written
- * memory is not. */
+/* cudaMalloc's memory is zeros, as a GPU's driver hands a process
+ * cleared memory, until memory the process freed is handed out again:
+ * that holds the emulator's fill, as a GPU's holds what it held. */
+START_TEST(test_api_fresh_memory_is_zero)
+{
+	unsigned char h[256], *d, *e, *f;
+	int k;
+
+	ck_assert_int_eq(cudaMalloc((void **)&d, 256), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, d, 256, cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (k = 0; k < 256; k++)
+		ck_assert_int_eq(h[k], 0);
+	ck_assert_int_eq(cudaMemset(d, 7, 256), cudaSuccess);
+	ck_assert_int_eq(cudaFree(d), cudaSuccess);
+	ck_assert_int_eq(cudaMalloc((void **)&e, 256), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, e, 256, cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (k = 0; k < 256; k++)
+		ck_assert_int_eq(h[k], 0xcb);
+	/* the 256 bytes freed are handed out: the next is cleared again */
+	ck_assert_int_eq(cudaMalloc((void **)&f, 64), cudaSuccess);
+	ck_assert_int_eq(cudaMemcpy(h, f, 64, cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	for (k = 0; k < 64; k++)
+		ck_assert_int_eq(h[k], 0);
+	ck_assert_int_eq(cudaFree(e), cudaSuccess);
+	ck_assert_int_eq(cudaFree(f), cudaSuccess);
+}
+END_TEST
+
+/* A copy to the host of device memory that nothing wrote since it was
+ * handed out again (the fill of recycled memory) is noted, once however
+ * often it happens; a copy of written memory is not. */
 START_TEST(test_api_unwritten_copy)
 {
 	char path[] = "/tmp/wg-note-XXXXXX", h[64], *d, *said;
@@ -99,6 +130,8 @@ START_TEST(test_api_unwritten_copy)
 	ck_assert(fd >= 0 && saved >= 0);
 	unsetenv("WGEMU_QUIET");
 	ck_assert_int_ge(dup2(fd, 2), 0);
+	ck_assert_int_eq(cudaMalloc((void **)&d, 64), cudaSuccess);
+	ck_assert_int_eq(cudaFree(d), cudaSuccess);
 	ck_assert_int_eq(cudaMalloc((void **)&d, 64), cudaSuccess);
 	ck_assert_int_eq(cudaMemset(d, 1, 32), cudaSuccess);
 	ck_assert_int_eq(cudaMemcpy(h, d, 32, cudaMemcpyDeviceToHost),
@@ -433,6 +466,7 @@ int main(void)
 	tc = tcase_create("runtime_api");
 	tcase_add_test(tc, test_api_launch_config);
 	tcase_add_test(tc, test_api_memory);
+	tcase_add_test(tc, test_api_fresh_memory_is_zero);
 	tcase_add_test(tc, test_api_unwritten_copy);
 	tcase_add_test(tc, test_api_device);
 	tcase_add_test(tc, test_api_more);

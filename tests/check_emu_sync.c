@@ -1,7 +1,8 @@
 /*
  * Check tests of the emulator (harness/emu), grid barriers and mbarriers
  * (probe_sync.cu): cooperative launches and their limit, their records,
- * the blocks of an ordinary launch that wait on each other, grid.sync()
+ * the blocks of an ordinary launch that wait on each other or read what
+ * others wrote before their barriers, grid.sync()
  * outside a cooperative launch, spinning warps (awake and sleeping),
  * warps of a block interleaved where they load and store one word,
  * mbarriers and their deadlock, and asynchronous copies completing on a
@@ -199,6 +200,32 @@ START_TEST(test_ordinary_launch_blocks_together)
 			 WGEMU_FAULT_LIMIT);
 	ck_assert_msg(strstr(msg, "deadlock: every block left waits") &&
 		      strstr(msg, "run beside it"), "%s", msg);
+}
+END_TEST
+
+/* The blocks of a kernel with barriers take turns to their next
+ * barrier: each reads the word its neighbour wrote before its barrier,
+ * in a grid of 4 and in one of 40, larger than the blocks run side by
+ * side, whose first ones give their places to the next. */
+START_TEST(test_blocks_in_phases)
+{
+	enum { N = 40 };
+	int *a = dalloc(N * 4), *seen = dalloc(N * 4), h[N];
+	void *args[2] = { &a, &seen };
+
+	load("tests/emu/probe_sync.ptx");
+	ck_assert_int_eq(launch("read_neighbour", 4, 1, 64, 1, 0, args),
+			 cudaSuccess);
+	fetch(h, seen, 4);
+	for (int b = 0; b < 4; b++)
+		ck_assert_msg(h[b] == 1 + (b ^ 1), "block %d saw %d", b, h[b]);
+	cudaMemset(a, 0, N * 4);
+	ck_assert_int_eq(launch("read_neighbour", N, 1, 64, 1, 0, args),
+			 cudaSuccess);
+	fetch(h, seen, N);
+	for (int b = 0; b < N; b++)
+		ck_assert_msg(h[b] == 1 + (b ^ 1), "block %d saw %d", b, h[b]);
+	ck_assert_int_eq(wgemu_last_fault(NULL, 0), WGEMU_FAULT_NONE);
 }
 END_TEST
 
@@ -405,6 +432,7 @@ int main(void)
 	tcase_add_test(tc, test_coop_too_large);
 	tcase_add_test(tc, test_coop_record);
 	tcase_add_test(tc, test_ordinary_launch_blocks_together);
+	tcase_add_test(tc, test_blocks_in_phases);
 	tcase_add_test(tc, test_grid_sync_not_cooperative);
 	tcase_add_test(tc, test_spin);
 	tcase_add_test(tc, test_spin_sleeping);

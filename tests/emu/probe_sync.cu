@@ -68,6 +68,19 @@ extern "C" __global__ void wait_other_block(volatile int *flag, int *out)
 	*out = 7;
 }
 
+// Each block writes its word, waits at its barrier, then reads its
+// neighbour's (block b ^ 1): on a GPU the blocks of a small grid run side
+// by side, so the neighbour's word is written by then, whichever block
+// got ahead (Rodinia's particlefilter_float depends on it).
+extern "C" __global__ void read_neighbour(volatile int *a, int *seen)
+{
+	if (threadIdx.x == 0)
+		a[blockIdx.x] = 1 + blockIdx.x;
+	__syncthreads();
+	if (threadIdx.x == 0)
+		seen[blockIdx.x] = a[blockIdx.x ^ 1];
+}
+
 // The same, sleeping between tries.
 extern "C" __global__ void wait_other_block_sleep(volatile int *flag,
 						  int *out)

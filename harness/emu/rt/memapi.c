@@ -26,7 +26,8 @@ static cudaError_t cudaMalloc_locked(void **devPtr, size_t size)
 		return emu_rt.sticky;
 	if (!devPtr)
 		return rt_fail(cudaErrorInvalidValue);
-	a = emu_mem_alloc(size, 0, emu_rt_lazy());
+	/* zeroed as a GPU's fresh memory, or poisoned as its recycled */
+	a = emu_mem_alloc(size, 0, emu_rt_lazy() || !emu_mem_recycle(size));
 	if (!a)
 		return rt_fail(cudaErrorMemoryAllocation);
 	*devPtr = (void *)(uintptr_t)a->dev;
@@ -296,12 +297,14 @@ static int is_dev(const void *p)
 }
 
 /*
- * A copy to the host of device memory that nothing wrote: cudaMalloc's
- * memory holds the fill 0xcb here (devmem.c), where a GPU's holds
- * whatever was there, often zeros, so a program whose output depends on
- * it agrees with a GPU by luck or not at all.  Said once (then counted,
- * rt_note) when the copy has a whole aligned word of the fill: a value
- * a program computes is seldom those four bytes.
+ * A copy to the host of device memory that nothing wrote since it was
+ * handed out again: cudaMalloc's memory is zeros, as a GPU's fresh
+ * memory, but memory the process freed and allocates again holds the
+ * fill 0xcb here (devmem.h, emu_mem_recycle) where a GPU's holds what
+ * it held, so a program whose output depends on it agrees with a GPU by
+ * luck or not at all.  Said once (then counted, rt_note) when the copy
+ * has a whole aligned word of the fill: a value a program computes is
+ * seldom those four bytes.
  */
 static void note_unwritten(const uint8_t *s, size_t count)
 {
@@ -313,11 +316,11 @@ static void note_unwritten(const uint8_t *s, size_t count)
 		memcpy(&w, s + k, 4);
 		if (w == 0xcbcbcbcbu) {
 			rt_note("a copy to the host read device memory that "
-				"nothing wrote (bytes of cudaMalloc's memory "
-				"still holding the emulator's fill, 0xcb; on "
-				"a GPU they hold whatever was there, often "
-				"zeros): the program's result may depend on "
-				"memory it never set");
+				"nothing wrote (memory freed and allocated "
+				"again, holding the emulator's fill, 0xcb; "
+				"on a GPU it holds what it held before): the "
+				"program's result may depend on memory it "
+				"never set");
 			return;
 		}
 	}

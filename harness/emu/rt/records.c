@@ -162,7 +162,8 @@ void wgemu_replay_mode(void)
 
 int wgemu_alloc_at(uint64_t addr, uint64_t size, int zeroed)
 {
-	return emu_mem_alloc_at(addr, size, zeroed || emu_rt_lazy()) ? 0 : -1;
+	return emu_mem_alloc_at(addr, size, zeroed || emu_rt_lazy() ||
+				!emu_mem_recycle(size)) ? 0 : -1;
 }
 
 /* ---- launches counted (wgemu.h) ---- */

@@ -16,6 +16,8 @@ static struct devmem {
 	uint64_t next;              /* the next allocation's address */
 	uint64_t used;              /* device bytes allocated */
 	uint64_t heap_used;         /* of them, the device-side heap's */
+	uint64_t recyclable;        /* bytes freed and not handed out
+				     * again (emu_mem_recycle) */
 } M = { .next = EMU_GLOBAL_BASE };
 
 /* zeroed allocations from this size on are mappings of their own,
@@ -256,8 +258,19 @@ void emu_mem_free(struct emu_alloc *a)
 {
 	int i = index_of(a->dev);
 
-	if (i >= 0 && M.v[i] == a)
-		free_index(i);
+	if (i < 0 || M.v[i] != a)
+		return;
+	if (!a->is_host && !a->is_var && !a->is_heap)
+		M.recyclable += a->size;
+	free_index(i);
+}
+
+int emu_mem_recycle(uint64_t size)
+{
+	if (!size || M.recyclable < size)
+		return 0;
+	M.recyclable -= size;
+	return 1;
 }
 
 int emu_mem_count(void)
@@ -291,6 +304,8 @@ void emu_mem_reset(void)
 	/* next: kept, so that no address is ever reused */
 	/* heap_used: the device-side heap is empty */
 	M.heap_used = 0;
+	/* recyclable: a new context's memory comes cleared */
+	M.recyclable = 0;
 }
 
 uint64_t emu_heap_alloc(uint64_t size, uint64_t limit, int zeroed)

@@ -55,11 +55,22 @@ uint8_t *emu_mem_host(uint64_t addr, uint64_t n);
 /* The allocation that starts at addr, or NULL. */
 struct emu_alloc *emu_mem_at(uint64_t addr);
 
+/*
+ * Whether a GPU would hand out memory this process freed for a
+ * cudaMalloc of size bytes: yes (1) while at least that many bytes
+ * freed by emu_mem_free have not been handed out again, and those are
+ * then counted as handed out; no (0) otherwise.  A GPU's driver gives a
+ * process cleared memory, and its allocator gives freed memory back
+ * holding what it held: cudaMalloc's allocation is zeroed on a no and
+ * poisoned on a yes.
+ */
+int emu_mem_recycle(uint64_t size);
+
 /* An allocation of size bytes at the next address; NULL when the
  * device or the host is out of memory.  Zeroed (nonzero): its bytes
  * start as zeros, and pages nothing touches cost nothing (a big one is
- * a mapping of its own); else poisoned with 0xcb as a GPU's memory
- * holds garbage. */
+ * a mapping of its own); else poisoned with 0xcb, as memory a GPU hands
+ * out again holds what it held. */
 struct emu_alloc *emu_mem_alloc(uint64_t size, int is_const, int zeroed);
 /* An allocation at a given address (a replay re-creating a record's
  * allocations), inside the global window and overlapping none; NULL

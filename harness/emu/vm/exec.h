@@ -144,7 +144,8 @@ struct xctx {
 				       * all its warps waited (IDLE_WAIT)
 				       * or spun (IDLE_SPIN): sched_coop.c */
 	/* an ordinary launch's blocks: 1 may run beside others when one
-	 * waits on another (run_grid), 2 they do (sched_coop.c) */
+	 * waits on another (run_grid), 2 they do in time slices, 3 in
+	 * turns to their next barrier (sched_coop.c) */
 	int window;
 	struct emu_alloc *cache;
 	uint64_t sink[EMU_WARP_SIZE];
@@ -469,6 +470,11 @@ void coop_slice(struct xctx *x);
  * waits on another: its blocks resident together from there, as many
  * as fit on the device, in turns; 0, or -1 at the first fault. */
 int coop_run_window(struct xctx *x, uint64_t first);
+/* Every block of an ordinary launch from the first, as many resident
+ * at once as fit on the device, in turns of a step (to the next
+ * barrier) each; a block that spins makes the turns time slices
+ * (x->window 3, then 2); 0, or -1 at the first fault. */
+int coop_run_phases(struct xctx *x);
 
 /* ---- devlib.c ---- */
 int devlib_vprintf(struct xctx *x, struct warp *w,

@@ -1,6 +1,8 @@
 /*
- * The scheduler of a launch: blocks one after the other (a cooperative
- * launch's are all resident and take turns: sched_coop.c); in a block,
+ * The scheduler of a launch: blocks one after the other, or in turns
+ * when the kernel has barriers (a few resident at once, each to its
+ * next barrier) or is cooperative (all resident): sched_coop.c; in a
+ * block,
  * each running warp runs (exec.c) until it exits, reaches a barrier or
  * gives way (a failed mbarrier wait, nanosleep, a store below), then the
  * barrier is released once every thread still running has arrived (a
@@ -226,6 +228,8 @@ static int after_yield(struct xctx *x, int ran, int blocked, int spun,
 {
 	x->idle = written != spin_written(x) || blocked != ran ? IDLE_NO :
 		  spun == ran ? IDLE_SPIN : IDLE_WAIT;
+	if (spun && x->window == 3)
+		x->window = 2;	/* a window's blocks spin: time slices */
 	if (x->idle == IDLE_NO ||
 	    (spun && (x->cfg->cooperative || x->window == 2))) {
 		x->stuck = 0;
@@ -424,11 +428,46 @@ int sched_reserve_local(struct xctx *x, struct warp *warps, int n)
 	return 0;
 }
 
+/* whether a block of x's kernel may wait at a barrier: one in the
+ * kernel or in a function of its module */
+static int has_barrier(const struct xctx *x)
+{
+	const struct emu_module *m = x->m;
+
+	for (int i = 0; i < m->nfuncs; i++) {
+		const struct emu_func *f = &m->funcs[i];
+
+		if (f != x->k && f->is_entry)
+			continue;
+		for (int j = 0; j < f->ninsns; j++)
+			if (f->insns[j].op == OP_BAR ||
+			    f->insns[j].op == OP_BARRED)
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether x's launch runs in phases (coop_run_phases): a kernel with
+ * barriers, more than one block, every block run.  Its resident blocks
+ * take turns, a turn running a block to its next barrier, as a GPU's
+ * resident blocks go on side by side -- so a block reads what the
+ * others wrote before their barrier (Rodinia's particlefilter_float
+ * depends on it), not what they write after.  A prediction's sample
+ * alone runs its blocks alone.
+ */
+static int in_phases(const struct xctx *x)
+{
+	const unsigned *g = x->cfg->grid;
+
+	return x->cfg->resident > 1 && (uint64_t)g[0] * g[1] * g[2] > 1 &&
+	       !(x->cfg->perf && x->cfg->perf_only) && has_barrier(x);
+}
+
 /*
  * Every block of the grid, x fastest, one after another -- until one
- * waits on another block: a GPU runs as many at once as fit on it, so
- * from there they run together (sched_coop.c).  0, or -1 at the first
- * fault.
+ * waits on another: a GPU runs as many at once as fit on it, so from
+ * there they run together (sched_coop.c).  0, or -1 at the first fault.
  */
 static int run_grid(struct xctx *x)
 {
@@ -672,6 +711,8 @@ int emu_run(const struct emu_module *m, int k,
 		   !(cfg->perf && cfg->perf_only);
 	if (cfg->cooperative)
 		rc = coop_run_grid(&x);
+	else if (in_phases(&x))
+		rc = coop_run_phases(&x);
 	else
 		rc = cfg->perf ? run_sampled(&x) : run_grid(&x);
 	res->total.lane_instructions = x.lane_insns;

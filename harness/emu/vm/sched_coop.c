@@ -1,7 +1,11 @@
 /*
- * A cooperative launch (cudaLaunchCooperativeKernel), and an ordinary
- * launch once one of its blocks waits on another (coop_run_window): the
- * device runs
+ * Blocks that take turns.  An ordinary launch of a kernel with barriers
+ * (coop_run_phases): PHASE_BLOCKS blocks at a time, a turn running a
+ * block to its next barrier, each block that ends giving its slot to
+ * the next, so that a block reads what the others wrote before their
+ * barriers, as on a GPU, where they run side by side.  A cooperative
+ * launch (cudaLaunchCooperativeKernel), and an ordinary launch once one
+ * of its blocks waits on another (coop_run_window): the device runs
  * every block of the grid at once (the runtime refuses a grid that does
  * not fit), so blocks may wait on each other -- cooperative groups'
  * grid.sync() adds to a counter in the grid workspace (%envreg1 and
@@ -40,6 +44,14 @@
  * warp wastes at most this much a turn, and a warp's turn is long
  * enough for the switch to cost little */
 #define COOP_SLICE 8192
+
+/* blocks that take turns in a launch run in phases (coop_run_phases):
+ * a GPU has up to 2,048 resident, but every block's registers, shared
+ * memory and race shadow cycled through the host's caches cost as much
+ * as the interpretation (a sweep of a tiled transpose: +55% with the
+ * H100's 1,056 resident blocks of 256 threads, +4% with 32, nothing
+ * measurable with 16) */
+#define PHASE_BLOCKS 16
 
 enum { CB_NEW, CB_RUNNING, CB_DONE };
 
@@ -276,35 +288,38 @@ static int window_move_in(struct xctx *x, struct coop_block *b)
 	return 0;
 }
 
-int coop_run_window(struct xctx *x, uint64_t first)
+/* Slot s of a window takes grid block i: new, collected for the
+ * performance model when in its sample. */
+static void slot_take(struct xctx *x, uint64_t *which, uint64_t s,
+		      uint64_t i)
+{
+	const struct perf_collect *pc = x->cfg->perf;
+	const unsigned *g = x->cfg->grid;
+	uint64_t nb = (uint64_t)g[0] * g[1] * g[2];
+	struct coop_block *b = &g_blocks[s];
+
+	b->state = CB_NEW;
+	b->perf = -1;
+	b->sampled = 0;
+	memset(&b->work, 0, sizeof(b->work));
+	for (size_t k = 0; pc && k < perf_sample_count(nb) && !b->sampled;
+	     k++)
+		b->sampled = perf_sample_block(nb, pc->seed, k) == i;
+	which[s] = i;
+}
+
+/* The slots' turns until every block from the first in slot 0 on has
+ * run (next: the grid index of the next block to take a slot); 0, or
+ * -1 at the first fault.  The slots' memory is kept; their local
+ * memory is freed. */
+static int window_turns(struct xctx *x, uint64_t *which, uint64_t nslots,
+			uint64_t next)
 {
 	const unsigned *g = x->cfg->grid;
-	uint64_t nb = (uint64_t)g[0] * g[1] * g[2], next = first + 1;
-	uint64_t nslots = nb - first, *which, left = nb - first;
-	struct warp *own = x->warps;
-	struct race_shadow *own_sh = x->sh;
-	uint8_t *own_smem = x->smem;
-	struct coop_block *b;
+	uint64_t nb = (uint64_t)g[0] * g[1] * g[2], left = nb - which[0];
+	struct coop_block *b = g_blocks;
 	int rc = 0, idle_rounds = 0;
 
-	if (nslots > x->cfg->resident)
-		nslots = x->cfg->resident;
-	which = calloc(nslots, sizeof(*which));
-	if (!which || blocks_reserve(nslots) ||
-	    window_move_in(x, &g_blocks[0])) {
-		free(which);
-		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
-				 "out of host memory");
-	}
-	b = g_blocks;
-	which[0] = first;
-	for (uint64_t s = 1; s < nslots; s++) {
-		b[s].state = CB_NEW;
-		b[s].perf = -1;
-		b[s].sampled = 0;
-		which[s] = next++;
-	}
-	x->window = 2;
 	while (left && rc >= 0) {
 		uint64_t last = 0;
 		int idle = IDLE_SPIN;
@@ -315,10 +330,8 @@ int coop_run_window(struct xctx *x, uint64_t first)
 			rc = turn(x, &b[s], which[s]);
 			if (rc == STEP_DONE) {
 				left--;
-				if (next < nb) {
-					b[s].state = CB_NEW;
-					which[s] = next++;
-				}
+				if (next < nb)
+					slot_take(x, which, s, next++);
 			}
 			if (rc != STEP_MORE || x->idle < idle)
 				idle = rc == STEP_MORE ? x->idle : IDLE_NO;
@@ -337,13 +350,90 @@ int coop_run_window(struct xctx *x, uint64_t first)
 			free(b[s].warps[k].local);
 			b[s].warps[k].local = NULL;
 		}
-	free(which);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Slots s and on of a window, for the blocks from next on. */
+static void window_fill(struct xctx *x, uint64_t *which, uint64_t s,
+			uint64_t nslots, uint64_t next)
+{
+	for (; s < nslots; s++)
+		slot_take(x, which, s, next++);
+}
+
+/* the slots of a window from block first on, at most `most`, each
+ * with room; NULL out of memory */
+static uint64_t *window_open(struct xctx *x, uint64_t first, uint64_t most,
+			     uint64_t *nslots)
+{
+	const unsigned *g = x->cfg->grid;
+	uint64_t nb = (uint64_t)g[0] * g[1] * g[2];
+	uint64_t *which;
+
+	*nslots = nb - first;
+	if (*nslots > most)
+		*nslots = most;
+	which = calloc(*nslots, sizeof(*which));
+	if (!which || blocks_reserve(*nslots)) {
+		free(which);
+		return NULL;
+	}
+	return which;
+}
+
+/* x's own block memory back, the window closed */
+static void window_close(struct xctx *x, struct warp *own,
+			 struct race_shadow *own_sh, uint8_t *own_smem)
+{
 	x->warps = own;
 	x->sh = own_sh;
 	x->smem = own_smem;
 	x->window = 0;
 	x->slice_end = UINT64_MAX;
-	return rc < 0 ? -1 : 0;
+}
+
+int coop_run_window(struct xctx *x, uint64_t first)
+{
+	struct warp *own = x->warps;
+	struct race_shadow *own_sh = x->sh;
+	uint8_t *own_smem = x->smem;
+	uint64_t nslots, *which = window_open(x, first, x->cfg->resident,
+						&nslots);
+	int rc;
+
+	if (!which || window_move_in(x, &g_blocks[0])) {
+		free(which);
+		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+				 "out of host memory");
+	}
+	which[0] = first;
+	window_fill(x, which, 1, nslots, first + 1);
+	x->window = 2;
+	rc = window_turns(x, which, nslots, first + nslots);
+	free(which);
+	window_close(x, own, own_sh, own_smem);
+	return rc;
+}
+
+int coop_run_phases(struct xctx *x)
+{
+	struct warp *own = x->warps;
+	struct race_shadow *own_sh = x->sh;
+	uint8_t *own_smem = x->smem;
+	uint64_t nslots, *which = window_open(x, 0, x->cfg->resident <
+						PHASE_BLOCKS ? x->cfg->resident :
+						PHASE_BLOCKS, &nslots);
+	int rc;
+
+	if (!which)
+		return emu_fault(x, WGEMU_FAULT_RESOURCES, NULL, -1, -1,
+				 "out of host memory");
+	window_fill(x, which, 0, nslots, 0);
+	x->window = 3;
+	rc = window_turns(x, which, nslots, nslots);
+	free(which);
+	window_close(x, own, own_sh, own_smem);
+	return rc;
 }
 
 int coop_run_grid(struct xctx *x)
