@@ -17,6 +17,7 @@
 #include "digest.h"
 #include "gpulock.h"
 #include "grade_build.h"
+#include "grade_early.h"
 #include "gputurns.h"
 #include "gpus.h"
 #include "hostcrash.h"
@@ -41,6 +42,9 @@ struct run_ctx {
 	const char *name;
 	struct gputurns *turns; /* the grade's turns on its GPU, or NULL */
 	int took_turn;          /* its timed phase took one */
+	int release;            /* its turn's end: set when it may go */
+	struct grade_early *early; /* a GPU run's replays beside it, or NULL */
+	uint32_t phases;           /* its job's */
 };
 
 /* Answer a timed repetition's key request with a fresh key; a request
@@ -58,7 +62,7 @@ static int send_key(struct sandbox_run *sb, struct run_ctx *c,
 	if (k.rep == PROTO_TURN_REP) {
 		if (!c->turns || c->took_turn)
 			return -1;
-		gputurns_take(c->turns);
+		gputurns_take(c->turns, &c->release);
 		c->took_turn = 1;
 		k.key = 0;
 		sandbox_set_deadline(sb, c->phase_timeout[PROTO_PHASE_PERF]);
@@ -72,12 +76,50 @@ static int send_key(struct sandbox_run *sb, struct run_ctx *c,
 	return rc;
 }
 
+/* WARPGRADE_TURN_HANDOFF=exit: a timed turn ends when its runner's
+ * process is gone, not when it is done timing (to measure what the
+ * hand-over saves). */
+static int handoff_at_exit(void)
+{
+	const char *s = getenv("WARPGRADE_TURN_HANDOFF");
+
+	return s && !strcmp(s, "exit");
+}
+
+/* A phase of a GPU runner is done (verified): after the sweep, the
+ * measured calls' replays begin; after the timed phase, the turn passes
+ * on -- the runner waits, idle and with no clock, until released
+ * (gputurns.h), then has the phase's time to exit -- and, when the same
+ * process swept, the performance call's replay begins. */
+static void on_done(struct sandbox_run *sb, struct run_ctx *c)
+{
+	int timed = verify_phase_done(c->v, PROTO_PHASE_PERF);
+
+	if (timed && c->took_turn && handoff_at_exit()) {
+		/* the turn ends with the process (a baseline) */
+		__atomic_store_n(&c->release, 1, __ATOMIC_RELEASE);
+	} else if (timed && c->took_turn) {
+		sandbox_set_deadline(sb, 0);
+		gputurns_done(c->turns, &c->release);
+	}
+	if (c->early && verify_phase_done(c->v, PROTO_PHASE_CORRECTNESS))
+		grade_early_calls_start(c->early);
+	/* (a timed phase alone in its process holds the GPU lock until
+	 * the process is gone: its replay waits for that) */
+	if (c->early && timed && (c->phases & PROTO_PHASE_CORRECTNESS))
+		grade_early_perf_start(c->early);
+}
+
 /* One frame of the runner's: verified, then answered. */
 static int on_frame(struct sandbox_run *sb, void *arg, enum proto_type t,
 		    const unsigned char *payload, size_t len)
 {
 	struct run_ctx *c = arg;
 
+	/* nothing comes after the timed phase's end, whose replay may be
+	 * reading what was verified */
+	if (c->early && c->early->perf_started)
+		return -1;
 	if (verify_frame(c->v, t, payload, len))
 		return -1;
 	if (t == PROTO_HELLO && !c->job_sent) {
@@ -92,6 +134,8 @@ static int on_frame(struct sandbox_run *sb, void *arg, enum proto_type t,
 	}
 	if (t == PROTO_KEY_REQUEST && send_key(sb, c, payload, len))
 		return -1;
+	if (t == PROTO_DONE)
+		on_done(sb, c);
 	if (t == PROTO_PHASE) {
 		double limit = c->phase_timeout[
 			verify_current_phase(c->v) & 7];
@@ -109,7 +153,8 @@ static int on_frame(struct sandbox_run *sb, void *arg, enum proto_type t,
 /* One runner process: its job, its sandbox, its frames into v. */
 static int run_runner(const struct grade_opts *o, struct verify *v,
 		      struct task *k, int which, int gpu, uint32_t phases,
-		      uint32_t flags, char **output)
+		      uint32_t flags, struct grade_early *early,
+		      char **output)
 {
 	const char *runner = k->runner[which], *workdir = k->dir;
 	const char *name = k->ex->name;
@@ -165,6 +210,8 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	ctx.phase_timeout[PROTO_PHASE_CORRECTNESS] = corr;
 	ctx.phase_timeout[PROTO_PHASE_PERF] = cfg->perf_timeout_s;
 	ctx.turns = gpu && k->gpu ? k->gpu->turns : NULL;
+	ctx.early = gpu ? early : NULL;
+	ctx.phases = phases;
 
 	spec.argv = argv;
 	spec.env = env;
@@ -175,6 +222,10 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	spec.gpu_minor = gpu && k->gpu ? k->gpu->dev_minor : -1;
 	spec.isolation = SANDBOX_ISOLATE_AUTO;
 	spec.hold_stdin = 1;
+	if (ctx.turns) {
+		spec.close_input_when = &ctx.release;
+		spec.close_input_wall_s = cfg->perf_timeout_s;
+	}
 	spec.on_frame = on_frame;
 	spec.ctx = &ctx;
 	/* start-up (CUDA initialisation) gets the counter-phase limit; the
@@ -188,7 +239,9 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 		gputurns_enter(ctx.turns);
 	rc = sandbox_run_guest(&spec, &res, grant);
 	if (ctx.turns)
-		gputurns_leave(ctx.turns, ctx.took_turn);
+		gputurns_leave(ctx.turns, &ctx.release);
+	if (ctx.early)
+		grade_early_perf_join(ctx.early);
 	if (rc) {
 		rc = -1;
 		error("cannot run the runner for %s: %s", name, res.error);
@@ -227,7 +280,8 @@ out:
  * the lock or the process could not be had. */
 static int run_planned(const struct grade_opts *o, struct verify *v,
 		       struct task *k, int gpu, const struct gpulock_run *run,
-		       struct gpulock *lock, char **output)
+		       struct gpulock *lock, struct grade_early *early,
+		       char **output)
 {
 	uint32_t flags = gpu ? run->job_flags : PROTO_JOB_SKIP_GPU_ONLY |
 					       PROTO_JOB_PERF_RECORD;
@@ -235,77 +289,9 @@ static int run_planned(const struct grade_opts *o, struct verify *v,
 
 	if (run->mode != GPULOCK_NONE && gpulock_acquire(lock, run->mode))
 		return -1;
-	rc = run_runner(o, v, k, 0, gpu, run->phases, flags, output);
+	rc = run_runner(o, v, k, 0, gpu, run->phases, flags, early, output);
 	gpulock_release(lock);
 	return rc;
-}
-
-/* The replays of the measured calls, in a thread of their own while the
- * timed phase waits for the GPU and runs (measure.h says why that is
- * safe): their records came with the sweep.  Its o, k and g are also
- * what the counters' link (below) needs. */
-struct early_replays {
-	const struct grade_opts *o;
-	struct task *k;
-	const struct grade_targets *g;
-	pthread_t thread;
-	int started;
-};
-
-static void *replay_calls(void *arg)
-{
-	struct early_replays *e = arg;
-	struct task *k = e->k;
-
-	measure_calls(k->v, e->o->cfg, e->g->replay, k->obj[1], k->dir);
-	return NULL;
-}
-
-static void early_replays_start(struct early_replays *e)
-{
-	struct task *k = e->k;
-
-	if (!e->g->replay || !k->emu_ok || k->calls_measured)
-		return;
-	e->started = !pthread_create(&e->thread, NULL, replay_calls, e);
-	k->calls_measured = e->started;
-}
-
-static void early_replays_join(struct early_replays *e)
-{
-	if (e->started)
-		pthread_join(e->thread, NULL);
-	e->started = 0;
-}
-
-/* The counters' runner of a GPU grade, linked in a thread beside the
- * first run (grade_build_counters); joined before anything needs it. */
-static void *link_counters(void *arg)
-{
-	struct early_replays *e = arg;
-
-	grade_build_counters(e->o, e->k, e->g);
-	return NULL;
-}
-
-static void counters_start(struct early_replays *e)
-{
-	struct task *k = e->k;
-
-	if (k->counters.pending &&
-	    !pthread_create(&k->counters.thread, NULL, link_counters, e))
-		k->counters.started = 1;
-}
-
-static void counters_join(struct early_replays *e)
-{
-	struct task *k = e->k;
-
-	if (k->counters.started)
-		pthread_join(k->counters.thread, NULL);
-	k->counters.started = 0;
-	/* here, when no thread could do it */
-	grade_build_counters(e->o, k, e->g);
 }
 
 /* The plan of k's runner processes (gpulock.h): under a lock shared
@@ -337,9 +323,9 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	size_t nruns = plan_runs(k, gpu, lock, runs);
 	char phase[48];
 	int failed = 0;
-	struct early_replays early = { o, k, g, 0, 0 };
+	struct grade_early early = { .o = o, .k = k, .g = g };
 
-	counters_start(&early);
+	grade_early_link_start(&early);
 	k->v = v;
 	k->measure = 1;
 	grade_progress(o, "%s: running on %s", k->ex->name, tgt->arch);
@@ -356,15 +342,13 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 		 * it does within one runner */
 		if (i && !verify_phase_done(v, PROTO_PHASE_CORRECTNESS))
 			break;
-		if (i) {
-			counters_join(&early);
-			early_replays_start(&early);
-		}
+		if (i)
+			grade_early_calls_start(&early);
 		failed = run_planned(o, v, k, gpu, &runs[i], lock,
-				     &e->runner_output);
+				     &early, &e->runner_output);
 	}
-	counters_join(&early);
-	early_replays_join(&early);
+	grade_early_link_join(&early);
+	grade_early_join(&early);
 	snprintf(phase, sizeof(phase), "runner %s%s", tgt->arch,
 		 gpu ? " (correctness, timing)" : " (correctness)");
 	k->lap = timings_lap(&e->timings, phase, k->lap);
@@ -400,8 +384,9 @@ static void run_measured(const struct grade_opts *o, struct task *k,
 	if (!k->calls_measured)
 		measure_calls(v, o->cfg, g->replay,
 			      gpu ? k->obj[1] : k->obj[0], k->dir);
-	measure_perf(v, o->cfg, g->replay, gpu ? k->obj[1] : k->obj[0],
-		     k->dir);
+	if (!k->perf_measured)
+		measure_perf(v, o->cfg, g->replay,
+			     gpu ? k->obj[1] : k->obj[0], k->dir);
 	k->lap = timings_lap(tm, "replays (technique, traffic)", k->lap);
 }
 

@@ -85,6 +85,8 @@ struct task {
 	int measure;              /* replays are still to come */
 	int calls_measured;       /* the measured calls' replays are done
 				   * (early, beside the timed phase) */
+	int perf_measured;        /* the performance call's too (early,
+				   * once the timed phase was done) */
 	int verified;             /* grade_exec_measure has run */
 	double started, lap;      /* its runs' start, the last phase's end */
 };

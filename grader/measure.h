@@ -31,7 +31,10 @@ size_t measure_exercise(struct verify *v, const struct score_config *cfg,
  * correctness phase), and the performance call (whose record, on a GPU,
  * comes with the timed phase).  measure_calls touches only v->measured[]
  * and the oracle's scratch, so it may run in another thread while a
- * runner's timed phase is verified. */
+ * runner's timed phase is verified; measure_perf the same (its slot of
+ * v->measured[] and the scratch), once the timed phase's frames are
+ * verified and the measured calls' replays are over
+ * (grade_early.h). */
 size_t measure_calls(struct verify *v, const struct score_config *cfg,
 		     const char *replay, const char *object,
 		     const char *workdir);

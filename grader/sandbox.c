@@ -770,6 +770,13 @@ static int run_tick(struct sandbox_run *run)
 		kill_group(run);
 		run->res->cancelled = 1;
 	}
+	if (!run->close_input && run->spec->close_input_when &&
+	    __atomic_load_n(run->spec->close_input_when, __ATOMIC_ACQUIRE)) {
+		run->close_input = 1;
+		if (run->spec->close_input_wall_s > 0)
+			sandbox_set_deadline(run,
+					     run->spec->close_input_wall_s);
+	}
 	return run->reaped && t >= run->drain_until;
 }
 

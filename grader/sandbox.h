@@ -209,6 +209,12 @@ struct sandbox_spec {
 	 * child's group is killed within a tick and res->cancelled is set.
 	 * May be NULL. */
 	const volatile sig_atomic_t *cancel;
+	/* When *close_input_when becomes non-zero (set by another thread,
+	 * read atomically), the child's stdin is closed within a tick,
+	 * once the queued bytes are out, and its wall clock restarts with
+	 * close_input_wall_s (0: as it was).  May be NULL. */
+	int *close_input_when;
+	double close_input_wall_s;
 };
 
 struct sandbox_result {

@@ -30,7 +30,8 @@
  * verify_wants_keys, verify_current_phase and verify_shape_arriving
  * answer the caller feeding the runner), verify_stream_error when the
  * stream broke below the frames, verify_process_end with how it ended;
- * then the replays (measure.c: verify_measured_replayable and
+ * then the replays, or beside the runner once the frames they read are
+ * verified (grade_early.h) (measure.c: verify_measured_replayable and
  * verify_perf_replayable say which calls can be replayed, their
  * findings go into v->measured[] and v->perf_call, the replayed output
  * through verify_measured_region); then verify_finish.  verify_release

@@ -182,7 +182,9 @@ struct proto_job {
 #define PROTO_JOB_PERF_RECORD 0x10u
 /* (GPU) the job has both phases, and the performance phase waits for its
  * turn (PROTO_TURN_REP) before it touches the GPU: the grader's other
- * runners of the grade are sweeping meanwhile (grader/gputurns.h) */
+ * runners of the grade are sweeping meanwhile (grader/gputurns.h); once
+ * its DONE is sent, the runner waits for the end of stdin before it
+ * exits */
 #define PROTO_JOB_TIMED_TURN 0x20u
 
 struct proto_hello {

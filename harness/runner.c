@@ -11,6 +11,7 @@
  * oracle.  Nothing here forks (CUDA does not survive fork).
  */
 #include <cuda_runtime_api.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -330,6 +331,20 @@ static uint64_t timed_input_key(uint32_t rep)
 	return k.key;
 }
 
+/* After a timed turn: idle, the context kept, until the grader closes
+ * stdin -- which it does once no other runner of the grade waits for a
+ * turn, so that no context is torn down while another is timed
+ * (grader/gputurns.h). */
+static void wait_for_release(void)
+{
+	unsigned char buf[256];
+	ssize_t n;
+
+	do
+		n = read(0, buf, sizeof(buf));
+	while (n > 0 || (n < 0 && errno == EINTR));
+}
+
 /* One timed reference run: poisoned output, flushed L2, event-timed. */
 static cudaError_t time_reference(struct runner *r, unsigned char *out,
 				  const unsigned char *in, size_t bytes,
@@ -625,6 +640,8 @@ static int phase_perf(struct runner *r)
 	send(&pb);
 	runner_send_done(PROTO_PHASE_PERF, b.reps);
 	rc = 0;
+	if (r->job.flags & PROTO_JOB_TIMED_TURN)
+		wait_for_release();
 out:
 	perf_release(&b);
 	return rc;

@@ -182,12 +182,14 @@ END_TEST
 /* ---- a grade's own turns ---- */
 
 /* A runner of one grade, in a thread: it enters, sweeps for sweep_s,
- * takes its turn, is timed for timed_s, leaves.  Times in seconds of
+ * takes its turn, is timed for timed_s, is done, waits idle until
+ * released, exits in exit_s, leaves.  Times in seconds of
  * CLOCK_MONOTONIC. */
 struct turn_runner {
 	struct gputurns *t;
-	double sweep_s, timed_s;
-	double start, swept, turn, left;
+	double sweep_s, timed_s, exit_s;
+	double start, swept, turn, done, released, left;
+	int release;
 	pthread_t thread;
 };
 
@@ -207,11 +209,17 @@ static void *turn_runner_main(void *arg)
 	r->start = mono_s();
 	sleep_s(r->sweep_s);
 	r->swept = mono_s();
-	gputurns_take(r->t);
+	gputurns_take(r->t, &r->release);
 	r->turn = mono_s();
 	sleep_s(r->timed_s);
+	r->done = mono_s();
+	gputurns_done(r->t, &r->release);
+	while (!__atomic_load_n(&r->release, __ATOMIC_ACQUIRE))
+		sleep_s(0.001);
+	r->released = mono_s();
+	sleep_s(r->exit_s);
 	r->left = mono_s();
-	gputurns_leave(r->t, 1);
+	gputurns_leave(r->t, &r->release);
 	return NULL;
 }
 
@@ -222,7 +230,7 @@ START_TEST(a_turn_waits_for_every_sweep_of_the_grade)
 
 	for (int i = 0; i < 4; i++) {
 		r[i] = (struct turn_runner){ .t = t, .sweep_s = 0.05 + 0.1 * i,
-					     .timed_s = 0.05 };
+					     .timed_s = 0.05, .exit_s = 0.1 };
 		ck_assert_int_eq(pthread_create(&r[i].thread, NULL,
 						turn_runner_main, &r[i]), 0);
 	}
@@ -232,19 +240,52 @@ START_TEST(a_turn_waits_for_every_sweep_of_the_grade)
 		for (int j = 0; j < 4; j++) {
 			if (i == j)
 				continue;
-			/* while i is timed, j neither sweeps nor is timed */
-			ck_assert_msg(r[i].left <= r[j].start ||
+			/* while i is timed, j neither sweeps, is timed,
+			 * nor exits */
+			ck_assert_msg(r[i].done <= r[j].start ||
 				      r[i].turn >= r[j].swept,
 				      "runner %d timed during %d's sweep", i,
 				      j);
-			ck_assert_msg(r[i].left <= r[j].turn ||
-				      r[j].left <= r[i].turn,
+			ck_assert_msg(r[i].done <= r[j].turn ||
+				      r[j].done <= r[i].turn,
 				      "runners %d and %d timed at once", i, j);
+			ck_assert_msg(r[i].done <= r[j].released ||
+				      r[j].left <= r[i].turn,
+				      "runner %d timed while %d exited", i, j);
 		}
 	/* all four started at once: the first turn waited for the last
-	 * sweep (0.35 s) */
-	for (int i = 0; i < 4; i++)
+	 * sweep (0.35 s); the turns then followed each other without
+	 * waiting for an exit, and the runners were released at the end */
+	for (int i = 0; i < 4; i++) {
 		ck_assert_double_ge(r[i].turn, r[3].swept);
+		for (int j = 0; j < 4; j++) {
+			ck_assert_double_ge(r[i].released, r[j].done);
+			if (r[j].turn > r[i].turn)
+				ck_assert_double_lt(r[j].turn, r[i].left);
+		}
+	}
+	gputurns_free(t);
+}
+END_TEST
+
+/* A runner done with nobody waiting goes at once, and a turn asked for
+ * while it exits waits for it to be gone. */
+START_TEST(a_turn_waits_for_a_released_runner)
+{
+	struct gputurns *t = gputurns_new();
+	struct turn_runner a = { .t = t, .timed_s = 0.1, .exit_s = 0.2 };
+	struct turn_runner b = { .t = t, .sweep_s = 0.05, .timed_s = 0.05 };
+
+	ck_assert_int_eq(pthread_create(&a.thread, NULL, turn_runner_main,
+					&a), 0);
+	sleep_s(0.05); /* a holds its turn: b starts once it is done */
+	ck_assert_int_eq(pthread_create(&b.thread, NULL, turn_runner_main,
+					&b), 0);
+	pthread_join(a.thread, NULL);
+	pthread_join(b.thread, NULL);
+	ck_assert_double_ge(b.start, a.done);
+	ck_assert_double_lt(a.released - a.done, 0.05);
+	ck_assert_double_ge(b.turn, a.left);
 	gputurns_free(t);
 }
 END_TEST
@@ -254,6 +295,7 @@ START_TEST(no_runner_starts_while_a_turn_is_awaited)
 	struct gputurns *t = gputurns_new();
 	struct turn_runner a = { .t = t, .timed_s = 0.1 };
 	struct turn_runner late = { .t = t, .sweep_s = 0.05, .timed_s = 0.05 };
+	int sweep = 0;
 
 	gputurns_enter(t); /* a sweep of the grade's, here */
 	ck_assert_int_eq(pthread_create(&a.thread, NULL, turn_runner_main,
@@ -264,12 +306,12 @@ START_TEST(no_runner_starts_while_a_turn_is_awaited)
 	sleep_s(0.2);
 	ck_assert_double_eq(a.turn, 0);
 	ck_assert_double_eq(late.start, 0);
-	gputurns_leave(t, 0); /* the sweep is gone */
+	gputurns_leave(t, &sweep); /* the sweep is gone */
 	pthread_join(a.thread, NULL);
 	pthread_join(late.thread, NULL);
 	/* the late runner started only once a's turn was over */
 	ck_assert_double_gt(a.turn, 0);
-	ck_assert_double_ge(late.start, a.left);
+	ck_assert_double_ge(late.start, a.done);
 	gputurns_free(t);
 }
 END_TEST
@@ -715,6 +757,7 @@ static Suite *gpulock_suite(void)
 
 	tc = tcase_create("turns");
 	tcase_add_test(tc, a_turn_waits_for_every_sweep_of_the_grade);
+	tcase_add_test(tc, a_turn_waits_for_a_released_runner);
 	tcase_add_test(tc, no_runner_starts_while_a_turn_is_awaited);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);

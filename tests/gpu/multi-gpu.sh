@@ -12,6 +12,10 @@
 #      of one GPU never overlap; those of different GPUs do)
 #   4. the same batch on the first GPU alone (CUDA_VISIBLE_DEVICES set to
 #      its uuid), for the ratio on the same host
+#   handoff (only when named in STEPS): warm grades on the first GPU
+#      alone, alternately with the timed turns handed over at a runner's
+#      end of timing and at its exit (WARPGRADE_TURN_HANDOFF=exit), five
+#      of each
 #
 #   OUT=DIR tests/gpu/multi-gpu.sh [N]      (N default 100)
 #
@@ -46,7 +50,7 @@ bin/warpgrade grade tests/fixtures/good/submission --backend cuda \
 grades() { # label, then the environment for the grades
 	local label=$1
 	shift
-	for i in 1 2 3; do
+	for i in ${ROUNDS:-1 2 3}; do
 		s=$(date +%s.%N)
 		env "$@" WARPGRADE_OBJECT_CACHE=0 bin/warpgrade grade \
 			tests/fixtures/good/submission --backend cuda \
@@ -69,6 +73,16 @@ if step grades; then
 	grades alone CUDA_VISIBLE_DEVICES="$first"
 	grades alone-probed CUDA_VISIBLE_DEVICES="$first" \
 		WARPGRADE_PROBE_CACHE=0
+fi
+
+if step handoff; then
+	log "== warm grades on the first GPU, turns handed over at the end" \
+	    "of timing and at exit, alternately"
+	for r in 1 2 3 4 5; do
+		ROUNDS=$r grades handoff CUDA_VISIBLE_DEVICES="$first"
+		ROUNDS=$r grades handoff-exit CUDA_VISIBLE_DEVICES="$first" \
+			WARPGRADE_TURN_HANDOFF=exit
+	done
 fi
 
 batch() { # label, then the environment for the batch
