@@ -327,8 +327,12 @@ static void plan_next(struct runner *r,
  * fault is pinned to the first call whose flag is unset -- the same
  * shape the one-at-a-time path names.
  */
-#define BATCH_SHAPES 64
+#define BATCH_SHAPES 1024
 #define BATCH_REGION_MAX (64 * 1024)   /* bytes of a region in a batch */
+/* pinned bytes of a batch's regions and inputs: the 4,096 shapes
+ * 1..64 x 1..64 of 4-byte elements in four batches, 12 waits where 64
+ * shapes a batch made 192 */
+#define BATCH_HOST_BYTES (16u << 20)
 
 struct batch {
 	size_t n, call[BATCH_SHAPES];
@@ -348,8 +352,8 @@ static int batch_init(struct batch *bt)
 	const uint32_t one = 1;
 
 	memset(bt, 0, sizeof(*bt));
-	if (cudaMallocHost((void **)&bt->host, BATCH_SHAPES * 2 *
-			   (size_t)BATCH_REGION_MAX) != cudaSuccess ||
+	if (cudaMallocHost((void **)&bt->host, BATCH_HOST_BYTES) !=
+	    cudaSuccess ||
 	    cudaMallocHost((void **)&bt->done, BATCH_SHAPES *
 			   sizeof(uint32_t)) != cudaSuccess ||
 	    cudaMalloc((void **)&bt->d_one, sizeof(one)) != cudaSuccess ||
@@ -374,22 +378,43 @@ static void batch_release(struct batch *bt)
 	memset(bt, 0, sizeof(*bt));
 }
 
-/* Does call c of the plan go in a batch?  Small regions on a GPU, in a
- * sweep that sends every output (not compute-sanitizer's bare one). */
-static int batchable(const struct runner *r, const struct corr_plan *pl,
-		     size_t c, const struct batch *bt)
+/* The pinned bytes call c of the plan needs in a batch (its region and
+ * its input), or 0 when it goes alone: a batch holds small regions on a
+ * GPU, in a sweep that sends every output (not compute-sanitizer's bare
+ * one). */
+static size_t batch_bytes(const struct runner *r, const struct corr_plan *pl,
+			  size_t c, const struct batch *bt)
 {
 	size_t i = pl->order[c];
 	unsigned flags;
 	struct exercise_shape s = exercise_shape_of(r->ex, r->job.seed, i,
 						    &flags);
 	size_t in = exercise_shape_elems(s) * r->ex->elem_size;
+	size_t region = in + 2 * GUARD_ELEMS * r->ex->elem_size;
 
 	/* a measured call runs alone, inside its launch record */
-	return bt->host && !r->emu && !pl->skip[i] &&
-	       !(r->job.flags & PROTO_JOB_BARE_OUTPUT) &&
-	       !(flags & EXERCISE_SHAPE_MEASURED) &&
-	       in + 2 * GUARD_ELEMS * r->ex->elem_size <= BATCH_REGION_MAX;
+	if (!bt->host || r->emu || pl->skip[i] ||
+	    (r->job.flags & PROTO_JOB_BARE_OUTPUT) ||
+	    (flags & EXERCISE_SHAPE_MEASURED) || region > BATCH_REGION_MAX)
+		return 0;
+	return region + in;
+}
+
+/* The calls from c of the plan that go in one batch: into bt->call,
+ * their number into bt->n. */
+static void batch_fill(const struct runner *r, const struct corr_plan *pl,
+		       size_t c, struct batch *bt)
+{
+	size_t used = 0, b;
+
+	for (bt->n = 0; c + bt->n < pl->nshapes && bt->n < BATCH_SHAPES;
+	     bt->n++) {
+		b = batch_bytes(r, pl, c + bt->n, bt);
+		if (!b || used + b > BATCH_HOST_BYTES)
+			break;
+		used += b;
+		bt->call[bt->n] = c + bt->n;
+	}
 }
 
 /* The calls of bt behind one another, each followed by its copies back
@@ -559,9 +584,7 @@ int runner_phase_correctness(struct runner *r)
 		size_t i = pl.order[c];
 		int k, poisoned;
 
-		for (bt.n = 0; c + bt.n < pl.nshapes && bt.n < BATCH_SHAPES &&
-		     batchable(r, &pl, c + bt.n, &bt); bt.n++)
-			bt.call[bt.n] = c + bt.n;
+		batch_fill(r, &pl, c, &bt);
 		if (bt.n > 1) {
 			k = run_batch(r, &pl, &bt, d_in, d_out);
 			if (k)

@@ -4,7 +4,9 @@
 # 16 copies of it at once; each prints microseconds per shape for every
 # variant of the runner's calls (see the source).
 #
-#   tests/gpu/sweep-contention.sh [OUT_DIR]
+#   tests/gpu/sweep-contention.sh [OUT_DIR [VARIANTS]]
+#
+# (VARIANTS: sweep_cost's letters, e.g. ef; default all)
 set -eu
 cd "$(dirname "$0")/../.."
 out=${1:-$(mktemp -d)}
@@ -14,7 +16,7 @@ nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
 for k in 1 4 16; do
 	i=1
 	while [ "$i" -le "$k" ]; do
-		"$out/sweep_cost" >"$out/copies$k-$i.txt" 2>&1 &
+		"$out/sweep_cost" ${2:-} >"$out/copies$k-$i.txt" 2>&1 &
 		i=$((i + 1))
 	done
 	wait

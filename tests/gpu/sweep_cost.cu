@@ -4,12 +4,13 @@
 // 2026-11-25 (poison copied from the host, blocking copies back), (b)
 // poison set on the device, copies into pinned memory, three waits, (c)
 // only the launch and one wait, (d) as (b) with the next shape's poison
-// behind the copies (two waits, the runner now), (e) 64 shapes at a time:
-// their poison, one wait, their launches, one wait for the device, their
-// copies, one wait -- printing microseconds per shape.  Run several
-// copies at once to see what processes sharing the GPU cost each other
-// (tests/gpu/sweep-contention.sh).
+// behind the copies (two waits), (e) 64 shapes at a time: their poison,
+// one wait, their launches, one wait for the device, their copies, one
+// wait, (f) the same 1,024 shapes at a time -- printing microseconds per
+// shape.  Run several copies at once to see what processes sharing the
+// GPU cost each other (tests/gpu/sweep-contention.sh).
 // nvcc -arch=sm_90 -o sweep_cost tests/gpu/sweep_cost.cu
+// ./sweep_cost [VARIANTS]   (VARIANTS: letters, e.g. ef; default all)
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -70,37 +71,46 @@ static void one_shape(int variant, cudaStream_t s, int m, int n, int G,
 	}
 }
 
-/* (e): 64 shapes a batch, each its own region of d_big, copied back into
- * pinned h_big; returns the shapes run. */
+/* (e), (f): 64 x rows shapes a batch (rows values of m), each its own
+ * region of d_big, copied back into pinned h_big; returns the shapes
+ * run. */
 static int batched(cudaStream_t s, float *d_in, unsigned char *d_big,
-		   unsigned char *h_big, int G)
+		   unsigned char *h_big, int G, int rows)
 {
 	const size_t slot = 64 * 64 * 4 + 2 * G;
 	int count = 0;
 
-	for (int m = 1; m <= 64; m++) {
-		for (int n = 1; n <= 64; n++)
-			poison(s, d_big + (n - 1) * slot, (size_t)m * n * 4, G);
+	for (int m0 = 1; m0 <= 64; m0 += rows) {
+		for (int m = m0; m < m0 + rows; m++)
+			for (int n = 1; n <= 64; n++)
+				poison(s, d_big + ((m - m0) * 64 + n - 1) *
+				       slot, (size_t)m * n * 4, G);
 		cudaStreamSynchronize(s);
-		for (int n = 1; n <= 64; n++) {
-			dim3 grid((n + 31) / 32, (m + 31) / 32), blk(32, 32);
-			transpose<<<grid, blk, 0, s>>>(
-				(float *)(d_big + (n - 1) * slot + G), d_in, m, n);
-			cudaGetLastError();
-		}
+		for (int m = m0; m < m0 + rows; m++)
+			for (int n = 1; n <= 64; n++) {
+				dim3 grid((n + 31) / 32, (m + 31) / 32);
+				dim3 blk(32, 32);
+
+				transpose<<<grid, blk, 0, s>>>((float *)(d_big +
+					((m - m0) * 64 + n - 1) * slot + G),
+					d_in, m, n);
+				cudaGetLastError();
+			}
 		cudaDeviceSynchronize();
-		for (int n = 1; n <= 64; n++)
-			cudaMemcpyAsync(h_big + (n - 1) * slot,
-					d_big + (n - 1) * slot,
-					(size_t)m * n * 4 + 2 * G,
-					cudaMemcpyDeviceToHost, s);
+		for (int m = m0; m < m0 + rows; m++)
+			for (int n = 1; n <= 64; n++)
+				cudaMemcpyAsync(h_big + ((m - m0) * 64 + n - 1) *
+						slot, d_big + ((m - m0) * 64 +
+						n - 1) * slot,
+						(size_t)m * n * 4 + 2 * G,
+						cudaMemcpyDeviceToHost, s);
 		cudaStreamSynchronize(s);
-		count += 64;
+		count += 64 * rows;
 	}
 	return count;
 }
 
-int main()
+int main(int argc, char **argv)
 {
 	const int G = 64 * 4; // guard bytes
 	size_t maxreg = 64 * 64 * 4 + 2 * G;
@@ -115,14 +125,18 @@ int main()
 	cudaMallocHost(&h_reg_p, maxreg);
 	cudaMallocHost(&h_check_p, 64 * 64 * 4);
 	unsigned char *d_big, *h_big;
-	cudaMalloc(&d_big, 64 * maxreg);
-	cudaMallocHost(&h_big, 64 * maxreg);
-	for (int variant = 0; variant < 5; variant++) {
+	cudaMalloc(&d_big, 1024 * maxreg);
+	cudaMallocHost(&h_big, 1024 * maxreg);
+	for (int variant = 0; variant < 6; variant++) {
+		/* the variants named in argv[1] ("ef"), or all */
+		if (argc > 1 && !strchr(argv[1], 'a' + variant))
+			continue;
 		for (int round = 0; round < 2; round++) {
 			double t0 = now_us();
 			int count = 0;
-			if (variant == 4) {
-				count = batched(s, d_in, d_big, h_big, G);
+			if (variant >= 4) {
+				count = batched(s, d_in, d_big, h_big, G,
+						variant == 4 ? 1 : 16);
 			} else {
 				for (int m = 1; m <= 64; m++)
 					for (int n = 1; n <= 64; n++, count++)
