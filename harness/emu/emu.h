@@ -200,6 +200,8 @@ struct emu_func {
 	int line;                 /* line of the definition in the PTX */
 	struct emu_wmma *wmma;    /* operands of its wmma instructions */
 	int nwmma;
+	int may_barrier;          /* a kernel: it, or a function of its
+				   * module, has a bar or bar.red */
 };
 
 struct emu_line {

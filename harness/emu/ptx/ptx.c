@@ -482,6 +482,29 @@ static int parse_params(struct parser *p, struct fbuild *fb, int entry,
 	}
 }
 
+static int has_barrier(const struct emu_func *f)
+{
+	for (int j = 0; j < f->ninsns; j++)
+		if (f->insns[j].op == OP_BAR || f->insns[j].op == OP_BARRED)
+			return 1;
+	return 0;
+}
+
+/* Each kernel's may_barrier: a barrier in it or in a function of the
+ * module (which it may call, directly or not). */
+static void mark_barriers(struct emu_module *m)
+{
+	int in_funcs = 0, i;
+
+	for (i = 0; i < m->nfuncs; i++)
+		if (!m->funcs[i].is_entry)
+			in_funcs |= has_barrier(&m->funcs[i]);
+	for (i = 0; i < m->nfuncs; i++)
+		if (m->funcs[i].is_entry)
+			m->funcs[i].may_barrier = in_funcs ||
+						  has_barrier(&m->funcs[i]);
+}
+
 /* the reconvergence pc of every branch of f (reconv.c) */
 static int compute_rpcs(struct parser *p, struct emu_func *f)
 {
@@ -938,6 +961,7 @@ struct emu_module *emu_ptx_parse(const char *text, size_t len, char *err,
 			perr(&p, 0, "out of memory");
 			goto fail;
 		}
+	mark_barriers(m);
 	free(p.t);
 	return m;
 fail:

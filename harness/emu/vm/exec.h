@@ -108,6 +108,7 @@ struct warp {
 	uint8_t *params;
 	size_t pacap, patop;
 	uint8_t *local;               /* 32 lanes x lcap bytes */
+	size_t local_cap;             /* bytes allocated at local */
 };
 
 struct xctx {
@@ -429,8 +430,12 @@ enum { IDLE_NO, IDLE_WAIT, IDLE_SPIN };
  * off to sleep between them (one of pure spins is a fixed point) */
 #define STUCK_STEPS 1024
 int sched_deadlock(struct xctx *x, int why);
-/* local memory of n warps (x->lcap bytes a lane); 0 or -1 */
+/* local memory of n warps (x->lcap bytes a lane), zeroed when new and
+ * kept as it is when large enough (a GPU's holds what it held); 0 or
+ * -1 */
 int sched_reserve_local(struct xctx *x, struct warp *warps, int n);
+/* the local memory of n warps freed (at a launch's end) */
+void sched_free_local(struct warp *warps, int n);
 /* The performance model's count of a block (perf.h): the launch's
  * counters now, and what they grew by since from, added to *to. */
 struct perf_work;

@@ -420,31 +420,22 @@ static int reserve_memory(struct xctx *x, int k)
 int sched_reserve_local(struct xctx *x, struct warp *warps, int n)
 {
 	for (int i = 0; i < n; i++) {
-		size_t need = (size_t)x->lcap * EMU_WARP_SIZE, have = 0;
+		size_t need = (size_t)x->lcap * EMU_WARP_SIZE;
 
-		if (need && simt_grow(&warps[i].local, &have, need, 1))
+		if (need && simt_grow(&warps[i].local, &warps[i].local_cap,
+				      need, 1))
 			return -1;
 	}
 	return 0;
 }
 
-/* whether a block of x's kernel may wait at a barrier: one in the
- * kernel or in a function of its module */
-static int has_barrier(const struct xctx *x)
+void sched_free_local(struct warp *warps, int n)
 {
-	const struct emu_module *m = x->m;
-
-	for (int i = 0; i < m->nfuncs; i++) {
-		const struct emu_func *f = &m->funcs[i];
-
-		if (f != x->k && f->is_entry)
-			continue;
-		for (int j = 0; j < f->ninsns; j++)
-			if (f->insns[j].op == OP_BAR ||
-			    f->insns[j].op == OP_BARRED)
-				return 1;
+	for (int i = 0; i < n; i++) {
+		free(warps[i].local);
+		warps[i].local = NULL;
+		warps[i].local_cap = 0;
 	}
-	return 0;
 }
 
 /*
@@ -461,7 +452,7 @@ static int in_phases(const struct xctx *x)
 	const unsigned *g = x->cfg->grid;
 
 	return x->cfg->resident > 1 && (uint64_t)g[0] * g[1] * g[2] > 1 &&
-	       !(x->cfg->perf && x->cfg->perf_only) && has_barrier(x);
+	       !(x->cfg->perf && x->cfg->perf_only) && x->k->may_barrier;
 }
 
 /*
@@ -719,11 +710,8 @@ int emu_run(const struct emu_module *m, int k,
 	res->lines = x.lines;
 	x.lines = NULL;
 out:
-	for (i = 0; i < EMU_MAX_BLOCK_WARPS; i++) {
-		/* local memory is reallocated per launch: free it */
-		free(g_warps[i].local);
-		g_warps[i].local = NULL;
-	}
+	/* local memory is sized per launch: free it */
+	sched_free_local(g_warps, EMU_MAX_BLOCK_WARPS);
 	spin_release(&x);
 	free(x.symaddr);
 	free(x.lines);

@@ -346,10 +346,7 @@ static int window_turns(struct xctx *x, uint64_t *which, uint64_t nslots,
 		}
 	}
 	for (uint64_t s = 0; s < nslots; s++)
-		for (int k = 0; k < b[s].nwarps; k++) {
-			free(b[s].warps[k].local);
-			b[s].warps[k].local = NULL;
-		}
+		sched_free_local(b[s].warps, b[s].nwarps);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -480,10 +477,7 @@ int coop_run_grid(struct xctx *x)
 	}
 	for (i = 0; i < nb; i++) {
 		/* local memory is sized per launch (sched.c frees its own) */
-		for (int k = 0; k < b[i].nwarps; k++) {
-			free(b[i].warps[k].local);
-			b[i].warps[k].local = NULL;
-		}
+		sched_free_local(b[i].warps, b[i].nwarps);
 	}
 	x->warps = own;
 	x->slice_end = UINT64_MAX;

@@ -1,7 +1,7 @@
 /*
  * A warp that spins: while one warp runs nothing else does, so if its
  * state (the current frame's registers and predicates, its SIMT entries,
- * its local memory) is the same at two visits of one branch and nothing
+ * its local memory in use) is the same at two visits of one branch and nothing
  * was written between them, it loops forever unless another warp or
  * block changes what it reads.  It then gives way (Y_SPIN), which lets
  * a warp that waits for another of its block (or, in a cooperative
@@ -17,7 +17,8 @@
  * which exec_branch and exec_call already test, also stops the warp at
  * its next check.  A check copies the state at a branch, then watches
  * the next branches for the same one; a warp whose state changed is
- * checked again after twice as many lane instructions (up to 2^20), in
+ * checked again after twice as many lane instructions (up to 2^20, and
+ * never sooner than a lane instruction for each byte of its state), in
  * this run and the next ones of the block, so a warp that computes
  * costs a few copies of its registers in all.
  */
@@ -61,11 +62,16 @@ void spin_reset(struct warp *w)
 	w->sleep_written = 0;
 }
 
-void spin_arm(struct xctx *x, struct warp *w)
+/* Bytes of each lane's local memory in use: up to the top of the
+ * current frame's depot, a multiple of 8 (lcap is one of 16).  What
+ * lies above belongs to frames that returned, which no correct program
+ * reads again; the modules of a library such as CUB give every lane
+ * some hundred kilobytes of depots, nearly all above. */
+static size_t live_local(const struct xctx *x, const struct warp *w)
 {
-	x->spin.watching = 0;
-	x->spin.next = x->lane_insns + w->spin_gap;
-	spin_limit(x);
+	size_t n = ((size_t)w->fr[w->nf - 1].local_top + 7) & ~(size_t)7;
+
+	return w->local ? (n < x->lcap ? n : x->lcap) : 0;
 }
 
 /* the state to compare: its size in bytes, and it copied to *buf */
@@ -76,19 +82,50 @@ static int snapshot(struct xctx *x, const struct warp *w, uint8_t **buf,
 	size_t nr = (size_t)fr->f->nregs * EMU_WARP_SIZE * sizeof(uint64_t);
 	size_t np = (size_t)fr->f->npreds * sizeof(uint32_t);
 	size_t ns = (size_t)(w->sp - fr->depth) * sizeof(struct sentry);
-	size_t nl = (size_t)x->lcap * EMU_WARP_SIZE;
+	size_t live = live_local(x, w);
 	uint8_t *p;
 
-	*len = nr + np + ns + nl;
+	*len = nr + np + ns + live * EMU_WARP_SIZE;
 	if (simt_grow(buf, cap, *len, 1))
 		return -1;
 	p = *buf;
 	memcpy(p, w->regs + fr->roff, nr);
 	memcpy(p + nr, w->preds + fr->poff, np);
 	memcpy(p + nr + np, w->stack + fr->depth, ns);
-	if (nl)
-		memcpy(p + nr + np + ns, w->local, nl);
+	p += nr + np + ns;
+	for (size_t l = 0; live && l < EMU_WARP_SIZE; l++)
+		memcpy(p + l * live, w->local + l * x->lcap, live);
 	return 0;
+}
+
+/* Bytes a check copies: the current frame's registers, predicates and
+ * SIMT entries, and the local memory in use (live_local). */
+static size_t state_bytes(const struct xctx *x, const struct warp *w)
+{
+	const struct frame *fr = &w->fr[w->nf - 1];
+
+	return (size_t)fr->f->nregs * EMU_WARP_SIZE * sizeof(uint64_t) +
+	       (size_t)fr->f->npreds * sizeof(uint32_t) +
+	       (size_t)(w->sp - fr->depth) * sizeof(struct sentry) +
+	       live_local(x, w) * EMU_WARP_SIZE;
+}
+
+void spin_arm(struct xctx *x, struct warp *w)
+{
+	size_t least = state_bytes(x, w);
+	uint64_t room = x->slice_end - x->lane_insns;
+
+	/* no sooner than a lane instruction for each byte a check copies
+	 * (CUB's kernels have hundreds of kilobytes of registers a warp),
+	 * but within the first half of a time slice, or a warp that spins
+	 * would never be seen to */
+	if (least > room / 2)
+		least = (size_t)(room / 2);
+	if (w->spin_gap < least)
+		w->spin_gap = (uint32_t)least;
+	x->spin.watching = 0;
+	x->spin.next = x->lane_insns + w->spin_gap;
+	spin_limit(x);
 }
 
 /* not a spin: check again after twice as long */
@@ -175,8 +212,9 @@ int spin_sleep(struct xctx *x, struct warp *w, int pc)
 	h = mix(h, w->preds + fr->poff, (size_t)fr->f->npreds * 4);
 	h = mix(h, w->stack + fr->depth,
 		(size_t)(w->sp - fr->depth) * sizeof(struct sentry));
-	if (x->lcap)
-		h = mix(h, w->local, (size_t)x->lcap * EMU_WARP_SIZE);
+	for (size_t l = 0, live = live_local(x, w); live &&
+	     l < EMU_WARP_SIZE; l++)
+		h = mix(h, w->local + l * x->lcap, live);
 	same = h == w->sleep_hash && wr == w->sleep_written;
 	w->sleep_hash = h;
 	w->sleep_written = wr;
