@@ -46,11 +46,11 @@
 #define COOP_SLICE 8192
 
 /* blocks that take turns in a launch run in phases (coop_run_phases):
- * a GPU has up to 2,048 resident, but every block's registers, shared
- * memory and race shadow cycled through the host's caches cost as much
- * as the interpretation (a sweep of a tiled transpose: +55% with the
- * H100's 1,056 resident blocks of 256 threads, +4% with 32, nothing
- * measurable with 16) */
+ * a GPU holds thousands at once (an H100 1,056 of 256 threads), but
+ * every block's registers, shared memory and race shadow cycled through
+ * the host's caches cost as much as the interpretation (a sweep of a
+ * tiled transpose: +55% with 1,056 blocks in turns, +4% with 32,
+ * nothing measurable with 16) */
 #define PHASE_BLOCKS 16
 
 enum { CB_NEW, CB_RUNNING, CB_DONE };
