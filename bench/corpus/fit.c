@@ -17,9 +17,10 @@
  * the calibration set's figures: the mean absolute percentage error of
  * the predicted times (MAPE), the share of speedups within 0.10 and
  * Spearman's rank correlation of the speedups; with --fit, first the
- * constants it found (as C).  The held-out set's lines and figures are
- * printed only with --hold, so that the constants can be fixed without
- * looking at them; --calib-only does not even predict it.
+ * constants it found (as C).  The held-out sets' lines and figures
+ * ("hold", and "blind": variants added after the constants were fixed)
+ * are printed only with --hold, so that the constants can be fixed
+ * without looking at them; --calib-only does not even predict them.
  */
 #include <math.h>
 #include <stddef.h>
@@ -299,8 +300,10 @@ static void summaries(void)
 
 	printf("references: %zu, time MAPE %.1f%%\n", n, m);
 	summary("calib");
-	if (show_hold)
+	if (show_hold) {
 		summary("hold");
+		summary("blind");
+	}
 }
 
 /* ---- the search ---- */
@@ -429,7 +432,7 @@ int main(int argc, char **argv)
 		return 2;
 	/* --calib-only: the held-out variants are not even predicted */
 	for (size_t i = 0; i < NV && calib_only; i++)
-		if (table[i].have && !strcmp(table[i].set, "hold")) {
+		if (table[i].have && strcmp(table[i].set, "calib")) {
 			table[i].have = 0;
 			held++;
 		}
@@ -476,7 +479,7 @@ int main(int argc, char **argv)
 		       refs[i].ms, refs[i].pred_ms);
 	for (size_t i = 0; i < NV; i++)
 		if (table[i].have &&
-		    (show_hold || strcmp(table[i].set, "hold")))
+		    (show_hold || !strcmp(table[i].set, "calib")))
 			printf("%s,%s,%s,%.4f,%.4f,%.3f,%.3f\n",
 			       table[i].exercise, table[i].name, table[i].set,
 			       table[i].ms, table[i].pred_ms, table[i].speedup,
