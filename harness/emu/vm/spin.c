@@ -1,9 +1,9 @@
 /*
  * A warp that spins: while one warp runs nothing else does, so if its
  * state (the current frame's registers and predicates, its SIMT entries,
- * its local memory in use) is the same at two visits of one branch and nothing
- * was written between them, it loops forever unless another warp or
- * block changes what it reads.  It then gives way (Y_SPIN), which lets
+ * its local memory in use) is the same at two visits of one branch and
+ * nothing was written between them, it loops forever unless another
+ * warp or block changes what it reads.  It then gives way (Y_SPIN), which lets
  * a warp that waits for another of its block (or, in a cooperative
  * launch, of another block) see it, and lets sched.c and sched_coop.c
  * tell a deadlock: every warp left spinning and nothing written.
