@@ -210,21 +210,22 @@ END_TEST
 START_TEST(test_blocks_in_phases)
 {
 	enum { N = 40 };
+	static const int grids[2] = { 4, N };
 	int *a = dalloc(N * 4), *seen = dalloc(N * 4), h[N];
 	void *args[2] = { &a, &seen };
 
 	load("tests/emu/probe_sync.ptx");
-	ck_assert_int_eq(launch("read_neighbour", 4, 1, 64, 1, 0, args),
-			 cudaSuccess);
-	fetch(h, seen, 4);
-	for (int b = 0; b < 4; b++)
-		ck_assert_msg(h[b] == 1 + (b ^ 1), "block %d saw %d", b, h[b]);
-	cudaMemset(a, 0, N * 4);
-	ck_assert_int_eq(launch("read_neighbour", N, 1, 64, 1, 0, args),
-			 cudaSuccess);
-	fetch(h, seen, N);
-	for (int b = 0; b < N; b++)
-		ck_assert_msg(h[b] == 1 + (b ^ 1), "block %d saw %d", b, h[b]);
+	for (int i = 0; i < 2; i++) {
+		int n = grids[i];
+
+		cudaMemset(a, 0, N * 4);
+		ck_assert_int_eq(launch("read_neighbour", (unsigned)n, 1, 64,
+					1, 0, args), cudaSuccess);
+		fetch(h, seen, (size_t)n);
+		for (int b = 0; b < n; b++)
+			ck_assert_msg(h[b] == 1 + (b ^ 1), "%d blocks: block "
+				      "%d saw %d", n, b, h[b]);
+	}
 	ck_assert_int_eq(wgemu_last_fault(NULL, 0), WGEMU_FAULT_NONE);
 }
 END_TEST
