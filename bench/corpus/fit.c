@@ -18,9 +18,10 @@
  * the predicted times (MAPE), the share of speedups within 0.10 and
  * Spearman's rank correlation of the speedups; with --fit, first the
  * constants it found (as C).  The held-out sets' lines and figures
- * ("hold", and "blind": variants added after the constants were fixed)
- * are printed only with --hold, so that the constants can be fixed
- * without looking at them; --calib-only does not even predict them.
+ * ("hold", and "blind" and "blind2": variants added after the constants
+ * were fixed) are printed only with --hold, so that the constants can be
+ * fixed without looking at them; --calib-only does not even predict
+ * them.
  */
 #include <math.h>
 #include <stddef.h>
@@ -303,6 +304,7 @@ static void summaries(void)
 	if (show_hold) {
 		summary("hold");
 		summary("blind");
+		summary("blind2");
 	}
 }
 
