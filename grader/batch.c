@@ -231,10 +231,11 @@ static void fmt_duration(char *buf, size_t len, double s)
 
 /* ---- the children ---- */
 
-/* The command line of the child that grades entry e into tmp. */
+/* The command line of the child that grades entry e into tmp, on gpu
+ * (NULL: none). */
 static void child_argv(const struct batch_opts *o, const char *sub,
 		       const char *jobs, const char *seed, const char *tmp,
-		       const char *gpu_lock, const char **argv)
+		       const struct batch_gpu *gpu, const char **argv)
 {
 	int n = 0;
 
@@ -260,9 +261,15 @@ static void child_argv(const struct batch_opts *o, const char *sub,
 	}
 	if (o->timings)
 		argv[n++] = "--timings";
-	if (gpu_lock) {
+	if (gpu) {
 		argv[n++] = "--gpu-lock";
-		argv[n++] = gpu_lock;
+		argv[n++] = gpu->lock;
+	}
+	if (gpu && gpu->timer) {
+		argv[n++] = "--timing-gpu";
+		argv[n++] = gpu->timer->spec;
+		argv[n++] = "--timing-gpu-lock";
+		argv[n++] = gpu->timer->lock;
 	}
 	argv[n] = NULL;
 }
@@ -277,14 +284,14 @@ static int run_child(const struct batch_opts *o, const struct entry *e,
 	extern char **environ;
 	char *sub = xstrfmt("%s/%s", o->submissions, e->file);
 	char jobs[16], seed[32];
-	const char *argv[24];
+	const char *argv[28];
 	char cwd[PATH_MAX];
 	struct sandbox_spec spec;
 	int rc;
 
 	snprintf(jobs, sizeof(jobs), "%u", plan->child_jobs);
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
-	child_argv(o, sub, jobs, seed, tmp, gpu ? gpu->lock : NULL, argv);
+	child_argv(o, sub, jobs, seed, tmp, gpu, argv);
 	/* the grader itself, trusted: its own environment (on its GPU) and
 	 * directory, no limit but the batch's timeout */
 	sandbox_spec_init(&spec);
@@ -563,6 +570,11 @@ static void progress_plan(const struct sched *s,
 	if (plan->slots == 1)
 		snprintf(mode, sizeof(mode), "one at a time, %u compiles "
 			 "each", plan->child_jobs);
+	else if (plan->gpus.n > 1 && plan->gpus.v[0].timer)
+		snprintf(mode, sizeof(mode), "%u side by side on %zu GPUs, "
+			 "in pairs: sweeps on one, timed runs one at a time "
+			 "on the other: locks %s and the like", plan->slots,
+			 plan->gpus.n, plan->gpus.v[0].lock);
 	else if (plan->gpus.n > 1)
 		snprintf(mode, sizeof(mode), "%u side by side on %zu GPUs, "
 			 "timed runs one at a time on each: locks %s and "

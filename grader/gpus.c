@@ -62,6 +62,21 @@ size_t gpus_parse(const char *out, struct gpu_info *v)
 	return n;
 }
 
+char *gpus_spec(const struct gpu_info *g)
+{
+	return xstrfmt("%s %s %u %u %s", g->uuid, g->pci, g->major, g->minor,
+		       g->name);
+}
+
+int gpus_from_spec(const char *spec, struct gpu_info *g)
+{
+	char *line = xstrfmt("gpu 0 %s", spec);
+	size_t n = gpus_parse(line, g);
+
+	free(line);
+	return n == 1 ? 0 : -1;
+}
+
 char *gpus_env_entry(const struct gpu_info *g)
 {
 	return xstrfmt(VISIBLE "%s", g->uuid);

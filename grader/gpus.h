@@ -35,6 +35,15 @@ size_t gpus_parse(const char *probe_output, struct gpu_info *v);
  * /proc/driver/nvidia/gpus/<pci>/information; -1 when it has none. */
 int gpus_minor_in(const char *information);
 
+/* g in one line, "<uuid> <pci> <major> <minor> <name>" (the probe's
+ * line without its index), for a grader told to time on g (grade
+ * --timing-gpu).  A new string. */
+char *gpus_spec(const struct gpu_info *g);
+
+/* The GPU of a gpus_spec line into g, its device node's minor number
+ * looked up; 0, or -1 when the line does not parse. */
+int gpus_from_spec(const char *spec, struct gpu_info *g);
+
 /* "CUDA_VISIBLE_DEVICES=<uuid>": the environment entry that shows a
  * process g alone.  A new string. */
 char *gpus_env_entry(const struct gpu_info *g);

@@ -282,6 +282,29 @@ static void plan_gpus(const struct grade_opts *o, const struct build_env *env,
 	}
 }
 
+/* The GPU the timed runs go to (--timing-gpu); 0, or -1 with r->error
+ * when its description does not parse. */
+static int plan_timing(const struct grade_opts *o, struct grade_targets *g,
+		       struct grade_result *r)
+{
+	struct gpu_info gi;
+
+	if (!o->timing_gpu)
+		return 0;
+	if (gpus_from_spec(o->timing_gpu, &gi)) {
+		r->error = xstrfmt("--timing-gpu: cannot read '%s' (expected "
+				   "\"UUID PCI MAJOR MINOR NAME\")",
+				   o->timing_gpu);
+		return -1;
+	}
+	g->timing = xcalloc(1, sizeof(*g->timing));
+	g->timing->lock_path = o->timing_gpu_lock;
+	g->timing->env = gpus_env_entry(&gi);
+	g->timing->label = gpus_label(&gi);
+	g->timing->dev_minor = gi.dev_minor;
+	return 0;
+}
+
 /* A GPU grade that runs its exercises side by side (--jobs above 1) and
  * is given no lock orders their runners by turns of its own on each GPU
  * (gputurns.h). */
@@ -319,6 +342,12 @@ static void release_gpus(struct grade_targets *g)
 	free(g->gpus);
 	g->gpus = NULL;
 	g->ngpus = 0;
+	if (g->timing) {
+		free(g->timing->env);
+		free(g->timing->label);
+		free(g->timing);
+		g->timing = NULL;
+	}
 }
 
 /* The verdict of a task that was not run: missing, not compiled,
@@ -379,6 +408,20 @@ static void run_when_built(struct task *k, void *ctx)
 		grade_exec_exercise(p->o, k, p->g, p->seed);
 }
 
+/* A handle of k's own on the lock at path; NULL, with k an XX, when it
+ * cannot be opened. */
+static struct gpulock *open_lock(struct task *k, const char *path)
+{
+	struct gpulock *l = gpulock_open(path);
+
+	if (!l) {
+		k->state = T_XX;
+		snprintf(k->why, sizeof(k->why), "cannot open the GPU lock "
+			 "'%.400s'", path);
+	}
+	return l;
+}
+
 /* On a GPU: the same, with a lock handle of the exercise's own, so that
  * the lock orders its runners against the other exercises' as against
  * other graders' (or, without a lock, the grade's turns do); where
@@ -390,17 +433,19 @@ static void run_gpu_when_built(struct task *k, void *ctx)
 
 	if (k->ran || k->state != T_READY || !probe_ahead_agrees(p->g->ahead))
 		return;
-	if (k->gpu->lock_path &&
-	    !(k->lock = gpulock_open(k->gpu->lock_path))) {
-		k->state = T_XX;
-		snprintf(k->why, sizeof(k->why), "cannot open the GPU lock "
-			 "'%.400s'", k->gpu->lock_path);
+	if ((k->gpu->lock_path &&
+	     !(k->lock = open_lock(k, k->gpu->lock_path))) ||
+	    (p->g->timing &&
+	     !(k->timing_lock = open_lock(k, p->g->timing->lock_path)))) {
+		gpulock_free(k->lock);
+		k->lock = NULL;
 		return;
 	}
 	grade_exec_primary(p->o, k, p->g, p->seed);
 	grade_exec_measure(p->o, k, p->g);
 	gpulock_free(k->lock);
-	k->lock = NULL;
+	gpulock_free(k->timing_lock);
+	k->lock = k->timing_lock = NULL;
 }
 
 /* A first stage of run_in_turn: exercise i's runner, when it has not
@@ -547,6 +592,8 @@ static int grade_once(const struct grade_opts *o, struct grade_result *r,
 	if (tgt->backend == BUILD_CUDA) {
 		plan_gpus(o, &env, &g, given);
 		given = NULL;
+		if (plan_timing(o, &g, r))
+			goto out;
 	}
 	if (prepare(o, &env, tgt, &g, r))
 		goto out;

@@ -29,6 +29,10 @@ struct grade_opts {
 	/* the lock file shared with other graders of this GPU (gpulock.h),
 	 * or NULL: nothing else runs on it */
 	const char *gpu_lock;
+	/* with gpu_lock: the GPU the timed runs go to (gpus_spec), and the
+	 * lock shared with the other graders timing there (batch_gpus.h);
+	 * NULL: the timed runs go where the rest does */
+	const char *timing_gpu, *timing_gpu_lock;
 };
 
 #define GRADE_OK 0

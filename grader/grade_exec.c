@@ -150,13 +150,14 @@ static int on_frame(struct sandbox_run *sb, void *arg, enum proto_type t,
 	return 0;
 }
 
-/* One runner process: its job, its sandbox, its frames into v. */
+/* One runner process, on GPU slot (NULL: the emulator or the grader's
+ * own GPU): its job, its sandbox, its frames into v. */
 static int run_runner(const struct grade_opts *o, struct verify *v,
-		      struct task *k, int which, int gpu, uint32_t phases,
-		      uint32_t flags, struct grade_early *early,
-		      char **output)
+		      struct task *k, const struct gpu_slot *slot, int gpu,
+		      uint32_t phases, uint32_t flags,
+		      struct grade_early *early, char **output)
 {
-	const char *runner = k->runner[which], *workdir = k->dir;
+	const char *runner = k->runner[0], *workdir = k->dir;
 	const char *name = k->ex->name;
 	const char *argv[2] = { runner, NULL };
 	char home[PATH_MAX + 8];
@@ -195,7 +196,7 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	env[2] = "LANG=C";
 	env[3] = "TMPDIR=/tmp";
 	/* the GPU it is to use (gpus.h) */
-	env[4] = k->gpu && k->gpu->env ? k->gpu->env : gpus_env_inherited();
+	env[4] = slot && slot->env ? slot->env : gpus_env_inherited();
 	env[5] = NULL;
 	ro[0] = runner;
 	ro[1] = NULL;
@@ -209,7 +210,7 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 		corr *= 4; /* interpretation is slower than a GPU */
 	ctx.phase_timeout[PROTO_PHASE_CORRECTNESS] = corr;
 	ctx.phase_timeout[PROTO_PHASE_PERF] = cfg->perf_timeout_s;
-	ctx.turns = gpu && k->gpu ? k->gpu->turns : NULL;
+	ctx.turns = gpu && slot ? slot->turns : NULL;
 	ctx.early = gpu ? early : NULL;
 	ctx.phases = phases;
 
@@ -219,7 +220,7 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	spec.private_workdir = 1;
 	spec.ro_paths = ro;
 	spec.gpu = gpu;
-	spec.gpu_minor = gpu && k->gpu ? k->gpu->dev_minor : -1;
+	spec.gpu_minor = gpu && slot ? slot->dev_minor : -1;
 	spec.isolation = SANDBOX_ISOLATE_AUTO;
 	spec.hold_stdin = 1;
 	if (ctx.turns) {
@@ -275,21 +276,38 @@ out:
 	return rc;
 }
 
+/* Where a run of the plan goes: a timed run alone in its process to the
+ * grade's timing GPU, where it has one (grade_targets), else everything
+ * to the exercise's GPU and lock. */
+static const struct gpu_slot *slot_of(const struct task *k,
+				      const struct grade_targets *g,
+				      const struct gpulock_run *run,
+				      struct gpulock **lock)
+{
+	if (g->timing && !(run->phases & PROTO_PHASE_CORRECTNESS)) {
+		*lock = k->timing_lock ? k->timing_lock : *lock;
+		return g->timing;
+	}
+	return k->gpu;
+}
+
 /* One runner process of the plan (gpulock_plan), started only once its
  * lock is held and released only when the process is gone; 0, or -1 when
  * the lock or the process could not be had. */
 static int run_planned(const struct grade_opts *o, struct verify *v,
-		       struct task *k, int gpu, const struct gpulock_run *run,
-		       struct gpulock *lock, struct grade_early *early,
-		       char **output)
+		       struct task *k, const struct grade_targets *g, int gpu,
+		       const struct gpulock_run *run, struct gpulock *lock,
+		       struct grade_early *early, char **output)
 {
 	uint32_t flags = gpu ? run->job_flags : PROTO_JOB_SKIP_GPU_ONLY |
 					       PROTO_JOB_PERF_RECORD;
+	const struct gpu_slot *slot = gpu ? slot_of(k, g, run, &lock) : NULL;
 	int rc;
 
 	if (run->mode != GPULOCK_NONE && gpulock_acquire(lock, run->mode))
 		return -1;
-	rc = run_runner(o, v, k, 0, gpu, run->phases, flags, early, output);
+	rc = run_runner(o, v, k, slot, gpu, run->phases, flags, early,
+			output);
 	gpulock_release(lock);
 	return rc;
 }
@@ -321,6 +339,7 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 			       k->gpu ? k->gpu->lock : NULL;
 	struct gpulock_run runs[2];
 	size_t nruns = plan_runs(k, gpu, lock, runs);
+	const struct gpu_slot *timer = g->timing ? g->timing : k->gpu;
 	char phase[48];
 	int failed = 0;
 	struct grade_early early = { .o = o, .k = k, .g = g };
@@ -344,7 +363,7 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 			break;
 		if (i)
 			grade_early_calls_start(&early);
-		failed = run_planned(o, v, k, gpu, &runs[i], lock,
+		failed = run_planned(o, v, k, g, gpu, &runs[i], lock,
 				     &early, &e->runner_output);
 	}
 	grade_early_link_join(&early);
@@ -352,9 +371,8 @@ static void run_primary(const struct grade_opts *o, struct task *k,
 	snprintf(phase, sizeof(phase), "runner %s%s", tgt->arch,
 		 gpu ? " (correctness, timing)" : " (correctness)");
 	k->lap = timings_lap(&e->timings, phase, k->lap);
-	if (gpu && k->gpu && k->gpu->label)
-		snprintf(e->perf_gpu, sizeof(e->perf_gpu), "%s",
-			 k->gpu->label);
+	if (gpu && timer && timer->label) /* the GPU that timed it */
+		snprintf(e->perf_gpu, sizeof(e->perf_gpu), "%s", timer->label);
 	if (failed) {
 		verify_not_run(v, "the runner could not be started");
 		k->measure = 0;

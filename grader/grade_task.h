@@ -81,6 +81,8 @@ struct task {
 	const struct gpu_slot *gpu; /* the GPU its runners use, or NULL */
 	struct gpulock *lock;     /* its own handle on its GPU's lock while
 				   * exercises run side by side, or NULL */
+	struct gpulock *timing_lock; /* and on the timing GPU's, where the
+				      * grade has one (grade_targets) */
 	struct verify *v;         /* its verification, between the runs */
 	int measure;              /* replays are still to come */
 	int calls_measured;       /* the measured calls' replays are done
@@ -104,6 +106,9 @@ struct grade_targets {
 	 * emulator */
 	struct gpu_slot *gpus;
 	size_t ngpus;
+	/* the GPU the timed runs go to, with a lock of its own
+	 * (--timing-gpu-lock), or NULL: each exercise's own */
+	struct gpu_slot *timing;
 	/* the grade went on with the probe's remembered answer (guess) and
 	 * this probe answers beside the builds; no runner starts before it
 	 * agrees (probe_ahead.h) */

@@ -54,6 +54,11 @@ static const char usage_grade[] =
 	"  --jobs N             parallel compilations (default 4)\n"
 	"  --gpu-lock FILE      share the GPU with the graders that use FILE:\n"
 	"                       timed runs alone, the rest side by side\n"
+	"  --timing-gpu SPEC --timing-gpu-lock FILE\n"
+	"                       with --gpu-lock: time on the GPU of SPEC\n"
+	"                       (\"UUID PCI MAJOR MINOR NAME\"), sharing it\n"
+	"                       through FILE, and run the rest on the GPU of\n"
+	"                       --gpu-lock (what batch gives its children)\n"
 	"  --quiet              no progress line\n"
 	"  --timings            print each phase's wall seconds on stderr\n"
 	"                       (and \"timings\" in the JSON result)\n"
@@ -142,6 +147,12 @@ static int grade_option(int c, struct grade_cli *g)
 	case 'l':
 		g->o.gpu_lock = optarg;
 		return -1;
+	case 'T':
+		g->o.timing_gpu_lock = optarg;
+		return -1;
+	case 'G':
+		g->o.timing_gpu = optarg;
+		return -1;
 	case 'q':
 		g->quiet = 1;
 		return -1;
@@ -200,6 +211,8 @@ static int cmd_grade(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "gpu-lock", required_argument, NULL, 'l' },
+		{ "timing-gpu-lock", required_argument, NULL, 'T' },
+		{ "timing-gpu", required_argument, NULL, 'G' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "timings", no_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -217,6 +230,11 @@ static int cmd_grade(int argc, char **argv)
 	optind = 1;
 	while (rc < 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1)
 		rc = grade_option(c, &g);
+	if (rc < 0 && (!g.o.timing_gpu != !g.o.timing_gpu_lock ||
+		       (g.o.timing_gpu && !g.o.gpu_lock)))
+		rc = usage_error(usage_grade, "%s", "--timing-gpu and "
+				 "--timing-gpu-lock go together, with "
+				 "--gpu-lock");
 	if (rc < 0 && optind != argc - 1)
 		rc = usage_error(usage_grade, "%s", optind >= argc ?
 				 "no submission given" :

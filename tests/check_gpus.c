@@ -1,13 +1,26 @@
 /*
  * The GPUs of a host as the probe lists them (grader/gpus.c): the
  * probe's lines, the driver's minor numbers, the environment a GPU
- * process is given.
+ * process is given; a batch's GPUs in pairs (grader/batch_gpus.c).
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch_gpus.h"
 #include "gpus.h"
+
+/* build/wg-probe's output on a 2 x H100 host (2026-11-27), and a third
+ * GPU of another kind */
+static const char *const two_h100 =
+	"gpu 0 GPU-ef950048-f102-29cd-7a57-27c801b36725 0000:00:06.0 "
+	"9 0 NVIDIA H100 80GB HBM3\n"
+	"gpu 1 GPU-360f9c24-6f9e-b83d-79aa-629bed98b832 0000:00:07.0 "
+	"9 0 NVIDIA H100 80GB HBM3\n";
+static const char *const h200 =
+	"gpu 2 GPU-11111111-2222-3333-4444-555555555555 0000:00:08.0 "
+	"9 0 NVIDIA H200\n";
 
 START_TEST(probe_lines_parse)
 {
@@ -91,6 +104,79 @@ START_TEST(environment_shows_one_gpu)
 }
 END_TEST
 
+START_TEST(spec_names_one_gpu)
+{
+	struct gpu_info v[GPUS_MAX], back;
+	char *spec;
+
+	ck_assert_uint_eq(gpus_parse(two_h100, v), 2);
+	spec = gpus_spec(&v[1]);
+	ck_assert_str_eq(spec, "GPU-360f9c24-6f9e-b83d-79aa-629bed98b832 "
+			 "0000:00:07.0 9 0 NVIDIA H100 80GB HBM3");
+	ck_assert_int_eq(gpus_from_spec(spec, &back), 0);
+	ck_assert_str_eq(back.uuid, v[1].uuid);
+	ck_assert_str_eq(back.pci, v[1].pci);
+	ck_assert_str_eq(back.name, v[1].name);
+	ck_assert_uint_eq(back.major, 9);
+	free(spec);
+	ck_assert_int_eq(gpus_from_spec("GPU-1 0000:00:07.0", &back), -1);
+	ck_assert_int_eq(gpus_from_spec("", &back), -1);
+}
+END_TEST
+
+/* n GPUs of the text into a batch's plan; how many children start on
+ * each of the first three when takes children start one after another
+ * and none ends */
+static void plan(const char *text, const char *roles, struct batch_gpus *g,
+		 int takes, int per[3])
+{
+	struct gpu_info v[GPUS_MAX];
+	size_t n = gpus_parse(text, v);
+
+	if (roles)
+		setenv("WARPGRADE_GPU_ROLES", roles, 1);
+	else
+		unsetenv("WARPGRADE_GPU_ROLES");
+	batch_gpus_init(g, "/tmp/lock", v, n);
+	per[0] = per[1] = per[2] = 0;
+	for (int i = 0; i < takes; i++)
+		per[batch_gpus_take(g) - g->v]++;
+}
+
+START_TEST(batch_pairs_sweeping_and_timing_gpus)
+{
+	char three[512];
+	struct batch_gpus g;
+	int per[3];
+
+	plan(two_h100, NULL, &g, 6, per);
+	ck_assert_ptr_eq(g.v[0].timer, &g.v[1]);
+	ck_assert_ptr_null(g.v[1].timer);
+	ck_assert_int_eq(per[0], 6); /* the timing GPU starts no child */
+	ck_assert_int_eq(per[1], 0);
+	ck_assert_str_eq(g.v[1].lock, "/tmp/lock-GPU-360f9c24-6f9e-b83d-"
+			 "79aa-629bed98b832");
+	ck_assert_str_eq(g.v[1].spec, "GPU-360f9c24-6f9e-b83d-79aa-"
+			 "629bed98b832 0000:00:07.0 9 0 NVIDIA H100 80GB "
+			 "HBM3");
+	batch_gpus_release(&g);
+
+	plan(two_h100, "shared", &g, 6, per); /* each child one GPU */
+	ck_assert_ptr_null(g.v[0].timer);
+	ck_assert_int_eq(per[0], 3);
+	ck_assert_int_eq(per[1], 3);
+	batch_gpus_release(&g);
+
+	snprintf(three, sizeof(three), "%s%s", two_h100, h200);
+	plan(three, NULL, &g, 6, per); /* two kinds: no pairs */
+	ck_assert_ptr_null(g.v[0].timer);
+	ck_assert_int_eq(per[0] + per[1] + per[2], 6);
+	ck_assert_int_eq(per[2], 2);
+	batch_gpus_release(&g);
+	unsetenv("WARPGRADE_GPU_ROLES");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("gpus");
@@ -101,6 +187,8 @@ int main(void)
 	tcase_add_test(tc, probe_lines_parse);
 	tcase_add_test(tc, driver_minor_numbers);
 	tcase_add_test(tc, environment_shows_one_gpu);
+	tcase_add_test(tc, spec_names_one_gpu);
+	tcase_add_test(tc, batch_pairs_sweeping_and_timing_gpus);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -12,6 +12,9 @@
 #      of one GPU never overlap; those of different GPUs do)
 #   4. the same batch on the first GPU alone (CUDA_VISIBLE_DEVICES set to
 #      its uuid), for the ratio on the same host
+#   shared (only when named in STEPS): the batch of step 3 with every
+#      GPU both sweeping and timing (WARPGRADE_GPU_ROLES=shared) instead
+#      of in pairs, for comparison on the same host
 #   handoff (only when named in STEPS): warm grades on the first GPU
 #      alone, alternately with the timed turns handed over at a runner's
 #      end of timing and at its exit (WARPGRADE_TURN_HANDOFF=exit), five
@@ -113,6 +116,10 @@ print("exercises timed per GPU:", dict(c))' "$out/$label/results" |
 if step all; then
 	log "== 3. $n submissions on every GPU"
 	batch all
+fi
+if step shared; then
+	log "== $n submissions on every GPU, each GPU sweeping and timing"
+	batch all-shared WARPGRADE_GPU_ROLES=shared
 fi
 if step one; then
 	log "== 4. $n submissions on the first GPU alone ($first)"
