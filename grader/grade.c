@@ -282,8 +282,9 @@ static void plan_gpus(const struct grade_opts *o, const struct build_env *env,
 	}
 }
 
-/* The GPU the timed runs go to (--timing-gpu); 0, or -1 with r->error
- * when its description does not parse. */
+/* The GPU the timed runs go to (--timing-gpu), with the grade's handle
+ * on its lock; 0, or -1 with r->error when its description does not
+ * parse or the lock cannot be opened. */
 static int plan_timing(const struct grade_opts *o, struct grade_targets *g,
 		       struct grade_result *r)
 {
@@ -302,6 +303,11 @@ static int plan_timing(const struct grade_opts *o, struct grade_targets *g,
 	g->timing->env = gpus_env_entry(&gi);
 	g->timing->label = gpus_label(&gi);
 	g->timing->dev_minor = gi.dev_minor;
+	if (!(g->timing->lock = gpulock_open(o->timing_gpu_lock))) {
+		r->error = xstrfmt("cannot open the GPU lock '%s'",
+				   o->timing_gpu_lock);
+		return -1;
+	}
 	return 0;
 }
 
@@ -343,6 +349,7 @@ static void release_gpus(struct grade_targets *g)
 	g->gpus = NULL;
 	g->ngpus = 0;
 	if (g->timing) {
+		gpulock_free(g->timing->lock);
 		free(g->timing->env);
 		free(g->timing->label);
 		free(g->timing);

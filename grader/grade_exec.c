@@ -285,7 +285,7 @@ static const struct gpu_slot *slot_of(const struct task *k,
 				      struct gpulock **lock)
 {
 	if (g->timing && !(run->phases & PROTO_PHASE_CORRECTNESS)) {
-		*lock = k->timing_lock ? k->timing_lock : *lock;
+		*lock = k->timing_lock ? k->timing_lock : g->timing->lock;
 		return g->timing;
 	}
 	return k->gpu;
