@@ -33,13 +33,8 @@
 #include "grade_task.h"
 #include "intake.h"
 #include "pool.h"
-#include "sandbox.h"
 #include "timings.h"
 #include "util.h"
-
-/* The niceness of a grader's children but its timed runners, where it
- * shares a GPU with other graders (a batch's children). */
-#define SHARED_GPU_NICE 10
 
 static int selected(const struct grade_opts *o, const struct exercise *ex)
 {
@@ -591,11 +586,6 @@ static int grade_once(const struct grade_opts *o, struct grade_result *r,
 		goto out;
 	}
 	t = timings_lap(tm, "intake", t);
-	/* beside other graders of the GPU, whatever this one starts runs
-	 * below the timed runners of them all (grade_exec.c), which so
-	 * hold their GPU for less and are disturbed less */
-	if (o->gpu_lock)
-		sandbox_default_nice(SHARED_GPU_NICE);
 	if (o->gpu_lock && !(given = gpulock_open(o->gpu_lock))) {
 		r->error = xstrfmt("cannot open the GPU lock '%s'",
 				   o->gpu_lock);

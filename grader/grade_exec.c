@@ -221,8 +221,6 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	spec.ro_paths = ro;
 	spec.gpu = gpu;
 	spec.gpu_minor = gpu && slot ? slot->dev_minor : -1;
-	if (gpu && !(phases & PROTO_PHASE_CORRECTNESS))
-		spec.nice = 0; /* a timed runner alone: ahead of the rest */
 	spec.isolation = SANDBOX_ISOLATE_AUTO;
 	spec.hold_stdin = 1;
 	if (ctx.turns) {

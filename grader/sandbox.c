@@ -137,13 +137,6 @@ void sandbox_limits_default(struct sandbox_limits *l)
 	sandbox_limits_profile(SANDBOX_PROFILE_RUNNER, 60.0, l);
 }
 
-static int default_nice;
-
-void sandbox_default_nice(int nice)
-{
-	default_nice = nice;
-}
-
 void sandbox_spec_init(struct sandbox_spec *spec)
 {
 	memset(spec, 0, sizeof(*spec));
@@ -152,7 +145,6 @@ void sandbox_spec_init(struct sandbox_spec *spec)
 	spec->uid = SANDBOX_KEEP_ID;
 	spec->gid = SANDBOX_KEEP_ID;
 	spec->gpu_minor = -1;
-	spec->nice = default_nice;
 }
 
 /* ---- the child's side ---- */
@@ -169,7 +161,6 @@ struct child_plan {
 	int lim_res[8];
 	struct rlimit lim_val[8];
 	long uid, gid;
-	int nice;
 };
 
 /* What the child reports through the close-on-exec pipe. */
@@ -242,10 +233,6 @@ static void child_exec(const struct child_plan *c)
 	for (i = 0; i < c->nlim; i++)
 		if (setrlimit(c->lim_res[i], &c->lim_val[i]) < 0)
 			child_report(c, 2);
-	/* lower priority only: a failure (a limit) leaves it as it was */
-	if (c->nice > 0)
-		(void)setpriority(PRIO_PROCESS, 0,
-				  getpriority(PRIO_PROCESS, 0) + c->nice);
 	if (c->gid != SANDBOX_KEEP_ID &&
 	    (setgroups(0, NULL) < 0 || setgid((gid_t)c->gid) < 0))
 		child_report(c, 4);
@@ -619,7 +606,6 @@ static int run_prepare(struct sandbox_run *run)
 	plan->parent = getpid();
 	plan->uid = spec->uid;
 	plan->gid = spec->gid;
-	plan->nice = spec->nice;
 	plan_limits(plan, &spec->limits);
 	return 0;
 }

@@ -205,9 +205,6 @@ struct sandbox_spec {
 	struct sandbox_limits limits;
 	/* SANDBOX_KEEP_ID, or the account to drop to (root only). */
 	long uid, gid;
-	/* Added to the child's niceness before it runs (0: as the
-	 * grader's; sandbox_spec_init gives sandbox_default_nice's). */
-	int nice;
 	/* When *cancel becomes non-zero (a signal handler's flag), the
 	 * child's group is killed within a tick and res->cancelled is set.
 	 * May be NULL. */
@@ -251,15 +248,8 @@ struct sandbox_result {
 	char error[256];	/* grader-side failure: sandbox_run is -1 */
 };
 
-/* A spec with defaults: limits, AUTO isolation, ids kept, the default
- * niceness. */
+/* A spec with defaults: limits, AUTO isolation, ids kept. */
 void sandbox_spec_init(struct sandbox_spec *spec);
-
-/* The niceness sandbox_spec_init gives every spec from now on (0 at
- * first): a grader that shares its GPU with others runs its children
- * below its timed runs (grade.c).  Call before any thread starts
- * children. */
-void sandbox_default_nice(int nice);
 
 /*
  * Run spec->argv to completion and fill *res (overwritten; release it

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -218,37 +217,6 @@ START_TEST(test_exit_codes)
 	ck_assert_int_eq(res.exit_code, 5);
 	ck_assert_str_eq(sandbox_describe(&res, &spec.limits, d, sizeof(d)),
 			 "exited with code 5");
-	sandbox_result_release(&res);
-}
-END_TEST
-
-/* A spec's niceness is added to the child's; sandbox_default_nice is
- * what sandbox_spec_init gives a spec; a timed runner's 0 stays as the
- * grader's. */
-START_TEST(test_nice)
-{
-	const char *argv[] = { "/usr/bin/nice", NULL };
-	struct sandbox_spec spec;
-	struct sandbox_result res;
-	int base = getpriority(PRIO_PROCESS, 0);
-	char want[16];
-
-	sandbox_default_nice(7);
-	if (!setup(&spec, _i, argv, NULL)) {
-		sandbox_default_nice(0);
-		return;
-	}
-	sandbox_default_nice(0);
-	ck_assert_int_eq(spec.nice, 7);
-	run_ok(&spec, &res);
-	snprintf(want, sizeof(want), "%d\n", base + 7 > 19 ? 19 : base + 7);
-	ck_assert_str_eq(res.out, want);
-	sandbox_result_release(&res);
-	setup(&spec, _i, argv, NULL);
-	ck_assert_int_eq(spec.nice, 0);
-	run_ok(&spec, &res);
-	snprintf(want, sizeof(want), "%d\n", base);
-	ck_assert_str_eq(res.out, want);
 	sandbox_result_release(&res);
 }
 END_TEST
@@ -1150,7 +1118,6 @@ static Suite *sandbox_suite(void)
 	tcase_add_loop_test(tc, test_normal_exit, 0, 2);
 	tcase_add_loop_test(tc, test_exit_codes, 0, 2);
 	tcase_add_loop_test(tc, test_hold_stdin, 0, 2);
-	tcase_add_loop_test(tc, test_nice, 0, 2);
 	tcase_add_test(tc, test_auto_mode);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_profiles);
