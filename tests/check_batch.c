@@ -365,15 +365,15 @@ static void two_gpu_tree(void)
 	setenv("WARPGRADE_ROOT", dir, 1);
 }
 
-/* On a host with two GPUs, each child grades on one (its
- * CUDA_VISIBLE_DEVICES and that GPU's lock), the children spread evenly,
- * and each GPU has a keeper. */
-START_TEST(spread_over_the_gpus)
+/* Eight children on a host with two GPUs of one kind, the GPUs' roles
+ * as roles says (NULL: the default); their calls and the keepers' GPUs
+ * into *calls and *keepers. */
+static void batch_on_two_gpus(const char *roles, char **calls,
+			      char **keepers)
 {
 	const char *old = getenv("WARPGRADE_ROOT");
 	struct batch_opts o;
-	char want[320], *calls, *keepers, path[256];
-	size_t on_a = 0, on_b = 0;
+	char path[256];
 
 	for (int i = 0; i < 8; i++) {
 		char name[32];
@@ -382,13 +382,65 @@ START_TEST(spread_over_the_gpus)
 		add_result_sub(name, 0);
 	}
 	two_gpu_tree();
+	if (roles)
+		setenv("WARPGRADE_GPU_ROLES", roles, 1);
 	opts(&o);
 	o.backend = "cuda";
 	o.jobs = 4;
 	ck_assert_int_eq(batch_run(&o, NULL), BATCH_OK);
-	calls = calls_text();
-	for (char *p = calls; (p = strstr(p, "cvd=GPU-")); p++)
-		*(p + 8) == 'a' ? on_a++ : on_b++;
+	unsetenv("WARPGRADE_GPU_ROLES");
+	*calls = calls_text();
+	snprintf(path, sizeof(path), "%s/keepers", root);
+	*keepers = read_file(path, 4096, NULL);
+	ck_assert_ptr_nonnull(*keepers);
+	ck_assert_ptr_nonnull(strstr(*keepers, "GPU-aaaaaaaa-0000"));
+	ck_assert_ptr_nonnull(strstr(*keepers, "GPU-bbbbbbbb-0000"));
+	if (old)
+		setenv("WARPGRADE_ROOT", old, 1);
+	else
+		unsetenv("WARPGRADE_ROOT");
+}
+
+/* How many of the calls' children saw GPU a and GPU b. */
+static void count_gpus(const char *calls, size_t *on_a, size_t *on_b)
+{
+	*on_a = *on_b = 0;
+	for (const char *p = calls; (p = strstr(p, "cvd=GPU-")); p++)
+		*(p + 8) == 'a' ? (*on_a)++ : (*on_b)++;
+}
+
+/* Two GPUs of one kind go in a pair: every child sweeps on the first
+ * (its CUDA_VISIBLE_DEVICES and lock) and is told to time on the second
+ * (its description and lock); each GPU has a keeper. */
+START_TEST(pairs_sweep_and_time)
+{
+	char want[512], *calls, *keepers;
+	size_t on_a, on_b;
+
+	batch_on_two_gpus(NULL, &calls, &keepers);
+	count_gpus(calls, &on_a, &on_b);
+	ck_assert_uint_eq(on_a, 8);
+	ck_assert_uint_eq(on_b, 0);
+	snprintf(want, sizeof(want), "--gpu-lock %s/.gpu-lock-GPU-aaaaaaaa-"
+		 "0000-0000-0000-000000000000 --timing-gpu GPU-bbbbbbbb-0000-"
+		 "0000-0000-000000000000 0000:2a:00.0 9 0 Fake H100 "
+		 "--timing-gpu-lock %s/.gpu-lock-GPU-bbbbbbbb-0000-0000-0000-"
+		 "000000000000 cvd=GPU-aaaaaaaa", res, res);
+	ck_assert_msg(strstr(calls, want) != NULL, "%s", calls);
+	free(calls);
+	free(keepers);
+}
+END_TEST
+
+/* WARPGRADE_GPU_ROLES=shared: each child grades on one GPU, sweeps and
+ * timed runs, and the children spread evenly. */
+START_TEST(spread_over_the_gpus)
+{
+	char want[320], *calls, *keepers;
+	size_t on_a, on_b;
+
+	batch_on_two_gpus("shared", &calls, &keepers);
+	count_gpus(calls, &on_a, &on_b);
 	ck_assert_uint_eq(on_a + on_b, 8);
 	ck_assert_uint_eq(on_a, 4); /* the least busy GPU each time */
 	snprintf(want, sizeof(want), "--gpu-lock %s/.gpu-lock-GPU-aaaaaaaa-"
@@ -398,17 +450,9 @@ START_TEST(spread_over_the_gpus)
 		 "0000-0000-0000-000000000000 cvd=GPU-bbbbbbbb", res);
 	ck_assert_msg(strstr(calls, want) != NULL, "%s", calls);
 	ck_assert_ptr_null(strstr(calls, "cvd=unset"));
+	ck_assert_ptr_null(strstr(calls, "--timing-gpu"));
 	free(calls);
-	snprintf(path, sizeof(path), "%s/keepers", root);
-	keepers = read_file(path, 4096, NULL);
-	ck_assert_ptr_nonnull(keepers);
-	ck_assert_ptr_nonnull(strstr(keepers, "GPU-aaaaaaaa-0000"));
-	ck_assert_ptr_nonnull(strstr(keepers, "GPU-bbbbbbbb-0000"));
 	free(keepers);
-	if (old)
-		setenv("WARPGRADE_ROOT", old, 1);
-	else
-		unsetenv("WARPGRADE_ROOT");
 }
 END_TEST
 
@@ -765,6 +809,7 @@ static Suite *batch_suite(void)
 	tc = tcase_create("scheduling");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, side_by_side_on_a_gpu);
+	tcase_add_test(tc, pairs_sweep_and_time);
 	tcase_add_test(tc, spread_over_the_gpus);
 	tcase_add_test(tc, one_at_a_time_on_request);
 	tcase_add_test(tc, side_by_side_on_the_emulator);
