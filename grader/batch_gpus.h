@@ -13,11 +13,11 @@
  * they go in pairs: children start on the first of a pair, which runs
  * their correctness sweeps, reruns and probes, and time on the second
  * (grade --timing-gpu and --timing-gpu-lock; only the timed runners see
- * it).  A timed run then never waits for sweeps to
- * drain from its GPU, nor a sweep for a timed run: only timed runs take
- * turns, on the timing GPU.  With an odd number the last GPU does both,
- * as a lone GPU does.  WARPGRADE_GPU_ROLES=shared gives every GPU both
- * roles (each child one GPU), for comparison.
+ * it).  A timed run then never waits for sweeps to drain from its GPU,
+ * nor a sweep for a timed run: only timed runs take turns, on the timing
+ * GPU.  With an odd number the last GPU does both, as a lone GPU does.
+ * WARPGRADE_GPU_ROLES=shared gives every GPU both roles (each child one
+ * GPU), for comparison.
  *
  * Threads: batch_gpus_take and batch_gpus_put may be called from any
  * thread; the rest from the batch's main thread.
