@@ -9,7 +9,8 @@
 #      the GPU that timed each exercise
 #   3. integrations/batch-bench N cuda on every GPU: wall seconds, the
 #      verdicts against the fixtures, the lock trace per GPU (timed holds
-#      of one GPU never overlap; those of different GPUs do)
+#      of one GPU never overlap; with the GPUs in pairs all are on the
+#      timing GPUs)
 #   4. the same batch on the first GPU alone (CUDA_VISIBLE_DEVICES set to
 #      its uuid), for the ratio on the same host
 #   shared (only when named in STEPS): the batch of step 3 with every
