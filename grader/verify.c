@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bigbuf.h"
 #include "diff.h"
@@ -34,13 +35,15 @@ static void trace_open(void)
 		setvbuf(trace_file, NULL, _IOLBF, 0);
 }
 
-/* One line "SECONDS EXERCISE WHAT INDEX" (CLOCK_MONOTONIC seconds). */
+/* One line "SECONDS EXERCISE WHAT INDEX GRADER" (CLOCK_MONOTONIC
+ * seconds; GRADER the grader's pid, which tells a batch's children
+ * apart in one file). */
 static void trace(const struct verify *v, const char *what, long index)
 {
 	pthread_once(&trace_once, trace_open);
 	if (trace_file)
-		fprintf(trace_file, "%.6f %s %s %ld\n", now_s(), v->ex->name,
-			what, index);
+		fprintf(trace_file, "%.6f %s %s %ld %ld\n", now_s(),
+			v->ex->name, what, index, (long)getpid());
 }
 
 /* On a GPU, the largest shape's oracle is computed while the runner

@@ -22,8 +22,8 @@
  * Trace: when WARPGRADE_FRAME_TRACE names a file, each runner process's
  * start and exit, every frame but a shape's chunks, and the first chunk
  * and the check of every shape append a line "SECONDS EXERCISE WHAT
- * INDEX" (CLOCK_MONOTONIC seconds), for finding where a runner's time
- * goes as the grader sees it.
+ * INDEX GRADER" (CLOCK_MONOTONIC seconds, GRADER the grader's pid), for
+ * finding where a runner's time goes as the grader sees it.
  *
  * Call order: verify_init, then per runner process verify_job for its
  * job, verify_process_begin, verify_frame for every frame (meanwhile

@@ -119,6 +119,73 @@ def trace(path, wall):
               "pairs (%d GPUs)" % (across, len(locks)))
 
 
+def pct(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))]
+
+
+def frames(frame_path, lock_path):
+    procs = []   # (grader pid, exercise, {event: first time})
+    open_ = {}
+    with open(frame_path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 5:
+                continue
+            t, ex, what, idx, pid = (float(w[0]), w[1], " ".join(w[2:-2]),
+                                     w[-2], w[-1])
+            key = (pid, ex)
+            if what == "process":
+                open_[key] = {"phases": int(idx), "process": t, "keys": []}
+                procs.append((pid, ex, open_[key]))
+            elif key in open_:
+                p = open_[key]
+                if what == "key request":
+                    p["keys"].append(t)
+                else:
+                    p.setdefault(what, t)
+    holds = {}   # grader pid -> [(acquired, released)] of its X holds
+    with open(lock_path) as f:
+        for line in f:
+            w = line.split()
+            if w[1] == "X":
+                holds.setdefault(w[0], []).append((float(w[3]),
+                                                   float(w[4])))
+    names = ("lock to process", "process to hello",
+             "hello to phase (context)",
+             "phase to first key (allocations, ceiling, warm-up)",
+             "repetitions", "last key to done", "done to exit",
+             "exit to release", "whole hold")
+    steps = {k: [] for k in names}
+    for pid, ex, p in procs:
+        if p["phases"] != 2 or not p["keys"] or "exit" not in p:
+            continue
+        keys = p["keys"]
+        seq = [("process to hello", p["process"], p.get("hello")),
+               ("hello to phase (context)", p.get("hello"), p.get("phase")),
+               ("phase to first key (allocations, ceiling, warm-up)",
+                p.get("phase"), keys[0]),
+               ("repetitions", keys[0], keys[-1]),
+               ("last key to done", keys[-1], p.get("done")),
+               ("done to exit", p.get("done"), p["exit"])]
+        hold = [h for h in holds.get(pid, [])
+                if h[0] <= p["process"] <= h[1]]
+        if hold:
+            a, r = hold[0]
+            seq += [("lock to process", a, p["process"]),
+                    ("exit to release", p["exit"], r),
+                    ("whole hold", a, r)]
+        for name, a, b in seq:
+            if a is not None and b is not None:
+                steps[name].append(b - a)
+    for name in names:
+        v = steps[name]
+        if v:
+            print("%-52s n=%-4d median %.3f s  p10 %.3f  p90 %.3f  "
+                  "sum %.1f s" % (name, len(v), statistics.median(v),
+                                  pct(v, 0.1), pct(v, 0.9), sum(v)))
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "spread":
         spread(sys.argv[2:])
@@ -126,5 +193,7 @@ if __name__ == "__main__":
         sys.exit(verdicts(sys.argv[2], sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "trace":
         trace(sys.argv[2], float(sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "frames":
+        frames(sys.argv[2], sys.argv[3])
     else:
         sys.exit(__doc__)

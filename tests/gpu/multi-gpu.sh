@@ -10,7 +10,8 @@
 #   3. integrations/batch-bench N cuda on every GPU: wall seconds, the
 #      verdicts against the fixtures, the lock trace per GPU (timed holds
 #      of one GPU never overlap; with the GPUs in pairs all are on the
-#      timing GPUs)
+#      timing GPUs); with FRAMES=1, where a timed hold's time goes (the
+#      frame trace, a line per shape: it slows the batch a little)
 #   4. the same batch on the first GPU alone (CUDA_VISIBLE_DEVICES set to
 #      its uuid), for the ratio on the same host
 #   shared (only when named in STEPS): the batch of step 3 with every
@@ -92,9 +93,10 @@ fi
 batch() { # label, then the environment for the batch
 	local label=$1
 	shift
-	rm -f "$out/$label.trace"
+	rm -f "$out/$label.trace" "$out/$label.frames"
 	s=$(date +%s.%N)
 	env "$@" WARPGRADE_GPU_LOCK_TRACE="$out/$label.trace" \
+		WARPGRADE_FRAME_TRACE="${FRAMES:+$out/$label.frames}" \
 		BENCH_DIR="$out/$label" integrations/batch-bench/run "$n" cuda \
 		>"$out/$label.txt" 2>"$out/$label.err" || fail=1
 	e=$(date +%s.%N)
@@ -104,6 +106,9 @@ batch() { # label, then the environment for the batch
 	python3 tests/gpu/batch_summary.py verdicts "$out/$label/results" \
 		tests/fixtures | tail -3 | tee -a "$out/summary.txt"
 	python3 tests/gpu/batch_summary.py trace "$out/$label.trace" "$wall" |
+		tee -a "$out/summary.txt"
+	[ -z "${FRAMES:-}" ] || python3 tests/gpu/batch_summary.py frames \
+		"$out/$label.frames" "$out/$label.trace" |
 		tee -a "$out/summary.txt"
 	python3 -c 'import json,sys,glob,collections
 c=collections.Counter()
