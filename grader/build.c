@@ -65,11 +65,13 @@ static int run_capped(const char *const *argv, const char *cwd,
 	char *exe = which(argv[0]);
 	size_t n = 0;
 
-	/* the tools see the GPUs the grader was given (the probe) */
-	const char *const env[] = {
+	/* the tools see the GPUs the grader was given (the probe), and
+	 * make contexts of its connections (gpus.h) */
+	const char *env[7] = {
 		"PATH=" WG_CUDA_HOME "/bin:/usr/local/bin:/usr/bin:/bin",
-		"LANG=C", "LC_ALL=C", "HOME=/tmp", gpus_env_inherited(), NULL
+		"LANG=C", "LC_ALL=C", "HOME=/tmp"
 	};
+	size_t ne = 4;
 	struct sandbox_spec spec;
 	struct sandbox_result res;
 	int rc;
@@ -81,6 +83,11 @@ static int run_capped(const char *const *argv, const char *cwd,
 		n++;
 	}
 	args[n] = NULL;
+	if ((env[ne] = gpus_env_inherited()))
+		ne++;
+	if ((env[ne] = gpus_env_connections()))
+		ne++;
+	env[ne] = NULL;
 	sandbox_spec_init(&spec);
 	spec.argv = args;
 	spec.env = env;

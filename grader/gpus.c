@@ -99,6 +99,37 @@ const char *gpus_env_inherited(void)
 	return inherited;
 }
 
+static char connections[48] = "CUDA_DEVICE_MAX_CONNECTIONS=1";
+static int connections_default;
+static pthread_once_t connections_once = PTHREAD_ONCE_INIT;
+
+static void read_connections(void)
+{
+	const char *v = getenv("WARPGRADE_CUDA_CONNECTIONS");
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return;
+	n = strtol(v, &end, 10);
+	if (*end || n < 0 || n > 32) {
+		warning("WARPGRADE_CUDA_CONNECTIONS='%s' is not 0 to 32: "
+			"one connection", v);
+		return;
+	}
+	if (!n)
+		connections_default = 1;
+	else
+		snprintf(connections, sizeof(connections),
+			 "CUDA_DEVICE_MAX_CONNECTIONS=%ld", n);
+}
+
+const char *gpus_env_connections(void)
+{
+	pthread_once(&connections_once, read_connections);
+	return connections_default ? NULL : connections;
+}
+
 const char **gpus_environ(const char *entry)
 {
 	extern char **environ;

@@ -53,6 +53,23 @@ char *gpus_env_entry(const struct gpu_info *g);
  * variable is unset.  A static string. */
 const char *gpus_env_inherited(void);
 
+/*
+ * "CUDA_DEVICE_MAX_CONNECTIONS=1": the environment entry for every CUDA
+ * program the grader starts on a GPU (the probe, the runners), or NULL.
+ * A context of one hardware connection (work queue) instead of the
+ * driver's eight is made in about 85 ms instead of 150 and torn down in
+ * 27 instead of 55 (one H100 of a 2 x H100 host), and the driver, which
+ * makes and tears down the contexts of every GPU of a host one at a time,
+ * is held for that much less -- so a timed runner waits less for the
+ * contexts of the sweeps on the other GPUs (docs/PERFORMANCE.md).  A
+ * runner uses one stream (a launch on any other breaks the exercise's
+ * contract), so one connection serialises nothing it may do.
+ * WARPGRADE_CUDA_CONNECTIONS=N (1 to 32) asks for N instead, 0 for the
+ * driver's default (no entry), to measure the difference.  A static
+ * string.
+ */
+const char *gpus_env_connections(void);
+
 /* This process's environment with entry (NULL: none) in place of any
  * CUDA_VISIBLE_DEVICES: a NULL-terminated array whose strings are
  * environ's and entry.  Free the array alone. */

@@ -161,7 +161,8 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	const char *name = k->ex->name;
 	const char *argv[2] = { runner, NULL };
 	char home[PATH_MAX + 8];
-	const char *env[6];
+	const char *env[7];
+	size_t ne = 0;
 	const char *ro[3];
 	const struct sandbox_grant grant[] = {
 		{ workdir, 0710 }, { runner, 0750 }, { NULL, 0 }
@@ -191,13 +192,16 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 		goto out;
 	}
 	snprintf(home, sizeof(home), "HOME=%s", dir);
-	env[0] = "PATH=/usr/bin:/bin";
-	env[1] = home;
-	env[2] = "LANG=C";
-	env[3] = "TMPDIR=/tmp";
-	/* the GPU it is to use (gpus.h) */
-	env[4] = slot && slot->env ? slot->env : gpus_env_inherited();
-	env[5] = NULL;
+	env[ne++] = "PATH=/usr/bin:/bin";
+	env[ne++] = home;
+	env[ne++] = "LANG=C";
+	env[ne++] = "TMPDIR=/tmp";
+	/* the GPU it is to use, and its contexts' connections (gpus.h) */
+	if ((env[ne] = slot && slot->env ? slot->env : gpus_env_inherited()))
+		ne++;
+	if (gpu && (env[ne] = gpus_env_connections()))
+		ne++;
+	env[ne] = NULL;
 	ro[0] = runner;
 	ro[1] = NULL;
 

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "digest.h"
+#include "gpus.h"
 #include "lines.h"
+#include "gpus.h"
 #include "protocol.h"
 #include "sandbox.h"
 #include "util.h"
@@ -68,8 +70,9 @@ static int run_one(const struct rerun_job *j, const struct exercise *ex,
 	char *dir = xstrfmt("%s/rerun-%s-%s", j->workdir, ex->name,
 			    how->tag);
 	char *home = xstrfmt("HOME=%s", dir);
-	const char *env[] = { "PATH=/usr/bin:/bin", home, "LANG=C",
-			      "TMPDIR=/tmp", j->gpu_env, NULL };
+	const char *env[7] = { "PATH=/usr/bin:/bin", home, "LANG=C",
+			       "TMPDIR=/tmp" };
+	size_t ne = 4;
 	const struct sandbox_grant grant[] = {
 		{ j->workdir, 0710 }, { how->runner, 0750 },
 		{ NULL, 0 }
@@ -93,6 +96,12 @@ static int run_one(const struct rerun_job *j, const struct exercise *ex,
 		warning("cannot prepare a rerun of %s", ex->name);
 		goto out;
 	}
+	/* the GPU it is to use, and its contexts' connections (gpus.h) */
+	if ((env[ne] = j->gpu_env))
+		ne++;
+	if (how->gpu && (env[ne] = gpus_env_connections()))
+		ne++;
+	env[ne] = NULL;
 	sandbox_spec_init(&spec);
 	spec.argv = how->argv;
 	spec.env = env;

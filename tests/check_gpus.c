@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "batch_gpus.h"
 #include "gpus.h"
@@ -104,6 +106,45 @@ START_TEST(environment_shows_one_gpu)
 }
 END_TEST
 
+/* gpus_env_connections in a child with WARPGRADE_CUDA_CONNECTIONS set
+ * to value (NULL: unset): 0 when it gave want (NULL: no entry). */
+static int connections_are(const char *value, const char *want)
+{
+	pid_t pid = fork();
+	int ws;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		const char *got;
+
+		if (value)
+			setenv("WARPGRADE_CUDA_CONNECTIONS", value, 1);
+		else
+			unsetenv("WARPGRADE_CUDA_CONNECTIONS");
+		got = gpus_env_connections();
+		_exit(want ? !got || strcmp(got, want) : got != NULL);
+	}
+	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+	return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+}
+
+/* Contexts of one connection unless asked otherwise; a value out of
+ * range is warned about and ignored. */
+START_TEST(runners_get_one_connection)
+{
+	const char *one = "CUDA_DEVICE_MAX_CONNECTIONS=1";
+
+	ck_assert_int_eq(connections_are(NULL, one), 0);
+	ck_assert_int_eq(connections_are("", one), 0);
+	ck_assert_int_eq(connections_are("4",
+					 "CUDA_DEVICE_MAX_CONNECTIONS=4"), 0);
+	ck_assert_int_eq(connections_are("0", NULL), 0);
+	ck_assert_int_eq(connections_are("33", one), 0);
+	ck_assert_int_eq(connections_are("-1", one), 0);
+	ck_assert_int_eq(connections_are("2x", one), 0);
+}
+END_TEST
+
 START_TEST(spec_names_one_gpu)
 {
 	struct gpu_info v[GPUS_MAX], back;
@@ -187,6 +228,7 @@ int main(void)
 	tcase_add_test(tc, probe_lines_parse);
 	tcase_add_test(tc, driver_minor_numbers);
 	tcase_add_test(tc, environment_shows_one_gpu);
+	tcase_add_test(tc, runners_get_one_connection);
 	tcase_add_test(tc, spec_names_one_gpu);
 	tcase_add_test(tc, batch_pairs_sweeping_and_timing_gpus);
 	suite_add_tcase(s, tc);

@@ -119,6 +119,33 @@ def trace(path, wall):
               "pairs (%d GPUs)" % (across, len(locks)))
 
 
+def compare(dir_a, dir_b):
+    import glob
+    import os
+
+    def load(d):
+        out = {}
+        for p in glob.glob(os.path.join(d, "student*.json")):
+            with open(p) as f:
+                for e in json.load(f).get("exercises", []):
+                    out[(os.path.basename(p), e["name"])] = (
+                        e["status"], e["performance"].get("speedup"))
+        return out
+    a, b = load(dir_a), load(dir_b)
+    diffs = sorted(abs(b[k][1] - a[k][1]) / a[k][1] for k in a
+                   if k in b and a[k][1] and b[k][1])
+    verdicts = sum(1 for k in a if k in b and a[k][0] != b[k][0])
+    if diffs:
+        print("speedups in both: %d; they differ by a median %.2f%%, "
+              "90th percentile %.2f%%, at most %.2f%%; verdicts that "
+              "differ: %d" % (len(diffs), 100 * statistics.median(diffs),
+                              100 * pct(diffs, 0.9), 100 * diffs[-1],
+                              verdicts))
+    else:
+        print("no speedup in both batches; verdicts that differ: %d" %
+              verdicts)
+
+
 def pct(v, q):
     v = sorted(v)
     return v[min(len(v) - 1, int(q * len(v)))]
@@ -193,6 +220,8 @@ if __name__ == "__main__":
         sys.exit(verdicts(sys.argv[2], sys.argv[3]))
     elif len(sys.argv) == 4 and sys.argv[1] == "trace":
         trace(sys.argv[2], float(sys.argv[3]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "compare":
+        compare(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "frames":
         frames(sys.argv[2], sys.argv[3])
     else:

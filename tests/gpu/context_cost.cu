@@ -18,6 +18,8 @@
 //       context and exit
 //   context_cost busy GPU SECONDS    one process, one context, copies
 //       and launches without a pause (no driver calls but submissions)
+//   context_cost hold GPU SECONDS    a context that does nothing (a
+//       batch's keeper)
 //   context_cost cpu SECONDS         a busy loop on the CPU
 //
 // nvcc -O2 -arch=sm_90 -o context_cost tests/gpu/context_cost.cu
@@ -187,6 +189,14 @@ static int busy(const char *gpu, double seconds)
 	return 0;
 }
 
+static int hold(const char *gpu, double seconds)
+{
+	see_only(gpu);
+	check(cudaFree(0), "context");
+	usleep((useconds_t)(seconds * 1e6));
+	return 0;
+}
+
 static int cpu(double seconds)
 {
 	double end = now_ms() + seconds * 1000;
@@ -208,9 +218,11 @@ int main(int argc, char **argv)
 		return churn(argv[2], atof(argv[3]), 1);
 	if (argc == 4 && !strcmp(argv[1], "busy"))
 		return busy(argv[2], atof(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "hold"))
+		return hold(argv[2], atof(argv[3]));
 	if (argc == 3 && !strcmp(argv[1], "cpu"))
 		return cpu(atof(argv[2]));
-	fprintf(stderr, "usage: context_cost create|churn|bare|busy GPU "
+	fprintf(stderr, "usage: context_cost create|churn|bare|busy|hold GPU "
 		"N|SECONDS, or cpu SECONDS\n");
 	return 2;
 }

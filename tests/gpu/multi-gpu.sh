@@ -17,6 +17,10 @@
 #   shared (only when named in STEPS): the batch of step 3 with every
 #      GPU both sweeping and timing (WARPGRADE_GPU_ROLES=shared) instead
 #      of in pairs, for comparison on the same host
+#   connections (only when named in STEPS): the batch of step 3 with
+#      contexts of the driver's default connections instead of one
+#      (WARPGRADE_CUDA_CONNECTIONS=0, grader/gpus.h), and every speedup
+#      of both batches compared
 #   handoff (only when named in STEPS): warm grades on the first GPU
 #      alone, alternately with the timed turns handed over at a runner's
 #      end of timing and at its exit (WARPGRADE_TURN_HANDOFF=exit), five
@@ -126,6 +130,15 @@ fi
 if step shared; then
 	log "== $n submissions on every GPU, each GPU sweeping and timing"
 	batch all-shared WARPGRADE_GPU_ROLES=shared
+fi
+if step connections; then
+	log "== $n submissions on every GPU, contexts of the driver's" \
+	    "default connections (WARPGRADE_CUDA_CONNECTIONS=0)"
+	batch all-connections WARPGRADE_CUDA_CONNECTIONS=0
+	[ ! -d "$out/all/results" ] ||
+		python3 tests/gpu/batch_summary.py compare \
+			"$out/all-connections/results" "$out/all/results" |
+		tee -a "$out/summary.txt"
 fi
 if step one; then
 	log "== 4. $n submissions on the first GPU alone ($first)"
