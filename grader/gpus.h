@@ -63,7 +63,9 @@ const char *gpus_env_inherited(void);
  * is held for that much less -- so a timed runner waits less for the
  * contexts of the sweeps on the other GPUs (docs/PERFORMANCE.md).  A
  * runner uses one stream (a launch on any other breaks the exercise's
- * contract), so one connection serialises nothing it may do.
+ * contract), so one connection serialises nothing it may do but the
+ * parallel branches of a graph, whose kernels at the performance shape
+ * (256 MB) each fill the GPU alone anyway.
  * WARPGRADE_CUDA_CONNECTIONS=N (1 to 32) asks for N instead, 0 for the
  * driver's default (no entry), to measure the difference.  A static
  * string.
