@@ -18,8 +18,8 @@
  * the predicted times (MAPE), the share of speedups within 0.10 and
  * Spearman's rank correlation of the speedups; with --fit, first the
  * constants it found (as C).  The held-out sets' lines and figures
- * ("hold", and "blind" and "blind2": variants added after the constants
- * were fixed) are printed only with --hold, so that the constants can be
+ * ("hold", and "blind", "blind2" and "blind3": variants added after the
+ * constants were fixed) are printed only with --hold, so that the constants can be
  * fixed without looking at them; --calib-only does not even predict
  * them.
  */
@@ -287,6 +287,8 @@ static void summary(const char *set)
 		ok += fabs(x[n] - y[n]) <= 0.10;
 		n++;
 	}
+	if (!n) /* a set not timed in this CSV */
+		return;
 	m = mape(set, &nm);
 	printf("%s: %zu variants, time MAPE %.1f%%, %zu within 0.10 (%.0f%%), "
 	       "Spearman %.3f\n", set, n, m, ok, n ? 100.0 * ok / n : 0,
@@ -305,6 +307,7 @@ static void summaries(void)
 		summary("hold");
 		summary("blind");
 		summary("blind2");
+		summary("blind3");
 	}
 }
 
