@@ -58,10 +58,10 @@ const char *gpus_env_inherited(void);
  * program the grader starts on a GPU (the probe, the runners), or NULL.
  * A context of one hardware connection (work queue) instead of the
  * driver's eight is made in about 85 ms instead of 150 and torn down in
- * 27 instead of 55 (one H100 of a 2 x H100 host), and the driver, which
- * makes and tears down the contexts of every GPU of a host one at a time,
- * is held for that much less -- so a timed runner waits less for the
- * contexts of the sweeps on the other GPUs (docs/PERFORMANCE.md).  A
+ * 27 instead of 55 (one H100 of a 2 x H100 host), and delays the
+ * contexts of the host's other GPUs less: a batch's timed runner,
+ * whose context waited for the sweeps' on the other GPU, is timed in
+ * half the time (docs/PERFORMANCE.md).  A
  * runner uses one stream (a launch on any other breaks the exercise's
  * contract), so one connection serialises nothing it may do but the
  * parallel branches of a graph, whose kernels at the performance shape

@@ -16,7 +16,6 @@
 #include "digest.h"
 #include "gpus.h"
 #include "lines.h"
-#include "gpus.h"
 #include "protocol.h"
 #include "sandbox.h"
 #include "util.h"

@@ -11,7 +11,7 @@
 #      verdicts against the fixtures, the lock trace per GPU (timed holds
 #      of one GPU never overlap; with the GPUs in pairs all are on the
 #      timing GPUs); with FRAMES=1, where a timed hold's time goes (the
-#      frame trace, a line per shape: it slows the batch a little)
+#      frame trace, which writes a line per shape)
 #   4. the same batch on the first GPU alone (CUDA_VISIBLE_DEVICES set to
 #      its uuid), for the ratio on the same host
 #   shared (only when named in STEPS): the batch of step 3 with every
