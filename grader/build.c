@@ -83,11 +83,7 @@ static int run_capped(const char *const *argv, const char *cwd,
 		n++;
 	}
 	args[n] = NULL;
-	if ((env[ne] = gpus_env_inherited()))
-		ne++;
-	if ((env[ne] = gpus_env_connections()))
-		ne++;
-	env[ne] = NULL;
+	gpus_env_append(env, &ne, gpus_env_inherited(), 1);
 	sandbox_spec_init(&spec);
 	spec.argv = args;
 	spec.env = env;

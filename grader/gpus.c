@@ -130,6 +130,16 @@ const char *gpus_env_connections(void)
 	return connections_default ? NULL : connections;
 }
 
+void gpus_env_append(const char **env, size_t *n, const char *visible,
+		     int on_gpu)
+{
+	if ((env[*n] = visible))
+		(*n)++;
+	if (on_gpu && (env[*n] = gpus_env_connections()))
+		(*n)++;
+	env[*n] = NULL;
+}
+
 const char **gpus_environ(const char *entry)
 {
 	extern char **environ;

@@ -61,16 +61,22 @@ const char *gpus_env_inherited(void);
  * 27 instead of 55 (one H100 of a 2 x H100 host), and delays the
  * contexts of the host's other GPUs less: a batch's timed runner,
  * whose context waited for the sweeps' on the other GPU, is timed in
- * half the time (docs/PERFORMANCE.md).  A
- * runner uses one stream (a launch on any other breaks the exercise's
- * contract), so one connection serialises nothing it may do but the
- * parallel branches of a graph, whose kernels at the performance shape
- * (256 MB) each fill the GPU alone anyway.
- * WARPGRADE_CUDA_CONNECTIONS=N (1 to 32) asks for N instead, 0 for the
- * driver's default (no entry), to measure the difference.  A static
- * string.
+ * half the time (docs/PERFORMANCE.md).  A runner uses one stream (a
+ * launch on any other breaks the exercise's contract), so one connection
+ * serialises nothing it may do but the parallel branches of a graph,
+ * whose kernels at the performance shape (256 MB) each fill the GPU
+ * alone anyway.  WARPGRADE_CUDA_CONNECTIONS=N (1 to 32) asks for N
+ * instead, 0 for the driver's default (no entry), to measure the
+ * difference.  A static string.
  */
 const char *gpus_env_connections(void);
+
+/* Append to the environment env, at *n, what a process the grader
+ * starts sees of the GPUs: visible (a CUDA_VISIBLE_DEVICES entry; NULL:
+ * none) and, for a CUDA program on a GPU (on_gpu), the connections'
+ * entry; then end it with NULL.  env has room for three more. */
+void gpus_env_append(const char **env, size_t *n, const char *visible,
+		     int on_gpu);
 
 /* This process's environment with entry (NULL: none) in place of any
  * CUDA_VISIBLE_DEVICES: a NULL-terminated array whose strings are

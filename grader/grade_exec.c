@@ -197,11 +197,8 @@ static int run_runner(const struct grade_opts *o, struct verify *v,
 	env[ne++] = "LANG=C";
 	env[ne++] = "TMPDIR=/tmp";
 	/* the GPU it is to use, and its contexts' connections (gpus.h) */
-	if ((env[ne] = slot && slot->env ? slot->env : gpus_env_inherited()))
-		ne++;
-	if (gpu && (env[ne] = gpus_env_connections()))
-		ne++;
-	env[ne] = NULL;
+	gpus_env_append(env, &ne, slot && slot->env ? slot->env :
+			gpus_env_inherited(), gpu);
 	ro[0] = runner;
 	ro[1] = NULL;
 

@@ -96,11 +96,7 @@ static int run_one(const struct rerun_job *j, const struct exercise *ex,
 		goto out;
 	}
 	/* the GPU it is to use, and its contexts' connections (gpus.h) */
-	if ((env[ne] = j->gpu_env))
-		ne++;
-	if (how->gpu && (env[ne] = gpus_env_connections()))
-		ne++;
-	env[ne] = NULL;
+	gpus_env_append(env, &ne, j->gpu_env, how->gpu);
 	sandbox_spec_init(&spec);
 	spec.argv = how->argv;
 	spec.env = env;

@@ -145,6 +145,35 @@ START_TEST(runners_get_one_connection)
 }
 END_TEST
 
+/* A process's GPU entries: what it may see, the connections only for a
+ * CUDA program on a GPU, NULL-terminated either way. */
+START_TEST(env_gets_the_gpu_entries)
+{
+	const char *env[4];
+	size_t n = 1;
+
+	env[0] = "PATH=/bin";
+	gpus_env_append(env, &n, NULL, 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_ptr_null(env[1]);
+	n = 1;
+	gpus_env_append(env, &n, "CUDA_VISIBLE_DEVICES=0", 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(env[1], "CUDA_VISIBLE_DEVICES=0");
+	ck_assert_ptr_null(env[2]);
+	n = 1;
+	gpus_env_append(env, &n, NULL, 1);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(env[1], gpus_env_connections());
+	ck_assert_ptr_null(env[2]);
+	n = 1;
+	gpus_env_append(env, &n, "CUDA_VISIBLE_DEVICES=0", 1);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(env[2], gpus_env_connections());
+	ck_assert_ptr_null(env[3]);
+}
+END_TEST
+
 START_TEST(spec_names_one_gpu)
 {
 	struct gpu_info v[GPUS_MAX], back;
@@ -229,6 +258,7 @@ int main(void)
 	tcase_add_test(tc, driver_minor_numbers);
 	tcase_add_test(tc, environment_shows_one_gpu);
 	tcase_add_test(tc, runners_get_one_connection);
+	tcase_add_test(tc, env_gets_the_gpu_entries);
 	tcase_add_test(tc, spec_names_one_gpu);
 	tcase_add_test(tc, batch_pairs_sweeping_and_timing_gpus);
 	suite_add_tcase(s, tc);

@@ -19,9 +19,9 @@
  * Spearman's rank correlation of the speedups; with --fit, first the
  * constants it found (as C).  The held-out sets' lines and figures
  * ("hold", and "blind", "blind2" and "blind3": variants added after the
- * constants were fixed) are printed only with --hold, so that the constants can be
- * fixed without looking at them; --calib-only does not even predict
- * them.
+ * constants were fixed) are printed only with --hold, so that the
+ * constants can be fixed without looking at them; --calib-only does not
+ * even predict them.
  */
 #include <math.h>
 #include <stddef.h>
@@ -291,7 +291,7 @@ static void summary(const char *set)
 		return;
 	m = mape(set, &nm);
 	printf("%s: %zu variants, time MAPE %.1f%%, %zu within 0.10 (%.0f%%), "
-	       "Spearman %.3f\n", set, n, m, ok, n ? 100.0 * ok / n : 0,
+	       "Spearman %.3f\n", set, n, m, ok, 100.0 * ok / n,
 	       spearman(x, y, n));
 }
 
