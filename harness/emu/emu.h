@@ -140,7 +140,11 @@ struct emu_insn {
 	uint8_t guard_neg, ak, uncond;
 	uint8_t merge;           /* merge.c: bytes of the merged access it
 				  * leads, MERGE_FOLLOW, or 0 */
+	uint8_t scalar;          /* SC_*: its scalar form (scalar.c) */
 	uint16_t flags;
+	uint16_t regops;         /* scalar.c: a bit for each of s[0..3],
+				  * d[0..3] (bits 4..7) and areg (bit 8)
+				  * that names a register */
 	uint16_t hop;             /* OP_HALF: the operation (OP_ADD ...) */
 	int32_t guard;           /* predicate index, -1 when none */
 	struct emu_opnd d[4];
@@ -152,6 +156,23 @@ struct emu_insn {
 	int32_t rpc;             /* reconvergence pc of a branch */
 	int32_t call;            /* index into func->calls */
 	int32_t line;            /* index into module->lines, -1 unknown */
+};
+
+/*
+ * The scalar form of an instruction (ptx/scalar.c marks it): how the
+ * interpreter computes it once, on 64-bit scalars, when its sources hold
+ * one value in every live lane and every live lane runs it
+ * (vm/scalar.c).  The integer arithmetic, moves, conversions and
+ * comparisons of a kernel's index computations, and the loads of its
+ * parameters; SC_NONE for every other
+ * instruction, which the interpreter runs through its opcode table.
+ */
+enum {
+	SC_NONE, SC_MOV, SC_ADD, SC_SUB, SC_MUL_LO, SC_MUL_WIDE_S,
+	SC_MUL_WIDE_U, SC_MAD_LO, SC_MAD_WIDE_S, SC_MAD_WIDE_U, SC_SHL,
+	SC_SHR_U, SC_SHR_S, SC_AND, SC_OR, SC_XOR, SC_NOT, SC_NEG, SC_MIN_S,
+	SC_MIN_U, SC_MAX_S, SC_MAX_U, SC_DIV_S, SC_DIV_U, SC_REM_S, SC_REM_U,
+	SC_CVT, SC_CVTA_TO, SC_CVTA_FROM, SC_SETP, SC_SELP, SC_LD_KPARAM
 };
 
 /* a member of a merged access other than its first (merge.c) */
@@ -234,6 +255,9 @@ int emu_merge_mark(const struct emu_module *m, struct emu_func *f);
 /* Fold each unrounded mul into the add or sub that alone reads it, as
  * ptxas fuses them (contract.c); 0, or -1 when out of memory. */
 int emu_contract(struct emu_func *f);
+/* Set the scalar form (SC_*) and the register operands (regops) of
+ * every instruction of f (scalar.c). */
+void emu_scalar_mark(struct emu_func *f);
 /* Immediate post-dominators of the blocks of f, for tests: ipdom[i] is the
  * pc where a warp diverging at pc i reconverges (f->ninsns: the exit). */
 int emu_func_rpc(const struct emu_func *f, int pc);

@@ -961,6 +961,9 @@ struct emu_module *emu_ptx_parse(const char *text, size_t len, char *err,
 			perr(&p, 0, "out of memory");
 			goto fail;
 		}
+	for (i = 0; i < m->nfuncs; i++)
+		if (!m->funcs[i].is_decl)
+			emu_scalar_mark(&m->funcs[i]);
 	mark_barriers(m);
 	free(p.t);
 	return m;

@@ -368,6 +368,25 @@ static inline void uniform_clear(struct ictx *o)
 			o->U[in->d[i].idx] = 0;
 }
 
+/* Every register the instruction names, its value in every lane's slot
+ * (exec.h, UNI_LANE0) before the general path reads or writes it: its
+ * sources and destinations (a surface store reads its d), the address
+ * base (loads, stores, textures, calls through a register), and every
+ * register of the frame for wmma, whose lists are its own. */
+static inline void spread_operands(struct ictx *o)
+{
+	const struct emu_insn *in = o->in;
+
+	for (uint32_t r = in->regops; r; r &= r - 1) {
+		int i = __builtin_ctz(r);
+
+		uniform_spread(o->R, o->U, i < 4 ? in->s[i].idx : i < 8 ?
+			       in->d[i - 4].idx : in->areg);
+	}
+	if (emu_op_exec[in->op] == EXEC_wmma)
+		scalar_spread_frame(o->w);
+}
+
 /* nop, membar, bar.warp.sync: nothing to do in a lockstep warp */
 static int exec_nop(struct ictx *o)
 {
@@ -631,8 +650,7 @@ static int exec_cvt(struct ictx *o)
 static int exec_cvta(struct ictx *o)
 {
 	const struct emu_insn *in = o->in;
-	uint64_t win = in->space == SP_SHARED ? EMU_SHARED_WIN :
-		       in->space == SP_LOCAL ? EMU_LOCAL_WIN : 0;
+	uint64_t win = cvta_window(in);
 	int sz = emu_type_size[in->type];
 	uint64_t t0[EMU_WARP_SIZE], *D;
 	const uint64_t *A;
@@ -1136,6 +1154,14 @@ run_entry(struct xctx *x, struct warp *w, struct sentry *e,
 		if (x->perf)
 			perf_on_insn(x->perf, w->id, o.in, (uint32_t)
 				     ((o.R - w->regs) / EMU_WARP_SIZE));
+		if (o.in->scalar &&
+		    ((o.m == w->live && scalar_ready(o.in, o.U) &&
+		      scalar_exec(x, w, o.f, o.in, o.m, o.R, o.P, o.U)) ||
+		     lanes_exec(x, w, o.f, o.in, o.m, o.R, o.P, o.U))) {
+			o.pc++;
+			continue;
+		}
+		spread_operands(&o);
 		switch (emu_op_exec[o.in->op]) {
 #define DISPATCH(fn) case EXEC_##fn: rc = exec_##fn(&o); break;
 		EMU_EXECS(DISPATCH)

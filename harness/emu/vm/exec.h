@@ -19,6 +19,9 @@
  *                 post-dominators)
  *   alu.c         integer, float and conversion arithmetic (half.c,
  *                 simd.c: half precision and SIMD video forms)
+ *   scalar.c      a uniform instruction of index arithmetic, computed
+ *                 once on scalars (lanes.c: the same forms lane by
+ *                 lane)
  *   memory.c      address spaces, checks, ld/st/atom/cp.async
  *   wmma.c        the warp matrix instructions' fragments
  *   texfetch.c    tex, suld and sust on the texture object table
@@ -270,6 +273,29 @@ static inline uint64_t *dst(struct xctx *x, uint64_t *R,
  * new frame starts with no mark but on the special registers that are
  * one value per warp (simt.c).
  */
+/*
+ * The marks: UNI_NO, or one value in every live lane, held in every
+ * lane's slot (UNI_ALL) or, written by a scalar instruction
+ * (scalar.c), in lane 0's slot alone (UNI_LANE0: a uniform value costs
+ * one store, not 32).  Only scalar.c reads a UNI_LANE0 register as it
+ * is: run_entry spreads the value to every lane (uniform_spread) of each
+ * register an instruction of the general path names, before it runs,
+ * and spin.c of every register before it compares a warp's state.
+ */
+enum { UNI_NO, UNI_ALL, UNI_LANE0 };
+
+/* register r of the frame (registers R, marks U) in every lane's slot */
+static inline void uniform_spread(uint64_t *R, uint8_t *U, int r)
+{
+	if (U[r] == UNI_LANE0) {
+		uint64_t *C = R + (size_t)r * EMU_WARP_SIZE, v = C[0];
+
+		for (int l = 1; l < EMU_WARP_SIZE; l++)
+			C[l] = v;
+		U[r] = UNI_ALL;
+	}
+}
+
 static inline int uniform_opnd(const uint8_t *U, const struct emu_opnd *o)
 {
 	return o->kind != OK_REG || U[o->idx];
@@ -299,6 +325,13 @@ static inline void uniform_mark(uint8_t *U, const struct warp *w,
 {
 	if (o->kind == OK_REG)
 		U[o->idx] = m == w->live;
+}
+
+/* the shared or local window cvta moves an address by */
+static inline uint64_t cvta_window(const struct emu_insn *in)
+{
+	return in->space == SP_SHARED ? EMU_SHARED_WIN :
+	       in->space == SP_LOCAL ? EMU_LOCAL_WIN : 0;
 }
 
 /* what a counted access does */
@@ -498,6 +531,45 @@ int devlib_is_builtin(const char *name);
  * discipline says; 0, or -1 out of memory. */
 int reconv_diverge(struct warp *w, const struct emu_insn *in, int pc,
 		   int target, uint32_t mask, uint32_t taken);
+
+/* ---- scalar.c ---- */
+/* the sources of in (with a scalar form) are uniform: the registers of
+ * s[0..2] (regops) marked */
+static inline int scalar_ready(const struct emu_insn *in, const uint8_t *U)
+{
+	for (uint32_t r = in->regops & 7u; r; r &= r - 1)
+		if (!U[in->s[__builtin_ctz(r)].idx])
+			return 0;
+	return 1;
+}
+
+/* The instruction in with a scalar form (in->scalar) and uniform sources
+ * (scalar_ready), run by the lanes m, every live lane of w, in the frame
+ * of registers R, predicates P and uniform marks U: computed once, its
+ * destination written in lane 0's slot and marked UNI_LANE0; 1 when done
+ * so, 0 when the general path must run it (a selp whose lanes choose
+ * differently, a parameter load that faults). */
+int scalar_exec(struct xctx *x, struct warp *w, const struct emu_func *f,
+		const struct emu_insn *in, uint32_t m, uint64_t *R,
+		uint32_t *P, uint8_t *U);
+/* every register of the warp's current frame spread (uniform_spread) */
+void scalar_spread_frame(struct warp *w);
+/* div and rem of the scalar forms SC_DIV_* and SC_REM_* on sz bytes, as
+ * alu.c's: by zero all ones, by -1 the negation */
+uint64_t scalar_divide(int form, uint64_t a, uint64_t b, int sz);
+/* setp's predicates from r, the lanes of m where the comparison holds,
+ * combined with its third source by .and/.or/.xor */
+void scalar_setp(const struct emu_insn *in, const struct emu_func *f,
+		 uint32_t *P, uint32_t m, uint32_t r);
+
+/* ---- lanes.c ---- */
+/* The instruction in with a scalar form, run lane by lane by the lanes
+ * m, its sources spread (exec.h) and its destination's mark cleared; 1
+ * when done so, 0 when the general path must run it (a parameter
+ * load). */
+int lanes_exec(struct xctx *x, struct warp *w, const struct emu_func *f,
+	       const struct emu_insn *in, uint32_t m, uint64_t *R,
+	       uint32_t *P, uint8_t *U);
 
 /* ---- exec.c ---- */
 const uint64_t *exec_src(struct xctx *x, struct warp *w,

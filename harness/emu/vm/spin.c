@@ -74,8 +74,9 @@ static size_t live_local(const struct xctx *x, const struct warp *w)
 	return w->local ? (n < x->lcap ? n : x->lcap) : 0;
 }
 
-/* the state to compare: its size in bytes, and it copied to *buf */
-static int snapshot(struct xctx *x, const struct warp *w, uint8_t **buf,
+/* the state to compare: its size in bytes, and it copied to *buf (the
+ * registers' values spread to every lane first, exec.h) */
+static int snapshot(struct xctx *x, struct warp *w, uint8_t **buf,
 		    size_t *cap, size_t *len)
 {
 	const struct frame *fr = &w->fr[w->nf - 1];
@@ -88,6 +89,7 @@ static int snapshot(struct xctx *x, const struct warp *w, uint8_t **buf,
 	*len = nr + np + ns + live * EMU_WARP_SIZE;
 	if (simt_grow(buf, cap, *len, 1))
 		return -1;
+	scalar_spread_frame(w);
 	p = *buf;
 	memcpy(p, w->regs + fr->roff, nr);
 	memcpy(p + nr, w->preds + fr->poff, np);
@@ -207,6 +209,7 @@ int spin_sleep(struct xctx *x, struct warp *w, int pc)
 	uint64_t wr = spin_written(x);
 	int same;
 
+	scalar_spread_frame(w);
 	h = mix(h, w->regs + fr->roff,
 		(size_t)fr->f->nregs * EMU_WARP_SIZE * sizeof(uint64_t));
 	h = mix(h, w->preds + fr->poff, (size_t)fr->f->npreds * 4);
