@@ -1131,6 +1131,8 @@ run_entry(struct xctx *x, struct warp *w, struct sentry *e,
 		.e = e, .pc = e->pc, .mask = e->mask
 	};
 	int rpc = e->rpc, rc;
+	uint32_t counted = 0;         /* the mask nmask counts */
+	uint64_t nmask = 0;
 
 	for (;;) {
 		if (o.pc == rpc || (unsigned)o.pc >= (unsigned)o.f->ninsns) {
@@ -1150,7 +1152,15 @@ run_entry(struct xctx *x, struct warp *w, struct sentry *e,
 			o.pc++;
 			continue;
 		}
-		x->lane_insns += (uint64_t)lanes_in(o.m);
+		if (o.m == o.mask) {	/* most are unguarded: counted once */
+			if (counted != o.mask) {
+				counted = o.mask;
+				nmask = (uint64_t)lanes_in(o.mask);
+			}
+			x->lane_insns += nmask;
+		} else {
+			x->lane_insns += (uint64_t)lanes_in(o.m);
+		}
 		if (x->perf)
 			perf_on_insn(x->perf, w->id, o.in, (uint32_t)
 				     ((o.R - w->regs) / EMU_WARP_SIZE));
