@@ -80,7 +80,13 @@ struct perf_gpu {
 	double l2_store_sectors_per_clk; /* whole GPU: whole sectors */
 	double l2_partial_sectors_per_clk; /* whole GPU: partial sectors */
 	double lsu_clk_per_wavefront;    /* L1/shared data pipe */
-	double issue_per_clk;            /* per scheduler (4 per SM) */
+	double issue_per_clk;            /* machine instructions, per
+					  * scheduler (4 per SM) */
+	double warp_issue_clk;           /* one warp's cycles per machine
+					  * instruction: dependent latency */
+	double udiv_insns, sdiv_insns;   /* machine instructions of a
+					  * 32-bit integer division, unsigned
+					  * and signed (ptxas, data) */
 	double barrier_clk;
 	double block_launch_clk;         /* a new block on a free slot */
 	double launch_us;                /* a kernel launch, end to end */
@@ -101,7 +107,7 @@ const struct perf_gpu *perf_gpu_find(const char *name);
 /* ---- events (perf_collect.c -> perf_sim.c) ---- */
 
 enum perf_event_kind {
-	PE_ISSUE = 1, /* n warp-instructions issued back to back */
+	PE_ISSUE = 1, /* n machine instructions of the warp, in a row */
 	PE_GLD,       /* global load: lines, l2 sectors, dram sectors, id */
 	PE_GST,       /* global store: lines, l2 sectors, dram bytes */
 	PE_SLD,       /* shared load: wavefronts, id */
@@ -243,6 +249,8 @@ struct perf_estimate {
 	double dram_bytes;          /* whole grid, scaled from the sample */
 	double l2_sectors;
 	struct perf_grid_work work;
+	double warp_insns;          /* machine instructions issued, whole
+				     * grid, scaled from the sample */
 	int resident_blocks;        /* per SM (occupancy) */
 	int active_sms;
 	uint64_t blocks_per_sm;     /* on the busiest SM */

@@ -613,6 +613,50 @@ static int operand_wait(const struct warp_state *ws,
 	return any;
 }
 
+/*
+ * The machine instructions the GPU issues for one PTX instruction: most
+ * are one, but ptxas expands a few into several (sm_90 SASS), and issue
+ * slots are spent per machine instruction (Nsight Compute's
+ * smsp__inst_executed).  An integer division or remainder by a value
+ * not known at compile time is a reciprocal in floating point and a
+ * chain of integer corrections (I2F, MUFU.RCP, F2I, IMADs, compares and
+ * selects: g->udiv_insns of them, g->sdiv_insns signed), a 64-bit one a longer subroutine;
+ * 64-bit integer arithmetic is done in 32-bit halves with a carry.  A
+ * kernel parameter is an operand read from the constant bank and a
+ * conversion of a global address to generic is nothing on sm_90, so
+ * neither issues an instruction of its own.
+ */
+static unsigned machine_insns(const struct perf_gpu *g,
+			      const struct emu_insn *in)
+{
+	int wide = emu_type_size[in->type] == 8;
+	char kind = emu_type_kind[in->type];
+	int integer = kind == 'u' || kind == 's' || kind == 'b';
+
+	switch (in->op) {
+	case OP_DIV:
+	case OP_REM:
+		if (!integer)
+			return 1;
+		return (unsigned)((kind == 's' ? g->sdiv_insns : g->udiv_insns) *
+				  (wide ? 3 : 1) + 0.5);
+	case OP_ADD:
+	case OP_SUB:
+	case OP_SHL:
+	case OP_SHR:
+		return integer && wide ? 2 : 1;
+	case OP_MUL:
+	case OP_MAD:
+		return integer && wide && !(in->flags & F_WIDE) ? 3 : 1;
+	case OP_CVTA:
+		return 0;
+	case OP_LD:
+		return in->space == SP_KPARAM || in->space == SP_PARAM ? 0 : 1;
+	default:
+		return 1;
+	}
+}
+
 void perf_on_insn(struct perf_collect *pc, int warp,
 		  const struct emu_insn *in, uint32_t rbase)
 {
@@ -632,7 +676,7 @@ void perf_on_insn(struct perf_collect *pc, int warp,
 	st->insns++;
 	if (st->cut)
 		return;
-	ws->issue++;
+	ws->issue += machine_insns(pc->g, in);
 	if (!ws->np && !ws->nd)
 		return;
 	any = ws->np && operand_wait(ws, in, rbase, &need);

@@ -23,6 +23,14 @@
  * last arrival, and the block barriers around them).  Estimated, not
  * fitted: the corpus has no cooperative launch. */
 #define GRID_SYNC_CLK 1500
+/* A 32-bit integer division or remainder by a variable, as ptxas
+ * writes it for sm_90 (`cuobjdump -sass`): a reciprocal in floating
+ * point, then integer corrections -- 21 machine instructions unsigned
+ * (bench/corpus/transpose_flat.cu, I2F.U32.RP to the remainder's IMAD),
+ * 30 signed, with the operands' absolute values and the quotient's sign
+ * (transpose_gridstride.cu, the first IABS to the remainder). */
+#define SM90_UDIV_INSNS 21
+#define SM90_SDIV_INSNS 30
 
 /* Hopper's SMs and L2, the same on both GPUs (data sheet). */
 #define HOPPER_SMS \
@@ -40,9 +48,21 @@
 	.barrier_clk = 20, \
 	.pcie_gbps = 25, \
 	.grid_sync_clk = GRID_SYNC_CLK, \
+	.udiv_insns = SM90_UDIV_INSNS, \
+	.sdiv_insns = SM90_SDIV_INSNS, \
 	.peak_warp_insns_per_clk = HOPPER_WARP_INSNS_PER_SM_CLK,
 
-/* Fitted on the calibration half of the H100 corpus (2026-11-25). */
+/* Issue, in machine instructions (the same SM on both GPUs): a
+ * scheduler's rate and one warp's cycles per instruction, fitted
+ * together on the calibration half of the H100 corpus (2026-11-27, a
+ * grid of 18 points with `bench/corpus/run-fit ... --calib-only --try`,
+ * the other constants as they were: docs/EMULATOR.md). */
+#define HOPPER_ISSUE \
+	.issue_per_clk = 0.7, \
+	.warp_issue_clk = 12,
+
+/* Fitted on the calibration half of the H100 corpus (2026-11-25; the
+ * issue constants 2026-11-27). */
 const struct perf_gpu perf_h100 = {
 	.name = "H100",
 	.long_name = "NVIDIA H100 SXM",
@@ -56,7 +76,7 @@ const struct perf_gpu perf_h100 = {
 	.l2_store_sectors_per_clk = 42.99,
 	.l2_partial_sectors_per_clk = 29,
 	.lsu_clk_per_wavefront = 0.8891,
-	.issue_per_clk = 0.4393,
+	HOPPER_ISSUE
 	.block_launch_clk = 158.1,
 	.launch_us = 4.633,
 };
@@ -80,7 +100,7 @@ const struct perf_gpu perf_h200 = {
 	.l2_store_sectors_per_clk = 77.36,
 	.l2_partial_sectors_per_clk = 34.59,
 	.lsu_clk_per_wavefront = 1.125,
-	.issue_per_clk = 0.4393,
+	HOPPER_ISSUE
 	.block_launch_clk = 140.6,
 	.launch_us = 0.8942,
 };

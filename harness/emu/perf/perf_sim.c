@@ -455,20 +455,34 @@ static double lsu(struct sim *s, double t, unsigned units)
 	return start;
 }
 
+/*
+ * A run of n machine instructions of one warp.  Its scheduler issues
+ * them at its rate, one warp's instruction after another's, and is free
+ * for other warps once they are issued; the warp itself cannot go
+ * faster than one instruction every warp_issue_clk cycles, the latency
+ * of the instruction each depends on (arithmetic is pipelined, so a
+ * scheduler with enough warps hides it, one with few does not).
+ */
+static void issue(struct sim *s, struct sim_warp *w, int sc, uint32_t n)
+{
+	double start = max2(w->t, s->sched_free[sc]);
+	double c = n / s->g->issue_per_clk;
+
+	s->sched_free[sc] = start + c;
+	s->busy_issue += c / SCHEDULERS;
+	w->t = max2(start + c, w->t + n * s->g->warp_issue_clk);
+}
+
 static void step(struct sim *s, struct sim_warp *w, int idx)
 {
 	const struct perf_event *e = &w->trace->ev[w->pos++];
 	struct sim_slot *sl = &s->slot[w->slot];
-	double start, c;
+	double start;
 	int sc = idx % SCHEDULERS;
 
 	switch (e->kind) {
 	case PE_ISSUE:
-		start = max2(w->t, s->sched_free[sc]);
-		c = e->n / s->g->issue_per_clk;
-		s->sched_free[sc] = start + c;
-		s->busy_issue += c / SCHEDULERS;
-		w->t = start + c;
+		issue(s, w, sc, e->n);
 		break;
 	case PE_GLD:
 		start = lsu(s, w->t, e->lines);
@@ -548,14 +562,15 @@ static const char *limit_of(const struct sim *s)
 	return "memory latency (too few loads in flight)";
 }
 
-/* The grid's DRAM bytes and L2 sectors: each sampled block's events,
- * times its replays, times the blocks it stands for. */
+/* The grid's DRAM bytes, L2 sectors and issued machine instructions:
+ * each sampled block's events, times its replays, times the blocks it
+ * stands for. */
 static void totals(const struct perf_collect *pc, uint64_t nblocks,
 		   struct perf_estimate *e)
 {
 	for (size_t b = 0; b < pc->nblocks; b++) {
 		const struct perf_block *pb = &pc->blocks[b];
-		double dram = 0, l2 = 0, k;
+		double dram = 0, l2 = 0, issued = 0, k;
 
 		for (int w = 0; w < pb->nwarps; w++) {
 			const struct perf_warp *pw = &pb->warps[w];
@@ -563,7 +578,9 @@ static void totals(const struct perf_collect *pc, uint64_t nblocks,
 			for (size_t i = 0; i < pw->n; i++) {
 				const struct perf_event *ev = &pw->ev[i];
 
-				if (ev->kind == PE_GLD) {
+				if (ev->kind == PE_ISSUE) {
+					issued += ev->n;
+				} else if (ev->kind == PE_GLD) {
 					dram += ev->dram * (double)PERF_SECTOR;
 					l2 += ev->l2;
 				} else if (ev->kind == PE_GST) {
@@ -575,6 +592,7 @@ static void totals(const struct perf_collect *pc, uint64_t nblocks,
 		k = perf_sample_weight(pc, b, nblocks) * pb->reps;
 		e->dram_bytes += k * dram;
 		e->l2_sectors += k * l2;
+		e->warp_insns += k * issued;
 	}
 }
 
