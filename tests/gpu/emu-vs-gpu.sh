@@ -8,7 +8,7 @@ set -u
 cd "$(dirname "$0")/../.."
 nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
 gpu=$(build/wg-probe) || { echo "emu-vs-gpu: no usable GPU: $gpu"; exit 1; }
-arch=$(echo "$gpu" | awk '{ print "sm_" $2 $3 }')
+arch=$(echo "$gpu" | awk 'NR == 1 { print "sm_" $2 $3 }')
 tmp=$(mktemp -d)
 fail=0
 [ $# -gt 0 ] || set -- tests/emu/probe*.cu
