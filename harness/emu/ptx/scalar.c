@@ -138,7 +138,9 @@ static uint16_t reg_operands(const struct emu_insn *in, int nregs)
 		if (in->d[i].kind == OK_REG)
 			r |= (uint16_t)(1u << (4 + i));
 	}
-	if (in->areg >= 0 && in->areg < nregs)
+	/* areg is 0 where an instruction has none: no special register
+	 * (the first slots) is ever an address, a handle or a callee */
+	if (in->areg >= SR_COUNT && in->areg < nregs)
 		r |= 1u << 8;
 	return r;
 }

@@ -130,7 +130,7 @@ void count_access(struct xctx *x, const struct emu_insn *in,
 
 	if (gm) {
 		uint64_t s = (uint64_t)global_sectors(addr, gm, bytes);
-		uint64_t moved = (uint64_t)__builtin_popcount(gm) *
+		uint64_t moved = (uint64_t)lanes_in(gm) *
 				 (uint64_t)bytes;
 
 		x->gld_bytes += kind != ACC_STORE ? moved : 0;
@@ -153,7 +153,7 @@ void count_access(struct xctx *x, const struct emu_insn *in,
 				dyn += (uint64_t)bytes;
 		});
 		wf = shared_wavefronts(sa, sm, bytes, &ideal);
-		moved = (uint64_t)__builtin_popcount(sm) * (uint64_t)bytes;
+		moved = (uint64_t)lanes_in(sm) * (uint64_t)bytes;
 		count_shared(t, kind, (uint64_t)wf, (uint64_t)(wf - ideal),
 			     moved, dyn);
 		if (x->perf)

@@ -363,9 +363,8 @@ static inline void uniform_clear(struct ictx *o)
 {
 	const struct emu_insn *in = o->in;
 
-	for (int i = 0; i < 4; i++)
-		if (in->d[i].kind == OK_REG)
-			o->U[in->d[i].idx] = 0;
+	for (uint32_t r = in->regops >> 4 & 15u; r; r &= r - 1)
+		o->U[in->d[__builtin_ctz(r)].idx] = 0;
 }
 
 /* Every register the instruction names, its value in every lane's slot
@@ -1023,7 +1022,7 @@ over_limit(struct xctx *x, struct warp *w, struct sentry *e,
 
 		if (why == Y_NONE)
 			return GO_NEXT;   /* the branch goes on */
-		x->lane_insns -= (uint64_t)__builtin_popcount(m);
+		x->lane_insns -= (uint64_t)lanes_in(m);
 		e->pc = pc;
 		w->yield = why;
 		return GO_YIELD;

@@ -155,9 +155,9 @@ static int release_or_done(struct xctx *x)
 
 		/* a warp that left the kernel keeps its last mask */
 		if (w->state != W_DONE)
-			live += (unsigned)__builtin_popcount(w->live);
+			live += (unsigned)lanes_in(w->live);
 		if (w->state == W_BAR) {
-			arrived += (unsigned)__builtin_popcount(w->bar_mask);
+			arrived += (unsigned)lanes_in(w->bar_mask);
 			nbar++;
 			wb = w;
 		}
