@@ -10,17 +10,33 @@
 #include "emu/vm/exec.h"
 #include "emu/perf.h"
 
-/* distinct elements of a small array (sorted in place) */
+/* distinct elements of a small array (sorted in place): a warp's
+ * addresses are mostly in order already, or in reverse order (a
+ * reverse's), which is turned round rather than sorted element by
+ * element */
 static int count_distinct(uint64_t *v, int n)
 {
-	int i, j, d = 0;
+	int i, j, d = 0, up = 1, down = 1;
 
 	for (i = 1; i < n; i++) {
-		uint64_t k = v[i];
+		up &= v[i] >= v[i - 1];
+		down &= v[i] <= v[i - 1];
+	}
+	if (!up && down) {
+		for (i = 0, j = n - 1; i < j; i++, j--) {
+			uint64_t k = v[i];
 
-		for (j = i - 1; j >= 0 && v[j] > k; j--)
-			v[j + 1] = v[j];
-		v[j + 1] = k;
+			v[i] = v[j];
+			v[j] = k;
+		}
+	} else if (!up) {
+		for (i = 1; i < n; i++) {
+			uint64_t k = v[i];
+
+			for (j = i - 1; j >= 0 && v[j] > k; j--)
+				v[j + 1] = v[j];
+			v[j + 1] = k;
+		}
 	}
 	for (i = 0; i < n; i++)
 		if (i == 0 || v[i] != v[i - 1])

@@ -57,6 +57,17 @@ static void init_tids(struct xctx *x, struct warp *w, uint64_t *R,
 
 	if (!X && !Y && !Z)
 		return;
+	if (b[1] == 1 && b[2] == 1 &&
+	    ((unsigned)w->id + 1) * EMU_WARP_SIZE <= b[0]) {
+		/* a full warp of a one-dimensional block: x counts on */
+		unsigned t0 = (unsigned)w->id * EMU_WARP_SIZE;
+
+		for (int l = 0; X && l < EMU_WARP_SIZE; l++)
+			X[l] = t0 + (unsigned)l;
+		fill_special(Y, 0);
+		fill_special(Z, 0);
+		return;
+	}
 	thread_of(x, w->id, 0, t);
 	for (int l = 0; l < EMU_WARP_SIZE; l++) {
 		if (X)
