@@ -132,12 +132,16 @@ struct emu_opnd {
 /* address kinds of ld/st/atom/red operands */
 enum { AK_REG, AK_SYM, AK_ABS };
 
+/* What the interpreter reads of every instruction comes first: the
+ * header, the sources and the first destination fill the first 64
+ * bytes, one cache line (the module's instructions are aligned so,
+ * scalar.c). */
 struct emu_insn {
 	uint16_t op;
 	uint8_t type, type2;     /* type2: source type of cvt, etc */
 	uint8_t cmp, rnd, space, vec;
 	uint8_t ndst, nsrc, sub, boolop;
-	uint8_t guard_neg, ak, uncond;
+	uint8_t guard_neg, ak;
 	uint8_t merge;           /* merge.c: bytes of the merged access it
 				  * leads, MERGE_FOLLOW, or 0 */
 	uint8_t scalar;          /* SC_*: its scalar form (scalar.c) */
@@ -145,10 +149,11 @@ struct emu_insn {
 	uint16_t regops;         /* scalar.c: a bit for each of s[0..3],
 				  * d[0..3] (bits 4..7) and areg (bit 8)
 				  * that names a register */
-	uint16_t hop;             /* OP_HALF: the operation (OP_ADD ...) */
 	int32_t guard;           /* predicate index, -1 when none */
-	struct emu_opnd d[4];
 	struct emu_opnd s[4];
+	struct emu_opnd d[4];
+	uint8_t uncond;
+	uint16_t hop;             /* OP_HALF: the operation (OP_ADD ...) */
 	int32_t areg, asym;      /* address base */
 	int64_t aoff;
 	int32_t target;          /* branch pc, callee function (-1: through

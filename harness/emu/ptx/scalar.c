@@ -145,6 +145,21 @@ static uint16_t reg_operands(const struct emu_insn *in, int nregs)
 	return r;
 }
 
+/* f's instructions moved to memory aligned on a cache line, so that
+ * what the interpreter reads of each is one line (emu.h); left where
+ * they are when there is no memory for it */
+static void align_insns(struct emu_func *f)
+{
+	size_t bytes = (size_t)f->ninsns * sizeof(*f->insns);
+	struct emu_insn *a;
+
+	if (!f->ninsns || !(a = aligned_alloc(64, (bytes + 63) & ~(size_t)63)))
+		return;
+	memcpy(a, f->insns, bytes);
+	free(f->insns);
+	f->insns = a;
+}
+
 void emu_scalar_mark(struct emu_func *f)
 {
 	/* WGEMU_SCALAR=0: every instruction on the general path (a check
@@ -157,4 +172,5 @@ void emu_scalar_mark(struct emu_func *f)
 					  SC_NONE;
 		f->insns[i].regops = reg_operands(&f->insns[i], f->nregs);
 	}
+	align_insns(f);
 }
