@@ -261,7 +261,7 @@ static inline uint64_t *dst(struct xctx *x, uint64_t *R,
 }
 
 /*
- * Warp-uniform registers.  uni[r] is 1 when register r (of the warp's
+ * Warp-uniform registers.  uni[r] is set when register r (of the warp's
  * regs, frame offsets included) holds one value in every live lane.
  * Arithmetic, conversions, moves and kernel-parameter loads whose
  * sources are all uniform compute their result once, for the lowest lane
@@ -272,15 +272,15 @@ static inline uint64_t *dst(struct xctx *x, uint64_t *R,
  * the instruction kept them (ictx.uni_kept), wmma its register lists.  A
  * new frame starts with no mark but on the special registers that are
  * one value per warp (simt.c).
- */
-/*
+ *
  * The marks: UNI_NO, or one value in every live lane, held in every
- * lane's slot (UNI_ALL) or, written by a scalar instruction
- * (scalar.c), in lane 0's slot alone (UNI_LANE0: a uniform value costs
- * one store, not 32).  Only scalar.c reads a UNI_LANE0 register as it
- * is: run_entry spreads the value to every lane (uniform_spread) of each
+ * lane's slot (UNI_ALL) or, written by a scalar form (scalar.c), in
+ * lane 0's slot alone (UNI_LANE0: a uniform value costs one store, not
+ * 32).  Only scalar.c reads a UNI_LANE0 register as it is: run_entry
+ * spreads the value to every lane's slot (uniform_spread) of each
  * register an instruction of the general path names, before it runs,
- * and spin.c of every register before it compares a warp's state.
+ * lanes.c each one it reads or writes part of, and spin.c every
+ * register of the frame before it compares a warp's state.
  */
 enum { UNI_NO, UNI_ALL, UNI_LANE0 };
 
