@@ -305,7 +305,7 @@ $(VERIFY_TEST_BIN): build/tests/check_%: tests/check_%.c \
 	$(Q)$(test_link)
 
 # ---- user targets ----
-.PHONY: all check check-gpu demo bench coverage deps clean fuzz check-trust
+.PHONY: all check check-gpu demo bench bench-emu coverage deps clean fuzz check-trust
 
 deps:
 	$(INSTALL_DEPS)
@@ -337,6 +337,12 @@ demo: all
 # of the Debian libraries for it.
 bench:
 	$(Q)bench/run-bench
+
+# The emulator's speed, no GPU needed: the interpreter on a submission's
+# sweeps, then a grade against compiling its files.
+bench-emu: all
+	$(Q)bench/emu-sweep
+	$(Q)bench/grade-vs-compile
 
 coverage:
 	$(MAKE) clean
