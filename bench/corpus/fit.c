@@ -18,7 +18,7 @@
  * the predicted times (MAPE), the share of speedups within 0.10 and
  * Spearman's rank correlation of the speedups; with --fit, first the
  * constants it found (as C).  The held-out sets' lines and figures
- * ("hold", and "blind", "blind2" and "blind3": variants added after the
+ * ("hold", and "blind" to "blind4": variants added after the
  * constants were fixed) are printed only with --hold, so that the
  * constants can be fixed without looking at them; --calib-only does not
  * even predict them.
@@ -308,6 +308,7 @@ static void summaries(void)
 		summary("blind");
 		summary("blind2");
 		summary("blind3");
+		summary("blind4");
 	}
 }
 
