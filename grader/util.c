@@ -118,7 +118,10 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	const char *p = data;
 	int fd = -1, rc = -1;
 
-	fd = mkstemp(tmp);
+	/* close-on-exec: a child another thread forks meanwhile must not
+	 * keep it open for writing, or executing the file (copy_program's
+	 * copies) fails with ETXTBSY for as long as that child lives */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		error("cannot create a temporary file for '%s': %s", path,
 		      strerror(errno));
