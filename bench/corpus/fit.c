@@ -141,8 +141,19 @@ static double predict_ms(const struct perf_gpu *g, const struct variant *v)
 		struct perf_estimate e;
 		const struct perf_collect *pc = emu_perf_kept(k, &l);
 
-		if (pc && !perf_simulate(g, pc, &l, &e))
+		if (pc && !perf_simulate(g, pc, &l, &e)) {
 			ms += e.ms;
+			if (getenv("FIT_LIMITS"))
+				fprintf(stderr, "limit %s %llu blocks x %u: "
+					"%d resident, %llu on the SM, "
+					"%.4f ms, %.1f MB DRAM, %.0f M insns, "
+					"%s\n", v->name,
+					(unsigned long long)l.nblocks,
+					(unsigned)l.threads, e.resident_blocks,
+					(unsigned long long)e.blocks_per_sm,
+					e.ms, e.dram_bytes / 1e6,
+					e.warp_insns / 1e6, e.limit);
+		}
 	}
 	return ms;
 }
@@ -323,7 +334,7 @@ static const struct {
 	P(latency_spread), P(latency_queueing), P(l2_latency_clk), P(l2_load_sectors_per_clk),
 	P(l2_store_sectors_per_clk), P(l2_partial_sectors_per_clk),
 	P(lsu_clk_per_wavefront), P(issue_per_clk), P(warp_issue_clk),
-	P(block_launch_clk), P(launch_us),
+	P(block_launch_clk), P(launch_us), P(dram_credit_clk),
 };
 #define NP (sizeof(params) / sizeof(params[0]))
 

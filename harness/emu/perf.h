@@ -69,6 +69,13 @@ struct perf_gpu {
 	/* fitted */
 	double dram_gbps;           /* DRAM bandwidth reached by streams */
 	double sm_max_bytes_per_clk;/* one SM's ceiling towards L2 */
+	double dram_credit_clk;     /* how long an SM's unused share of
+				     * DRAM bandwidth stays usable: the
+				     * other SMs' demand is spread over
+				     * time, so an SM that idled (its few
+				     * blocks at a barrier) may then move
+				     * faster than its share, up to its
+				     * ceiling, for this long */
 	double dram_latency_clk;    /* a load that misses L2, unloaded */
 	double latency_spread;      /* share of it that varies (an
 				     * exponential tail) */
@@ -123,7 +130,7 @@ struct perf_event {
 	uint8_t kind;
 	uint8_t lines;     /* 128-byte lines / shared wavefronts (capped) */
 	uint16_t l2;       /* sectors sent to L2 */
-	uint16_t dram;     /* GLD: sectors from DRAM; GST: bytes / 4 */
+	uint16_t dram;     /* bytes from (GLD) or to (GST) DRAM, / 4 */
 	uint16_t partial;  /* GST: sectors only partly written; GLD: the
 			    * warp + 1 whose load brought its L1 hits */
 	uint32_t n;        /* PE_ISSUE: count; loads, PE_WAIT: load id */

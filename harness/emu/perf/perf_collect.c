@@ -8,7 +8,12 @@
  * sector that several warps of a block read costs L2 traffic once --
  * which is how one thread per AoS record gets away with strided loads.
  * A sector the block has not touched before comes from DRAM; one it
- * touched and lost from L1 is an L2 hit.  Stores go through to L2 (each
+ * touched and lost from L1 is an L2 hit.  Of a sector the block reads
+ * only partly, DRAM is charged (at the block's end, on the load that
+ * brought it) only the bytes the block read or wrote: the sector is
+ * read from DRAM once for all the blocks that read it, the rest of it
+ * staying in L2 for the others (a naive transpose's strided reads,
+ * each block a few columns of the same rows).  Stores go through to L2 (each
  * instruction's sectors), and DRAM is charged the bytes the block writes
  * for the first time, so a sector written a quarter at a time by four
  * warps costs DRAM one sector but L2 four partial writes.
@@ -87,10 +92,13 @@ struct warp_state {
 };
 
 /* a sector the block touched: its address + 1 (0: empty slot), the
- * bytes it wrote, whether it has been read from L2 or written */
+ * bytes it wrote and the bytes it read (one bit a byte), and the load
+ * that brought it from DRAM: its warp and event index + 1 (0: none) */
 struct sector_slot {
 	uint64_t key;
-	uint32_t written;
+	uint32_t written, read;
+	uint32_t ev;
+	uint16_t warp;
 };
 
 struct perf_collect_state {
@@ -500,6 +508,9 @@ static uint64_t finish_warp(struct perf_warp *w)
 	return insns;
 }
 
+static void refund_partial_reads(struct perf_block *b,
+				 const struct perf_collect_state *st);
+
 void perf_block_end(struct perf_collect *pc, int k,
 		    const struct perf_work *work)
 {
@@ -511,6 +522,7 @@ void perf_block_end(struct perf_collect *pc, int k,
 	for (int w = 0; w < b->nwarps; w++)
 		if (st->w[w].issue && push(pc, w))
 			b->warps[w].n--; /* push flushed the issue run */
+	refund_partial_reads(b, st);
 	if (st->cut)
 		cut_at_barrier(b);
 	for (int w = 0; w < b->nwarps; w++) {
@@ -767,6 +779,58 @@ static uint32_t write_mask(const uint64_t *addr, uint32_t m, int bytes,
 	return mask;
 }
 
+/* A load's sector that missed L1: the bytes it brings from DRAM, the
+ * whole sector where the block never touched it (its loads record the
+ * load as ev, the index + 1 of its event in warp's list). */
+static unsigned read_fetch(struct sector_slot *t, int fresh, int warp,
+			   size_t ev)
+{
+	if (!t)
+		return fresh ? PERF_SECTOR : 0;
+	if (!fresh)
+		return 0;
+	t->ev = (uint32_t)ev;
+	t->warp = (uint16_t)warp;
+	return PERF_SECTOR;
+}
+
+/*
+ * At the block's end: each sector a load brought from DRAM and the
+ * block used only part of costs DRAM only that part, taken off the
+ * load's charge -- the other blocks that read the rest find the sector
+ * in L2.  (Sectors lost when the table was emptied stay whole.)
+ */
+static int touched(const struct perf_collect_state *st, uint64_t key)
+{
+	size_t h = slot_hash(key, st->tab_cap);
+
+	while (st->tab[h].key && st->tab[h].key != key)
+		h = (h + 1) & (st->tab_cap - 1);
+	return st->tab[h].key == key;
+}
+
+static void refund_partial_reads(struct perf_block *b,
+				 const struct perf_collect_state *st)
+{
+	for (size_t i = 0; i < st->tab_cap; i++) {
+		const struct sector_slot *t = &st->tab[i];
+		struct perf_warp *pw;
+		struct perf_event *e;
+		unsigned unused;
+
+		if (!t->key || !t->ev || t->warp >= b->nwarps ||
+		    touched(st, t->key + 1) || touched(st, t->key - 1))
+			continue;
+		pw = &b->warps[t->warp];
+		if (t->ev > pw->n || pw->ev[t->ev - 1].kind != PE_GLD)
+			continue;
+		e = &pw->ev[t->ev - 1];
+		unused = (PERF_SECTOR - (unsigned)__builtin_popcount(
+				t->read | t->written)) / 4;
+		e->dram = (uint16_t)(e->dram > unused ? e->dram - unused : 0);
+	}
+}
+
 /* An access to the grid workspace: a grid barrier's arrival (its
  * atomic) or its spin, which the events leave out.  1 when it was. */
 static int grid_barrier(struct perf_collect *pc, struct warp_state *ws,
@@ -843,6 +907,7 @@ void perf_on_global(struct perf_collect *pc, int kind,
 	uint32_t wmask[64];
 	int n, l2 = 0, fresh = 0;
 	unsigned dram = 0, partial = 0;
+	size_t at;
 	long hit = -1;
 	struct perf_event *e;
 
@@ -850,8 +915,13 @@ void perf_on_global(struct perf_collect *pc, int kind,
 		return;
 	ws->in_gbar = 0;
 	n = distinct_sectors(addr, m, bytes, s);
+	/* this access's event index + 1, once pushed */
+	at = pc->blocks[pc->cur].warps[pc->warp].n + (ws->issue != 0) + 1;
 	for (int i = 0; i < n; i++) {
 		struct sector_slot *t = sector(st, s[i], &fresh);
+
+		if (t && kind != 1)
+			t->read |= write_mask(addr, m, bytes, s[i]);
 
 		if (kind == 1) {
 			uint32_t w = write_mask(addr, m, bytes, s[i]);
@@ -864,13 +934,13 @@ void perf_on_global(struct perf_collect *pc, int kind,
 			wmask[i] = w;
 		} else if (kind == 2) {
 			l2++;
-			dram += fresh;
+			dram += read_fetch(t, fresh, pc->warp, at);
 		} else {
 			long h = l1_lookup(st, s[i], pc->warp, ws->next_id);
 
 			if (h < 0) {
 				l2++;
-				dram += fresh;
+				dram += read_fetch(t, fresh, pc->warp, at);
 			} else {
 				hit = h;
 			}
@@ -891,7 +961,7 @@ void perf_on_global(struct perf_collect *pc, int kind,
 		e->partial = (uint16_t)partial;
 	} else {
 		e->kind = PE_GLD;
-		e->dram = (uint16_t)dram;
+		e->dram = (uint16_t)((dram + 3) / 4);
 		e->n = ws->next_id++;
 		if (hit >= 0) {
 			/* its hits arrive with the load that brought them */

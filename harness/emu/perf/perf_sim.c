@@ -89,6 +89,8 @@ struct sim {
 	uint64_t next_block, nb;
 	double sched_free[SCHEDULERS];
 	double lsu_free, l2ld_free, l2st_free, dram_free, dispatch_free;
+	double link_free;        /* the SM's own link to L2, for DRAM's
+				  * bytes */
 	double latency;          /* DRAM latency under this launch's load */
 	uint64_t rng;
 	/* the SM's rates, per cycle */
@@ -387,22 +389,41 @@ static double dram_latency(struct sim *s, int n)
 	return s->latency * ((1 - spread) + spread * worst);
 }
 
+/*
+ * DRAM moves `bytes` for the SM from t on: when they are through.  The
+ * SM's share of the GPU's bandwidth is a budget over time, not a pipe
+ * of its own: the other SMs' demand is spread out, so what this SM left
+ * unused in the last dram_credit_clk cycles (its few blocks waiting at
+ * a barrier or on latency) it may use now, as fast as its own link to
+ * L2 allows.  dram_free is when the share has paid for everything so
+ * far; it may lag t by the credit.
+ */
+static double dram_take(struct sim *s, double t, double bytes)
+{
+	double cost = bytes / s->dram_bpc;
+
+	s->link_free = max2(t, s->link_free) +
+		       bytes / s->g->sm_max_bytes_per_clk;
+	s->dram_free = max2(s->dram_free, t - s->g->dram_credit_clk) + cost;
+	s->busy_dram += cost;
+	return max2(s->link_free, s->dram_free);
+}
+
 /* The L2 and DRAM legs of a load; when its data arrives. */
 static double load_path(struct sim *s, double t, const struct perf_event *e)
 {
 	double l2 = max2(t, s->l2ld_free) + e->l2 / s->l2ld_spc;
-	double d;
+	int sectors;
 
 	if (e->l2)
 		s->l2ld_free = l2;
 	s->busy_l2 += e->l2 / s->l2ld_spc;
 	if (!e->dram)
 		return (e->l2 ? l2 : t) + (e->l2 ? s->g->l2_latency_clk : 0);
-	d = max2(l2, s->dram_free) + e->dram * (double)PERF_SECTOR /
-					   s->dram_bpc;
-	s->busy_dram += e->dram * (double)PERF_SECTOR / s->dram_bpc;
-	s->dram_free = d;
-	return d + dram_latency(s, e->lines < e->dram ? e->lines : e->dram);
+	/* a line from DRAM for each sector's worth of its bytes */
+	sectors = (e->dram * 4 + PERF_SECTOR - 1) / PERF_SECTOR;
+	return dram_take(s, l2, 4.0 * e->dram) +
+	       dram_latency(s, e->lines < sectors ? e->lines : sectors);
 }
 
 /* When the data of a load whose sectors all or partly hit in L1
@@ -436,12 +457,8 @@ static void store_path(struct sim *s, double t, const struct perf_event *e)
 
 	s->l2st_free = l2;
 	s->busy_l2 += cost;
-	if (e->dram) {
-		double c = 4.0 * e->dram / s->dram_bpc;
-
-		s->dram_free = max2(l2, s->dram_free) + c;
-		s->busy_dram += c;
-	}
+	if (e->dram)
+		dram_take(s, l2, 4.0 * e->dram);
 }
 
 /* The LSU pipe: when the instruction's data path work starts. */
@@ -581,7 +598,7 @@ static void totals(const struct perf_collect *pc, uint64_t nblocks,
 				if (ev->kind == PE_ISSUE) {
 					issued += ev->n;
 				} else if (ev->kind == PE_GLD) {
-					dram += ev->dram * (double)PERF_SECTOR;
+					dram += 4.0 * ev->dram;
 					l2 += ev->l2;
 				} else if (ev->kind == PE_GST) {
 					dram += 4.0 * ev->dram;
