@@ -8,12 +8,15 @@
  * sector that several warps of a block read costs L2 traffic once --
  * which is how one thread per AoS record gets away with strided loads.
  * A sector the block has not touched before comes from DRAM; one it
- * touched and lost from L1 is an L2 hit.  Of a sector the block reads
- * only partly, DRAM is charged (at the block's end, on the load that
- * brought it) only the bytes the block read or wrote: the sector is
- * read from DRAM once for all the blocks that read it, the rest of it
- * staying in L2 for the others (a naive transpose's strided reads,
- * each block a few columns of the same rows).  Stores go through to L2 (each
+ * touched and lost from L1 is an L2 hit.  A sector the block reads
+ * only partly and whose neighbours it does not touch (a column of a 2D
+ * tile: a naive transpose's strided reads, each block a few columns of
+ * the same rows) is charged DRAM, at the block's end on the load that
+ * brought it, only the bytes the block read or wrote: the blocks that
+ * tile the next columns run at about the same time and find the rest
+ * in L2.  One in a run of sectors the block reads with holes (a field
+ * of an array of records) stays whole: its holes are other passes',
+ * long gone from L2 (Nsight Compute's DRAM bytes show both).  Stores go through to L2 (each
  * instruction's sectors), and DRAM is charged the bytes the block writes
  * for the first time, so a sector written a quarter at a time by four
  * warps costs DRAM one sector but L2 four partial writes.
@@ -794,21 +797,23 @@ static unsigned read_fetch(struct sector_slot *t, int fresh, int warp,
 	return PERF_SECTOR;
 }
 
-/*
- * At the block's end: each sector a load brought from DRAM and the
- * block used only part of costs DRAM only that part, taken off the
- * load's charge -- the other blocks that read the rest find the sector
- * in L2.  (Sectors lost when the table was emptied stay whole.)
- */
+/* Did the block touch the sector whose key (address + 1) is key? */
 static int touched(const struct perf_collect_state *st, uint64_t key)
 {
 	size_t h = slot_hash(key, st->tab_cap);
 
 	while (st->tab[h].key && st->tab[h].key != key)
 		h = (h + 1) & (st->tab_cap - 1);
-	return st->tab[h].key == key;
+	return key && st->tab[h].key == key;
 }
 
+/*
+ * At the block's end: each sector a load brought from DRAM that the
+ * block used only part of, and none of whose two neighbours it
+ * touched, costs DRAM only that part, taken off the load's charge --
+ * the blocks that read the rest (the neighbouring columns) find it in
+ * L2.  (Sectors lost when the table was emptied stay whole.)
+ */
 static void refund_partial_reads(struct perf_block *b,
 				 const struct perf_collect_state *st)
 {

@@ -43,7 +43,7 @@
 	.smem_reserved_per_block = 1024, \
 	.l1_bytes = 262144, \
 	.sm_max_bytes_per_clk = 64, \
-	.dram_credit_clk = 5000, \
+	.dram_credit_clk = 5000, /* calibration set, --try 0..10000 */ \
 	.l2_latency_clk = 300, \
 	.shared_latency_clk = 30, \
 	.barrier_clk = 20, \

@@ -34,7 +34,8 @@
  * with too few loads in flight per SM waits on latency, one with enough
  * waits on the busiest pipe.  The SM's share of L2 and DRAM bandwidth
  * is the GPU's divided by the SMs the grid keeps busy, up to what one
- * SM can move.
+ * SM can move; DRAM's share is a budget over time, so what an SM left
+ * unused while its blocks waited it may use soon after (dram_take).
  *
  * Lower bounds.  Whatever the simulation says, a launch takes no less
  * than its DRAM traffic (scaled from the sample) at the data sheet's
