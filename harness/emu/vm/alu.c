@@ -550,6 +550,30 @@ static int int_mul(INT_ARGS)
 	}
 }
 
+uint64_t alu_divide(int rem, int sgn, uint64_t a, uint64_t b, int sz)
+{
+	uint64_t r;
+
+	if (sgn) {
+		int64_t sa = sx(a, sz), sb = sx(b, sz);
+
+		if (sb == 0)	/* the GPU's: all ones */
+			r = ~0ull;
+		else if (sb == -1)
+			r = rem ? 0 : (uint64_t)-sa;
+		else
+			r = (uint64_t)(rem ? sa % sb : sa / sb);
+	} else {
+		a = trunc_sz(a, sz);
+		b = trunc_sz(b, sz);
+		if (b == 0)
+			r = ~0ull;
+		else
+			r = rem ? a % b : a / b;
+	}
+	return trunc_sz(r, sz);
+}
+
 /* division and remainder (by zero: all ones), min, max, abs, neg */
 static int int_divmin(INT_ARGS)
 {
@@ -557,30 +581,7 @@ static int int_divmin(INT_ARGS)
 
 	switch (in->op) {
 	case OP_DIV: case OP_REM:
-		LANES({
-			uint64_t r;
-
-			if (s) {
-				int64_t a = sx(A[l], sz), b = sx(B[l], sz);
-
-				if (b == 0)	/* the GPU's: all ones */
-					r = ~0ull;
-				else if (b == -1)
-					r = in->op == OP_DIV ? (uint64_t)-a : 0;
-				else
-					r = (uint64_t)(in->op == OP_DIV ?
-						a / b : a % b);
-			} else {
-				uint64_t a = trunc_sz(A[l], sz),
-					 b = trunc_sz(B[l], sz);
-
-				if (b == 0)
-					r = ~0ull;
-				else
-					r = in->op == OP_DIV ? a / b : a % b;
-			}
-			D[l] = trunc_sz(r, sz);
-		});
+		LANES(D[l] = alu_divide(in->op == OP_REM, s, A[l], B[l], sz));
 		return 0;
 	case OP_MIN: case OP_MAX:
 		LANES({

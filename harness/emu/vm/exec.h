@@ -17,6 +17,7 @@
  *   simt.c        the SIMT stack and call frames
  *   reconv.c      where divergent lanes meet again (immediate
  *                 post-dominators)
+ *   warpops.c     vote, redux and match across a warp's lanes
  *   alu.c         integer, float and conversion arithmetic (half.c,
  *                 simd.c: half precision and SIMD video forms)
  *   scalar.c      a uniform instruction of index arithmetic, computed
@@ -373,6 +374,10 @@ uint64_t alu_to_half(int t, double v, int rnd);
 uint64_t alu_cvt(const struct emu_insn *in, uint64_t a);
 /* setp's comparison cmp of a and b of type t: 0 or 1 */
 int alu_compare(int cmp, int t, uint64_t a, uint64_t b);
+/* div (rem 0) or rem (rem 1) of the sz-byte integers a and b, signed
+ * when sgn: by zero all ones, a signed one by -1 the negation (no
+ * trap), as a GPU gives them */
+uint64_t alu_divide(int rem, int sgn, uint64_t a, uint64_t b, int sz);
 int alu_int(const struct emu_insn *in, uint32_t m, uint64_t *D,
 	    const uint64_t *A, const uint64_t *B, const uint64_t *C);
 int alu_bfi(const struct emu_insn *in, uint32_t m, uint64_t *D,
@@ -524,6 +529,23 @@ int devlib_heap(struct xctx *x, struct warp *w,
 		const struct emu_call *c, uint32_t m, int is_free);
 int devlib_is_builtin(const char *name);
 
+/* ---- warpops.c ---- */
+/* vote.sync (any, all, uni: predicate d[0]; ballot: register d[0]) of
+ * the lanes m, tmp a column for the member mask */
+void warp_vote(struct xctx *x, struct warp *w, const struct emu_insn *in,
+	       uint32_t m, uint64_t *R, uint32_t *P, const struct emu_func *f,
+	       uint64_t *tmp);
+/* redux.sync.op: each lane gets the reduction over its group (32-bit);
+ * t0, t1 columns for the value and the member mask */
+void warp_redux(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		uint32_t m, uint64_t *R, const struct emu_func *f, uint64_t *t0,
+		uint64_t *t1);
+/* match.any.sync and match.all.sync (the predicate d[1] when there is
+ * one) of the lanes m, tmp a column for the value */
+void warp_match(struct xctx *x, struct warp *w, const struct emu_insn *in,
+		uint32_t m, uint64_t *R, uint32_t *P, const struct emu_func *f,
+		uint64_t *tmp);
+
 /* ---- reconv.c ---- */
 /* Diverge at the branch in (at pc, to target) of the lanes mask whose
  * lanes taken take it (neither none nor all of mask): both paths pushed
@@ -554,9 +576,13 @@ int scalar_exec(struct xctx *x, struct warp *w, const struct emu_func *f,
 		uint32_t *P, uint8_t *U);
 /* every register of the warp's current frame spread (uniform_spread) */
 void scalar_spread_frame(struct warp *w);
-/* div and rem of the scalar forms SC_DIV_* and SC_REM_* on sz bytes, as
- * alu.c's: by zero all ones, by -1 the negation */
-uint64_t scalar_divide(int form, uint64_t a, uint64_t b, int sz);
+/* the division of the scalar forms SC_DIV_S .. SC_REM_U (alu_divide) */
+static inline uint64_t scalar_divide(int form, uint64_t a, uint64_t b,
+				     int sz)
+{
+	return alu_divide(form == SC_REM_S || form == SC_REM_U,
+			  form == SC_DIV_S || form == SC_REM_S, a, b, sz);
+}
 /* setp's predicates from r, the lanes of m where the comparison holds,
  * combined with its third source by .and/.or/.xor */
 void scalar_setp(const struct emu_insn *in, const struct emu_func *f,

@@ -4,11 +4,12 @@
  * on 64-bit scalars, the value stored once, in lane 0's slot, and the
  * destination marked so (exec.h, "warp-uniform registers", UNI_LANE0).
  * Each case computes the bits the general path does -- alu.c's
- * int_addsub, int_mul, int_divmin, int_logic and cvt_int, exec.c's mov,
- * cvta, setp and selp, and memory.c's mem_ld_uniform of a kernel
- * parameter -- for the forms ptx/scalar.c admits (lanes.c runs them lane
- * by lane); tests/check_emu_scalar.c runs every form on both paths and
- * the general one and compares.
+ * int_addsub, int_mul, int_logic and min and max, exec.c's mov, cvta,
+ * setp and selp, and memory.c's mem_ld_uniform of a kernel parameter --
+ * for the forms ptx/scalar.c admits, calling alu.c's own alu_divide,
+ * alu_cvt and alu_compare where it can (lanes.c runs the forms lane by
+ * lane); tests/check_emu_scalar.c runs every form on both paths and the
+ * general one and compares.
  */
 #include "emu/vm/exec.h"
 
@@ -26,41 +27,6 @@ static inline uint64_t src(struct xctx *x, struct warp *w, const uint64_t *R,
 	default:
 		return sym_value(x, w, o->idx);
 	}
-}
-
-uint64_t scalar_divide(int form, uint64_t a, uint64_t b, int sz)
-{
-	uint64_t r;
-
-	if (form == SC_DIV_S || form == SC_REM_S) {
-		int64_t sa = sx(a, sz), sb = sx(b, sz);
-
-		if (sb == 0)	/* the GPU's: all ones */
-			r = ~0ull;
-		else if (sb == -1)
-			r = form == SC_DIV_S ? (uint64_t)-sa : 0;
-		else
-			r = (uint64_t)(form == SC_DIV_S ? sa / sb : sa % sb);
-	} else {
-		a = trunc_sz(a, sz);
-		b = trunc_sz(b, sz);
-		if (b == 0)
-			r = ~0ull;
-		else
-			r = form == SC_DIV_U ? a / b : a % b;
-	}
-	return trunc_sz(r, sz);
-}
-
-/* cvt between integer types, as cvt_int without .sat */
-static uint64_t convert(const struct emu_insn *in, uint64_t a)
-{
-	int dsz = emu_type_size[in->type], ssz = emu_type_size[in->type2];
-	int64_t v = emu_type_kind[in->type2] == 's' ? sx(a, ssz) :
-		    (int64_t)trunc_sz(a, ssz);
-
-	return emu_type_kind[in->type] == 's' ? (uint64_t)sx((uint64_t)v, dsz)
-					      : trunc_sz((uint64_t)v, dsz);
 }
 
 /* the value of the forms with a register destination */
@@ -102,7 +68,7 @@ static uint64_t value(const struct emu_insn *in, uint64_t a, uint64_t b,
 		return trunc_sz(trunc_sz(a, sz) < trunc_sz(b, sz) ? a : b, sz);
 	case SC_MAX_U:
 		return trunc_sz(trunc_sz(a, sz) < trunc_sz(b, sz) ? b : a, sz);
-	case SC_CVT: return convert(in, a);
+	case SC_CVT: return alu_cvt(in, a);
 	case SC_CVTA_TO: return trunc_sz(a - cvta_window(in), sz);
 	case SC_CVTA_FROM: return trunc_sz(a + cvta_window(in), sz);
 	default: return scalar_divide(in->scalar, a, b, sz);
