@@ -125,7 +125,10 @@ enum { OK_NONE, OK_REG, OK_CONST, OK_PRED, OK_SYM, OK_SINK };
 struct emu_opnd {
 	uint8_t kind;
 	uint8_t neg;      /* !%p for predicate sources */
-	uint16_t pad;
+	uint16_t umark;   /* ptx/scalar.c: the register whose uniform mark
+			   * vm's scalar_ready reads -- idx for a register
+			   * source of an instruction with a scalar form,
+			   * else 0 */
 	int32_t idx;      /* register, constant, predicate or symbol index */
 };
 

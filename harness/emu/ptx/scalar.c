@@ -167,10 +167,18 @@ void emu_scalar_mark(struct emu_func *f)
 	const char *env = getenv("WGEMU_SCALAR");
 	int on = !env || strcmp(env, "0");
 
+	/* scalar_ready reads a mark for every source, slot 0 for one that
+	 * is not a register: the frame has one, and umark holds each */
+	if (f->nregs < 1 || f->nregs > UINT16_MAX)
+		on = 0;
 	for (int i = 0; i < f->ninsns; i++) {
-		f->insns[i].scalar = on ? (uint8_t)form_of(&f->insns[i]) :
-					  SC_NONE;
-		f->insns[i].regops = reg_operands(&f->insns[i], f->nregs);
+		struct emu_insn *in = &f->insns[i];
+
+		in->scalar = on ? (uint8_t)form_of(in) : SC_NONE;
+		in->regops = reg_operands(in, f->nregs);
+		for (int k = 0; k < 4; k++)
+			in->s[k].umark = in->scalar && in->s[k].kind == OK_REG ?
+					 (uint16_t)in->s[k].idx : 0;
 	}
 	align_insns(f);
 }

@@ -219,7 +219,9 @@ static uint64_t cvt_int(const struct emu_insn *in, uint64_t a)
 	int sat = (in->flags & F_SAT) != 0;
 	int64_t sv = sk == 's' ? sx(a, ssz) : (int64_t)trunc_sz(a, ssz);
 
-	if (sat && dsz < 8) {
+	if (!sat)
+		return alu_cvt_int(in, a);
+	if (dsz < 8) {
 		int64_t lo = dk == 's' ? -(1ll << (dsz * 8 - 1)) : 0;
 		int64_t hi = dk == 's' ? (1ll << (dsz * 8 - 1)) - 1 :
 			     (int64_t)((1ull << (dsz * 8)) - 1);
@@ -230,9 +232,9 @@ static uint64_t cvt_int(const struct emu_insn *in, uint64_t a)
 			sv = lo;
 		else if (sv > hi)
 			sv = hi;
-	} else if (sat && dk == 'u' && sk == 's' && sv < 0) {
+	} else if (dk == 'u' && sk == 's' && sv < 0) {
 		sv = 0;
-	} else if (sat && dk == 's' && sk == 'u' && sv < 0) {
+	} else if (dk == 's' && sk == 'u' && sv < 0) {
 		sv = INT64_MAX;
 	}
 	return dk == 's' ? (uint64_t)sx((uint64_t)sv, dsz)

@@ -372,6 +372,18 @@ int alu_float(struct xctx *x, const struct emu_insn *in, uint32_t m,
 /* v rounded to the half type t in the rounding mode rnd (half.c) */
 uint64_t alu_to_half(int t, double v, int rnd);
 uint64_t alu_cvt(const struct emu_insn *in, uint64_t a);
+/* cvt between integer types without .sat (alu_cvt's, the scalar forms'):
+ * the source's bits extended by its sign or zeros, then the
+ * destination's */
+static inline uint64_t alu_cvt_int(const struct emu_insn *in, uint64_t a)
+{
+	int ssz = emu_type_size[in->type2], dsz = emu_type_size[in->type];
+	uint64_t v = emu_type_kind[in->type2] == 's' ? (uint64_t)sx(a, ssz) :
+		     trunc_sz(a, ssz);
+
+	return emu_type_kind[in->type] == 's' ? (uint64_t)sx(v, dsz) :
+	       trunc_sz(v, dsz);
+}
 /* setp's comparison cmp of a and b of type t: 0 or 1 */
 int alu_compare(int cmp, int t, uint64_t a, uint64_t b);
 /* div (rem 0) or rem (rem 1) of the sz-byte integers a and b, signed
@@ -556,13 +568,16 @@ int reconv_diverge(struct warp *w, const struct emu_insn *in, int pc,
 
 /* ---- scalar.c ---- */
 /* the sources of in (with a scalar form) are uniform: the registers of
- * s[0..2] (regops) marked */
+ * s[0..2] (regops) marked.  Without a branch: a source that is not a
+ * register reads the mark of slot 0 (its umark, emu.h), which its clear
+ * bit of regops overrides. */
 static inline int scalar_ready(const struct emu_insn *in, const uint8_t *U)
 {
-	for (uint32_t r = in->regops & 7u; r; r &= r - 1)
-		if (!U[in->s[__builtin_ctz(r)].idx])
-			return 0;
-	return 1;
+	uint32_t r = in->regops;
+
+	return ((U[in->s[0].umark] != 0) | !(r & 1u)) &
+	       ((U[in->s[1].umark] != 0) | !(r & 2u)) &
+	       ((U[in->s[2].umark] != 0) | !(r & 4u));
 }
 
 /* The instruction in with a scalar form (in->scalar) and uniform sources

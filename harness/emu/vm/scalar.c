@@ -7,9 +7,9 @@
  * int_addsub, int_mul, int_logic and min and max, exec.c's mov, cvta,
  * setp and selp, and memory.c's mem_ld_uniform of a kernel parameter --
  * for the forms ptx/scalar.c admits, calling alu.c's own alu_divide,
- * alu_cvt and alu_compare where it can (lanes.c runs the forms lane by
- * lane); tests/check_emu_scalar.c runs every form on both paths and the
- * general one and compares.
+ * alu_cvt_int and alu_compare where it can (lanes.c runs the forms lane
+ * by lane); tests/check_emu_scalar.c runs every form on both paths and
+ * the general one and compares.
  */
 #include "emu/vm/exec.h"
 
@@ -68,7 +68,7 @@ static uint64_t value(const struct emu_insn *in, uint64_t a, uint64_t b,
 		return trunc_sz(trunc_sz(a, sz) < trunc_sz(b, sz) ? a : b, sz);
 	case SC_MAX_U:
 		return trunc_sz(trunc_sz(a, sz) < trunc_sz(b, sz) ? b : a, sz);
-	case SC_CVT: return alu_cvt(in, a);
+	case SC_CVT: return alu_cvt_int(in, a);
 	case SC_CVTA_TO: return trunc_sz(a - cvta_window(in), sz);
 	case SC_CVTA_FROM: return trunc_sz(a + cvta_window(in), sz);
 	default: return scalar_divide(in->scalar, a, b, sz);
