@@ -216,11 +216,11 @@ static uint64_t cvt_int(const struct emu_insn *in, uint64_t a)
 	int dt = in->type, st = in->type2;
 	char dk = emu_type_kind[dt], sk = emu_type_kind[st];
 	int dsz = emu_type_size[dt], ssz = emu_type_size[st];
-	int sat = (in->flags & F_SAT) != 0;
-	int64_t sv = sk == 's' ? sx(a, ssz) : (int64_t)trunc_sz(a, ssz);
+	int64_t sv;
 
-	if (!sat)
+	if (!(in->flags & F_SAT))
 		return alu_cvt_int(in, a);
+	sv = sk == 's' ? sx(a, ssz) : (int64_t)trunc_sz(a, ssz);
 	if (dsz < 8) {
 		int64_t lo = dk == 's' ? -(1ll << (dsz * 8 - 1)) : 0;
 		int64_t hi = dk == 's' ? (1ll << (dsz * 8 - 1)) - 1 :
