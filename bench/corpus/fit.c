@@ -18,7 +18,7 @@
  * the predicted times (MAPE), the share of speedups within 0.10 and
  * Spearman's rank correlation of the speedups; with --fit, first the
  * constants it found (as C).  The held-out sets' lines and figures
- * ("hold", and "blind" to "blind4": variants added after the
+ * ("hold", and "blind" to "blind5": variants added after the
  * constants were fixed) are printed only with --hold, so that the
  * constants can be fixed without looking at them; --calib-only does not
  * even predict them.
@@ -320,6 +320,7 @@ static void summaries(void)
 		summary("blind2");
 		summary("blind3");
 		summary("blind4");
+		summary("blind5");
 	}
 }
 
@@ -335,6 +336,7 @@ static const struct {
 	P(l2_store_sectors_per_clk), P(l2_partial_sectors_per_clk),
 	P(lsu_clk_per_wavefront), P(issue_per_clk), P(warp_issue_clk),
 	P(block_launch_clk), P(launch_us), P(dram_credit_clk),
+	P(page_open_bytes),
 };
 #define NP (sizeof(params) / sizeof(params[0]))
 

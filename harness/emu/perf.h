@@ -76,6 +76,10 @@ struct perf_gpu {
 				     * blocks at a barrier) may then move
 				     * faster than its share, up to its
 				     * ceiling, for this long */
+	double page_open_bytes;     /* what opening a DRAM page costs, in
+				     * bytes of transfer, where blocks
+				     * that share it do not run in step
+				     * (perf_sim.c, page_surcharge) */
 	double dram_latency_clk;    /* a load that misses L2, unloaded */
 	double latency_spread;      /* share of it that varies (an
 				     * exponential tail) */
@@ -110,6 +114,9 @@ extern const struct perf_gpu perf_h100, perf_h200;
 const struct perf_gpu *perf_gpu_find(const char *name);
 
 #define PERF_SECTOR 32u
+/* a DRAM page (an HBM3 pseudo-channel's row), for perf_block's
+ * part_pages */
+#define PERF_DRAM_PAGE 1024u
 
 /* ---- events (perf_collect.c -> perf_sim.c) ---- */
 
@@ -159,6 +166,10 @@ struct perf_block {
 	struct perf_work work;
 	double reps;                /* its events stand for this many times
 				     * their own work (> 1: cut short) */
+	double dram_bytes;          /* its events' DRAM bytes */
+	uint32_t part_pages;        /* DRAM pages (PERF_DRAM_PAGE) of
+				     * which its events moved some
+				     * sectors but not all */
 	struct perf_collect_state *st;  /* while it is collected */
 };
 

@@ -513,6 +513,8 @@ static uint64_t finish_warp(struct perf_warp *w)
 
 static void refund_partial_reads(struct perf_block *b,
 				 const struct perf_collect_state *st);
+static void count_pages(struct perf_block *b,
+			const struct perf_collect_state *st);
 
 void perf_block_end(struct perf_collect *pc, int k,
 		    const struct perf_work *work)
@@ -526,6 +528,7 @@ void perf_block_end(struct perf_collect *pc, int k,
 		if (st->w[w].issue && push(pc, w))
 			b->warps[w].n--; /* push flushed the issue run */
 	refund_partial_reads(b, st);
+	count_pages(b, st);
 	if (st->cut)
 		cut_at_barrier(b);
 	for (int w = 0; w < b->nwarps; w++) {
@@ -834,6 +837,54 @@ static void refund_partial_reads(struct perf_block *b,
 				t->read | t->written)) / 4;
 		e->dram = (uint16_t)(e->dram > unused ? e->dram - unused : 0);
 	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * At the block's end: its DRAM bytes, and the DRAM pages it touched
+ * only part of.  Where the blocks that touch the rest of such a page
+ * run in step -- neighbours in launch order, resident together -- the
+ * page is opened once for all of them; where they do not (long-lived
+ * blocks of a grid-stride loop, each at its own pace), each opens it
+ * for its own few sectors (perf_sim.c, page_surcharge).  Counted from
+ * the sector table (sectors lost when it was emptied are not).
+ */
+static void count_pages(struct perf_block *b,
+			const struct perf_collect_state *st)
+{
+	const uint64_t per_page = PERF_DRAM_PAGE / PERF_SECTOR;
+	uint64_t *page = malloc((st->tab_used + 1) * sizeof(*page));
+	size_t n = 0, run = 0;
+
+	b->dram_bytes = 0;
+	for (int w = 0; w < b->nwarps; w++)
+		for (size_t i = 0; i < b->warps[w].n; i++) {
+			const struct perf_event *e = &b->warps[w].ev[i];
+
+			if (e->kind == PE_GLD || e->kind == PE_GST)
+				b->dram_bytes += 4.0 * e->dram;
+		}
+	b->part_pages = 0;
+	if (!page)
+		return;
+	for (size_t i = 0; i < st->tab_cap && n <= st->tab_used; i++)
+		if (st->tab[i].key)
+			page[n++] = (st->tab[i].key - 1) / per_page;
+	qsort(page, n, sizeof(*page), cmp_u64);
+	for (size_t i = 0; i < n; i++) {
+		run++;
+		if (i + 1 == n || page[i + 1] != page[i]) {
+			b->part_pages += run < per_page;
+			run = 0;
+		}
+	}
+	free(page);
 }
 
 /* An access to the grid workspace: a grid barrier's arrival (its

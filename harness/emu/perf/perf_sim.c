@@ -60,6 +60,9 @@ struct sim_warp {
 	uint32_t loop, loops;    /* replays of the trace: done, to do */
 	uint32_t base;           /* load ids of the replays done */
 	uint32_t issued;         /* loads issued so far */
+	double page;             /* its block's DRAM bytes cost this much
+				  * more, for the pages it opens alone
+				  * (page_surcharge) */
 	double t;
 	int slot;               /* block slot */
 	int at_barrier, at_grid, done, in_heap;
@@ -70,6 +73,7 @@ struct sim_slot {
 	uint64_t block;          /* the SM's block number, or UINT64_MAX */
 	int live, arrived, grid;
 	double bar_t;
+	double start_t;          /* when its block started */
 };
 
 /* The samples the SM's blocks take, in turn: each sample k (heaviest
@@ -102,6 +106,9 @@ struct sim {
 	/* busy cycles per pipe, for the limit */
 	double busy_issue, busy_lsu, busy_l2, busy_dram;
 	double end;
+	double last_block;       /* how long the block that ended last ran */
+	double drift;            /* how far its blocks drift apart, 0 to
+				  * 1 (page_surcharge) */
 };
 
 static int occupancy(const struct perf_gpu *g, const struct perf_launch *l,
@@ -184,6 +191,25 @@ static int heap_pop(struct sim *s)
 	}
 	s->heap[k] = last;
 	return top;
+}
+
+/*
+ * The DRAM pages a block opens for itself.  A page that a block moves
+ * only part of is opened once for all the blocks that share it when
+ * they run in step -- neighbours in launch order, each short-lived --
+ * and by each for itself when they do not: long-lived blocks walking
+ * the data grid-stride drift apart, each at its own pace, and
+ * neighbouring tiles meet DRAM at different times.  The block's DRAM
+ * bytes then cost page_open_bytes more for each such page, as much as
+ * the launch's blocks are long-lived (drift: twice the share of the
+ * launch the last block took in the pass before, at most 1).
+ */
+static double page_surcharge(const struct sim *s, const struct perf_block *b)
+{
+	if (!b->part_pages || b->dram_bytes <= 0)
+		return 0;
+	return s->drift * s->g->page_open_bytes * b->part_pages /
+	       b->dram_bytes;
 }
 
 /* ---- which samples the SM's blocks take ---- */
@@ -291,6 +317,7 @@ static void start_block(struct sim *s, int k, double t)
 	sl->arrived = 0;
 	sl->grid = 0;
 	sl->bar_t = 0;
+	sl->start_t = t;
 	for (int i = 0; i < s->wpb; i++) {
 		struct sim_warp *w = &s->w[k * s->wpb + i];
 
@@ -298,6 +325,7 @@ static void start_block(struct sim *s, int k, double t)
 		w->slot = k;
 		w->t = t;
 		w->loops = b->reps > 1.5 ? (uint32_t)(b->reps + 0.5) : 1;
+		w->page = page_surcharge(s, b);
 		if (i < b->nwarps) {
 			w->trace = &b->warps[i];
 			sl->live++;
@@ -364,9 +392,11 @@ static void warp_done(struct sim *s, struct sim_warp *w)
 	w->done = 1;
 	if (w->t > s->end)
 		s->end = w->t;
-	if (--sl->live == 0)
+	if (--sl->live == 0) {
+		if (w->t >= s->end)
+			s->last_block = w->t - sl->start_t;
 		start_block(s, w->slot, w->t);
-	else
+	} else
 		maybe_release(s, w->slot);
 	release_grid(s, 0);
 }
@@ -411,7 +441,8 @@ static double dram_take(struct sim *s, double t, double bytes)
 }
 
 /* The L2 and DRAM legs of a load; when its data arrives. */
-static double load_path(struct sim *s, double t, const struct perf_event *e)
+static double load_path(struct sim *s, double t, const struct perf_event *e,
+			double page)
 {
 	double l2 = max2(t, s->l2ld_free) + e->l2 / s->l2ld_spc;
 	int sectors;
@@ -423,7 +454,7 @@ static double load_path(struct sim *s, double t, const struct perf_event *e)
 		return (e->l2 ? l2 : t) + (e->l2 ? s->g->l2_latency_clk : 0);
 	/* a line from DRAM for each sector's worth of its bytes */
 	sectors = (e->dram * 4 + PERF_SECTOR - 1) / PERF_SECTOR;
-	return dram_take(s, l2, 4.0 * e->dram) +
+	return dram_take(s, l2, 4.0 * e->dram * (1 + page)) +
 	       dram_latency(s, e->lines < sectors ? e->lines : sectors);
 }
 
@@ -450,7 +481,8 @@ static double with_filler(const struct sim *s, const struct sim_warp *w,
 	return max2(done, f->ring[dep % RING]);
 }
 
-static void store_path(struct sim *s, double t, const struct perf_event *e)
+static void store_path(struct sim *s, double t, const struct perf_event *e,
+		       double page)
 {
 	double whole = e->l2 - e->partial;
 	double cost = whole / s->l2st_spc + e->partial / s->l2part_spc;
@@ -459,7 +491,7 @@ static void store_path(struct sim *s, double t, const struct perf_event *e)
 	s->l2st_free = l2;
 	s->busy_l2 += cost;
 	if (e->dram)
-		dram_take(s, l2, 4.0 * e->dram);
+		dram_take(s, l2, 4.0 * e->dram * (1 + page));
 }
 
 /* The LSU pipe: when the instruction's data path work starts. */
@@ -505,13 +537,14 @@ static void step(struct sim *s, struct sim_warp *w, int idx)
 	case PE_GLD:
 		start = lsu(s, w->t, e->lines);
 		w->ring[(e->n + w->base) % RING] = with_filler(s, w, w->slot,
-					e, load_path(s, s->lsu_free, e));
+					e, load_path(s, s->lsu_free, e,
+						     w->page));
 		w->issued = e->n + w->base + 1;
 		w->t = start;
 		break;
 	case PE_GST:
 		start = lsu(s, w->t, e->lines);
-		store_path(s, s->lsu_free, e);
+		store_path(s, s->lsu_free, e, w->page);
 		w->t = start;
 		break;
 	case PE_SLD:
@@ -717,7 +750,7 @@ int perf_simulate(const struct perf_gpu *g, const struct perf_collect *pc,
 {
 	struct sim s;
 	const char *occ_why;
-	double util = 0.5;
+	double util = 0.5, drift = 0;
 
 	memset(e, 0, sizeof(*e));
 	if (!pc || !pc->nblocks || !l->nblocks)
@@ -728,20 +761,26 @@ int perf_simulate(const struct perf_gpu *g, const struct perf_collect *pc,
 	e->active_sms = l->nblocks < (uint64_t)g->sms ? (int)l->nblocks
 						      : g->sms;
 	for (int pass = 0; pass < 4; pass++) {
-		double u;
+		double u, d;
 
 		memset(&s, 0, sizeof(s));
 		s.g = g;
 		s.pc = pc;
+		s.drift = drift;
 		if (run_sm(&s, l, e->active_sms,
 			   g->dram_latency_clk * (1 + g->latency_queueing *
 						  util / (1 - util))))
 			return -1;
 		u = s.end > 0 ? s.busy_dram / s.end : 0;
 		u = u > 0.9 ? 0.9 : u;
-		if (fabs(u - util) < 0.01 || g->latency_queueing == 0)
+		d = s.end > 0 ? 2 * s.last_block / s.end : 0;
+		d = d > 1 ? 1 : d;
+		if ((fabs(u - util) < 0.01 || g->latency_queueing == 0) &&
+		    (fabs(d - drift) < 0.05 || g->page_open_bytes == 0))
 			break;
-		util = (util + u) / 2;
+		if (g->latency_queueing != 0)
+			util = (util + u) / 2;
+		drift = d;
 	}
 	e->ms = s.end / (g->sm_ghz * 1e6) + g->launch_us / 1e3;
 	e->resident_blocks = occupancy(g, l, &occ_why);
