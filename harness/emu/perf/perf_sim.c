@@ -36,6 +36,8 @@
  * is the GPU's divided by the SMs the grid keeps busy, up to what one
  * SM can move; DRAM's share is a budget over time, so what an SM left
  * unused while its blocks waited it may use soon after (dram_take).
+ * A DRAM page a block moves only part of costs more where the launch's
+ * blocks are long-lived and drift apart (page_surcharge).
  *
  * Lower bounds.  Whatever the simulation says, a launch takes no less
  * than its DRAM traffic (scaled from the sample) at the data sheet's
