@@ -114,8 +114,8 @@ extern const struct perf_gpu perf_h100, perf_h200;
 const struct perf_gpu *perf_gpu_find(const char *name);
 
 #define PERF_SECTOR 32u
-/* a DRAM page (an HBM3 pseudo-channel's row), for perf_block's
- * part_pages */
+/* a DRAM page, taken as 1 KB (an HBM pseudo-channel's row), for
+ * perf_block's part_pages */
 #define PERF_DRAM_PAGE 1024u
 
 /* ---- events (perf_collect.c -> perf_sim.c) ---- */
@@ -168,8 +168,8 @@ struct perf_block {
 				     * their own work (> 1: cut short) */
 	double dram_bytes;          /* its events' DRAM bytes */
 	uint32_t part_pages;        /* DRAM pages (PERF_DRAM_PAGE) of
-				     * which its events moved some
-				     * sectors but not all */
+				     * which it touched some sectors but
+				     * not all */
 	struct perf_collect_state *st;  /* while it is collected */
 };
 
