@@ -16,10 +16,12 @@
  * tile the next columns run at about the same time and find the rest
  * in L2.  One in a run of sectors the block reads with holes (a field
  * of an array of records) stays whole: its holes are other passes',
- * long gone from L2 (Nsight Compute's DRAM bytes show both).  Stores go through to L2 (each
- * instruction's sectors), and DRAM is charged the bytes the block writes
- * for the first time, so a sector written a quarter at a time by four
- * warps costs DRAM one sector but L2 four partial writes.
+ * long gone from L2 (Nsight Compute's DRAM bytes show both).  Stores
+ * go through to L2 (each instruction's sectors), and DRAM is charged
+ * the bytes the block writes for the first time, so a sector written a
+ * quarter at a time by four warps costs DRAM one sector but L2 four
+ * partial writes.  At the block's end its DRAM pages are counted too
+ * (count_pages).
  *
  * Dependences.  A load's destination registers are pending until an
  * instruction reads (or overwrites) one of them: there the warp waits
@@ -638,7 +640,8 @@ static int operand_wait(const struct warp_state *ws,
  * smsp__inst_executed).  An integer division or remainder by a value
  * not known at compile time is a reciprocal in floating point and a
  * chain of integer corrections (I2F, MUFU.RCP, F2I, IMADs, compares and
- * selects: g->udiv_insns of them, g->sdiv_insns signed), a 64-bit one a longer subroutine;
+ * selects: g->udiv_insns of them, g->sdiv_insns signed), a 64-bit
+ * one a longer subroutine (three times as many, as counted here);
  * 64-bit integer arithmetic is done in 32-bit halves with a carry.  A
  * kernel parameter is an operand read from the constant bank and a
  * conversion of a global address to generic is nothing on sm_90, so
@@ -656,8 +659,8 @@ static unsigned machine_insns(const struct perf_gpu *g,
 	case OP_REM:
 		if (!integer)
 			return 1;
-		return (unsigned)((kind == 's' ? g->sdiv_insns : g->udiv_insns) *
-				  (wide ? 3 : 1) + 0.5);
+		return (unsigned)((kind == 's' ? g->sdiv_insns :
+					  g->udiv_insns) * (wide ? 3 : 1) + 0.5);
 	case OP_ADD:
 	case OP_SUB:
 	case OP_SHL:
