@@ -3,7 +3,8 @@
  * each exercise a CPU runs (the 4,096 small ones, the edges and the
  * measured shapes of seed 1) through
  * a submission's launchers on the interpreter, one after the other, the
- * output checked against the exercise's oracle.  Prints the seconds each
+ * output checked against the exercise's oracle.  Traffic is not counted,
+ * as in the runner (wgemu_count).  Prints the seconds each
  * exercise took and the shapes that failed; exits 1 on any failure.
  *
  * Built and run by bench/emu-sweep, which compiles a submission's four
@@ -16,6 +17,7 @@
 #include <time.h>
 
 extern "C" {
+#include "emu/wgemu.h"
 #include "exercise.h"
 #include "coalesced_transpose.h"
 #include "padded_tile.h"
@@ -112,6 +114,8 @@ int main(int argc, char **argv)
 {
 	double total = 0;
 	int bad = 0;
+
+	wgemu_count(0);
 
 	for (size_t k = 0; k < exercise_count(); k++) {
 		const struct exercise *ex = exercise_table[k];

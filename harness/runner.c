@@ -695,6 +695,9 @@ int main(void)
 	crashlog_install();
 	memset(&r, 0, sizeof(r));
 	r.emu = wgemu_record_begin != NULL;
+	/* the grader counts traffic in its own replays, never from here */
+	if (wgemu_count)
+		wgemu_count(0);
 	/* hello first: the grader sends the job (and its seed) only now,
 	 * after every global constructor of the submission has run */
 	send_hello(&r);

@@ -42,6 +42,7 @@ _Static_assert(PROTO_GUARD_ELEMS * 4 % RUNNER_ALIGN == 0,
 #pragma weak wgemu_dry
 #pragma weak wgemu_dry_inputs
 #pragma weak wgemu_watch_output
+#pragma weak wgemu_count
 /* Present only in a GPU's runner (gpurec.h). */
 #pragma weak gpurec_begin
 #pragma weak gpurec_end

@@ -64,6 +64,38 @@ START_TEST(test_counters_set_a)
 }
 END_TEST
 
+/* wgemu_count(0): the next launches count nothing but their lane
+ * instructions, and their staging; wgemu_count(1) counts again */
+START_TEST(test_counting_off)
+{
+	float *a, *b;
+	int n = 256;
+	void *args[3];
+	struct wgemu_counters c;
+	uint64_t insns;
+
+	load("tests/emu/kernels.ptx");
+	a = dalloc(256 * 256 * 4);
+	b = dalloc(256 * 256 * 4);
+	args[0] = &b;
+	args[1] = &a;
+	args[2] = &n;
+	launch("tile<0>", 8, 8, 32, 8, 0, args);
+	insns = last_counters().lane_instructions;
+	wgemu_count(0);
+	launch("tile<0>", 8, 8, 32, 8, 0, args);
+	c = last_counters();
+	CK_COUNTERS(c, 0, 0, 0, 0, 0, 0, 0, 0);
+	ck_assert_uint_eq(c.shared_load_bytes + c.shared_store_bytes, 0);
+	ck_assert_uint_eq(c.lane_instructions, insns);
+	wgemu_count(1);
+	launch("tile<0>", 8, 8, 32, 8, 0, args);
+	c = last_counters();
+	CK_COUNTERS(c, 2048, 8192, 2048, 8192, 65536, 63488, 2048, 0);
+	ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+}
+END_TEST
+
 START_TEST(test_counters_set_b)
 {
 	void *r, *xs, *ys, *zs, *ids, *d;
@@ -588,6 +620,7 @@ int main(void)
 
 	tc = tcase_create("counters");
 	tcase_add_test(tc, test_counters_set_a);
+	tcase_add_test(tc, test_counting_off);
 	tcase_add_test(tc, test_counters_set_b);
 	tcase_add_test(tc, test_counters_per_line);
 	tcase_add_test(tc, test_counters_wide_shared);

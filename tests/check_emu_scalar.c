@@ -315,6 +315,65 @@ START_TEST(test_forms_are_marked)
 }
 END_TEST
 
+/* each thread's x + 1000 y + 100000 z of its %tid, computed by scalar
+ * forms on the %tid registers, stored at its linear index */
+static const char tids_ptx[] = HDR
+	".visible .entry tids(.param .u64 out)\n{\n"
+	"\t.reg .b32 %r<11>;\n\t.reg .b64 %rd<5>;\n"
+	"\tld.param.u64 %rd1, [out];\n"
+	"\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %tid.y;\n"
+	"\tmov.u32 %r3, %tid.z;\n\tmov.u32 %r4, %ntid.x;\n"
+	"\tmov.u32 %r5, %ntid.y;\n"
+	"\tmad.lo.s32 %r6, %r3, %r5, %r2;\n"
+	"\tmad.lo.s32 %r7, %r6, %r4, %r1;\n"
+	"\tmul.lo.s32 %r8, %r2, 1000;\n"
+	"\tmad.lo.s32 %r9, %r3, 100000, %r8;\n"
+	"\tadd.s32 %r10, %r9, %r1;\n"
+	"\tmul.wide.u32 %rd3, %r7, 4;\n"
+	"\tadd.s64 %rd4, %rd2, %rd3;\n"
+	"\tst.global.u32 [%rd4], %r10;\n\tret;\n}\n";
+
+/* A %tid component is one value per warp only in some block shapes
+ * (tid.y where ntid.x is a multiple of 32): in every shape, and in warps
+ * that straddle a row or a plane, each thread gets its own. */
+START_TEST(test_tid_marks)
+{
+	static const unsigned shapes[][3] = {
+		{ 32, 8, 1 }, { 16, 4, 1 }, { 48, 2, 1 }, { 32, 2, 2 },
+		{ 8, 2, 3 }, { 1, 64, 1 }, { 32, 3, 1 }, { 64, 1, 2 },
+		{ 2, 16, 2 }, { 1, 1, 64 }, { 24, 4, 2 },
+	};
+	char err[256];
+	uint32_t *d = dalloc(1024 * sizeof(uint32_t)), got[1024];
+	void *args[1] = { &d };
+	const void *k;
+
+	ck_assert_msg(wgemu_load_ptx(tids_ptx, strlen(tids_ptx), err,
+				     sizeof(err)) >= 0, "%s", err);
+	k = wgemu_kernel("tids");
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		const unsigned *b = shapes[s];
+		dim3 g = { 1, 1, 1 }, bd = { b[0], b[1], b[2] };
+		unsigned n = b[0] * b[1] * b[2];
+
+		ck_assert_int_eq(cudaLaunchKernel(k, g, bd, args, 0, NULL),
+				 cudaSuccess);
+		ck_assert_int_eq(cudaMemcpy(got, d, n * sizeof(*got),
+					    cudaMemcpyDeviceToHost),
+				 cudaSuccess);
+		for (unsigned t = 0; t < n; t++) {
+			unsigned x = t % b[0], y = t / b[0] % b[1],
+				 z = t / (b[0] * b[1]);
+
+			ck_assert_msg(got[t] == x + 1000 * y + 100000 * z,
+				      "block %ux%ux%u, thread %u: %u",
+				      b[0], b[1], b[2], t, got[t]);
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("emu_scalar");
@@ -323,6 +382,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_scalar_forms_match_general_path);
 	tcase_add_test(tc, test_forms_are_marked);
+	tcase_add_test(tc, test_tid_marks);
 	suite_add_tcase(s, tc);
 	return emu_test_run(s);
 }

@@ -301,6 +301,9 @@ struct emu_launch_cfg {
 	 * an ordinary launch's block that waits on another runs beside
 	 * this many (sched_coop.c) */
 	unsigned resident;
+	/* no traffic counters (wgemu_count(0)): res->total and the lines
+	 * keep 0 but for lane_instructions; never with perf */
+	int uncounted;
 };
 
 struct emu_result {
@@ -309,6 +312,7 @@ struct emu_result {
 	enum wgemu_fault_kind fault;
 	char msg[768];
 	size_t static_smem;
+	uint64_t global_bytes;  /* the lanes' global loads and stores */
 };
 
 /* Static shared bytes a launch of kernel k needs. */

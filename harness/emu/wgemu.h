@@ -59,6 +59,13 @@ struct wgemu_launch {
 
 /* Launches recorded since start or the last wgemu_launches_reset(). */
 size_t wgemu_launch_count(void);
+/* Traffic counting: on from the start.  wgemu_count(0) leaves the
+ * counters of the launches that follow at 0 (lane_instructions still
+ * counts) and saves the interpreter their work, for a program that
+ * never reads them -- the runner's correctness sweep, whose counters
+ * the grader takes from its own replay.  A launch under the
+ * performance model (wgemu_perf_begin) counts anyway. */
+void wgemu_count(int on);
 /* Copy launch number i (0-based, launch order); -1 when out of range. */
 int wgemu_launch_get(size_t i, struct wgemu_launch *out);
 void wgemu_launches_reset(void);

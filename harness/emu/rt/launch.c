@@ -263,12 +263,15 @@ void rt_launch_run(struct rt_kernel *k, struct emu_launch_cfg *cfg,
 	/* the heap's size when it runs, not when it was kept */
 	cfg->heap_limit = emu_rt.limits[cudaLimitMallocHeapSize];
 	pc = emu_perf_prepare(cfg, static_smem);
+	cfg->uncounted = emu_rt.uncounted && !cfg->perf;
 	emu_run(m, k->fi, cfg, &res);
 	free((void *)cfg->params);
 	cfg->params = NULL;
 	launch_record(k, cfg, &res, pc);
-	/* the modelled time: DRAM sectors at 3 TB/s plus 3 us of launch */
-	bytes = 32.0 * (double)(res.total.global_load_sectors +
+	/* the modelled time: DRAM sectors (uncounted, the bytes the lanes
+	 * moved) at 3 TB/s plus 3 us of launch */
+	bytes = cfg->uncounted ? (double)res.global_bytes :
+		32.0 * (double)(res.total.global_load_sectors +
 				res.total.global_store_sectors);
 	emu_rt.clock_ms += 0.003 + bytes / 3e9;
 	if (res.fault != WGEMU_FAULT_NONE) {

@@ -197,6 +197,11 @@ int wgemu_launch_get(size_t i, struct wgemu_launch *out)
 	return 0;
 }
 
+void wgemu_count(int on)
+{
+	emu_rt.uncounted = !on;
+}
+
 void wgemu_launches_reset(void)
 {
 	size_t i;

@@ -115,6 +115,7 @@ struct rt_state {
 	double clock_ms;            /* the emulator's clock (events) */
 	int atexit_set;             /* the record file's writer registered */
 	int dry;                    /* wgemu_dry: 0, 1 or 2 */
+	int uncounted;              /* wgemu_count(0) */
 	struct rt_dry dryq;         /* what a dry call (2) kept */
 	/* the grid workspace of cooperative launches (%envreg1/2) */
 	uint64_t grid_ws;

@@ -168,6 +168,7 @@ void emu_rt_reset(void)
 	/* clock_ms: kept, so events order across a reset */
 	/* atexit_set: kept, the record file's writer is registered */
 	/* dry, dryq: kept, a dry call spans its launcher's call */
+	/* uncounted: kept, the program's choice */
 	/* grid_ws: kept; its allocation is gone, so the next cooperative
 	 * launch makes another */
 	/* pool_attr, limits: kept */

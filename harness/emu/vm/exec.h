@@ -400,6 +400,10 @@ int alu_bfi(const struct emu_insn *in, uint32_t m, uint64_t *D,
 int alu_testp(int mode, int type, uint64_t bits);
 
 /* ---- count.c ---- */
+/* The counters of one warp-level access (ACC_*) of the lanes gm to
+ * global and sm to shared memory at addr, of bytes each: the launch's
+ * and the instruction's line's, and the performance model's; only the
+ * global bytes moved when the launch is uncounted (emu.h). */
 void count_access(struct xctx *x, const struct emu_insn *in,
 		  const uint64_t *addr, uint32_t gm, uint32_t sm,
 		  int bytes, int kind);

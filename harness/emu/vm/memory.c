@@ -169,7 +169,8 @@ static int resolve(struct xctx *x, struct warp *w, const struct emu_insn *in,
 			if (x->checks && shadow(x, in, w->id, l, (uint32_t)a,
 						bytes, is_store, atomic))
 				return -1;
-			if (x->cfg->dyn_smem && a >= x->dyn_base)
+			if (x->cfg->dyn_smem && a >= x->dyn_base &&
+			    !x->cfg->uncounted)
 				count_staged(x, in, race_stage(x->sh,
 					x->block_epoch, (uint32_t)w->id *
 					EMU_WARP_SIZE + (uint32_t)l, (uint32_t)a,

@@ -707,6 +707,7 @@ int emu_run(const struct emu_module *m, int k,
 	else
 		rc = cfg->perf ? run_sampled(&x) : run_grid(&x);
 	res->total.lane_instructions = x.lane_insns;
+	res->global_bytes = x.gld_bytes + x.gst_bytes;
 	res->lines = x.lines;
 	x.lines = NULL;
 out:

@@ -155,12 +155,37 @@ static const uint64_t uniform_specials =
 	1ull << SR_NSMID | 1ull << SR_GRIDID | 1ull << SR_DYN_SMEM |
 	1ull << SR_TOTAL_SMEM | 1ull << SR_ENVREG1 | 1ull << SR_ENVREG2;
 
+/* The %tid components that hold one value in every lane of the warp:
+ * %tid.y where the block's rows are whole warps (ntid.x a multiple of
+ * 32), %tid.z where its planes are, %tid.x in a block one thread wide.
+ * Read from the frame's own columns R, so a lane past the block's last
+ * thread counts too and the answer never claims too much. */
+static uint64_t uniform_tids(const uint64_t *R, uint64_t used)
+{
+	uint64_t u = 0;
+
+	for (int sr = SR_TID_X; sr <= SR_TID_Z; sr++) {
+		const uint64_t *C = R + (size_t)sr * EMU_WARP_SIZE;
+		int l = 1;
+
+		if (!(used & (1ull << sr)))
+			continue;
+		while (l < EMU_WARP_SIZE && C[l] == C[0])
+			l++;
+		if (l == EMU_WARP_SIZE)
+			u |= 1ull << sr;
+	}
+	return u;
+}
+
 /* A new frame's uniform marks (exec.h): its registers hold nothing
  * known yet, but for the special registers it uses that are one value
- * per warp. */
-static void init_uniform(uint8_t *U, const struct emu_func *f)
+ * per warp, its initialized columns R say which %tid are. */
+static void init_uniform(uint8_t *U, const struct emu_func *f,
+			 const uint64_t *R)
 {
-	uint64_t u = f->sr_used & uniform_specials;
+	uint64_t u = (f->sr_used & uniform_specials) |
+		     uniform_tids(R, f->sr_used);
 
 	memset(U, 0, (size_t)f->nregs);
 	for (; u; u &= u - 1)
@@ -212,7 +237,7 @@ int simt_push_frame(struct xctx *x, struct warp *w,
 	fr->call_pc = -1;
 	fr->call_mask = 0;
 	init_specials(x, w, w->regs + roff, f->sr_used);
-	init_uniform(w->uni + roff / EMU_WARP_SIZE, f);
+	init_uniform(w->uni + roff / EMU_WARP_SIZE, f, w->regs + roff);
 	return 0;
 }
 
