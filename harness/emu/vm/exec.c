@@ -268,7 +268,7 @@ static inline void spread_operands(struct ictx *o)
 	for (uint32_t r = in->regops; r; r &= r - 1) {
 		int i = __builtin_ctz(r);
 
-		uniform_spread(o->R, o->U, i < 4 ? in->s[i].idx : i < 8 ?
+		uniform_spread(o->w, o->R, o->U, i < 4 ? in->s[i].idx : i < 8 ?
 			       in->d[i - 4].idx : in->areg);
 	}
 	if (emu_op_exec[in->op] == EXEC_wmma)

@@ -107,6 +107,9 @@ struct warp {
 	uint8_t *uni;                 /* a byte per register of regs: see
 				       * "warp-uniform registers" below */
 	size_t ucap;
+	uint64_t *uval;               /* a value per register of regs: its
+				       * UNI_LANE0 value */
+	size_t uvcap;
 	uint32_t *preds;
 	size_t pcap, ptop;
 	uint8_t *params;
@@ -275,9 +278,11 @@ static inline uint64_t *dst(struct xctx *x, uint64_t *R,
  * one value per warp (simt.c).
  *
  * The marks: UNI_NO, or one value in every live lane, held in every
- * lane's slot (UNI_ALL) or, written by a scalar form (scalar.c), in
- * lane 0's slot alone (UNI_LANE0: a uniform value costs one store, not
- * 32).  Only scalar.c reads a UNI_LANE0 register as it is: run_entry
+ * lane's slot (UNI_ALL) or, written by a scalar form (scalar.c), in the
+ * warp's uval beside its mark alone (UNI_LANE0: a uniform value costs
+ * one store, not 32, to an array small enough to stay in the host's
+ * first-level cache).  Only scalar.c reads a UNI_LANE0 register as it
+ * is: run_entry
  * spreads the value to every lane's slot (uniform_spread) of each
  * register an instruction of the general path names, before it runs,
  * lanes.c each one it reads or writes part of, and spin.c every
@@ -285,13 +290,22 @@ static inline uint64_t *dst(struct xctx *x, uint64_t *R,
  */
 enum { UNI_NO, UNI_ALL, UNI_LANE0 };
 
-/* register r of the frame (registers R, marks U) in every lane's slot */
-static inline void uniform_spread(uint64_t *R, uint8_t *U, int r)
+/* the uniform values (uval) of the frame of w whose marks are U */
+static inline uint64_t *uniform_values(const struct warp *w,
+				       const uint8_t *U)
+{
+	return w->uval + (U - w->uni);
+}
+
+/* register r of w's frame (registers R, marks U) in every lane's slot */
+static inline void uniform_spread(const struct warp *w, uint64_t *R,
+				  uint8_t *U, int r)
 {
 	if (U[r] == UNI_LANE0) {
-		uint64_t *C = R + (size_t)r * EMU_WARP_SIZE, v = C[0];
+		uint64_t *C = R + (size_t)r * EMU_WARP_SIZE;
+		uint64_t v = uniform_values(w, U)[r];
 
-		for (int l = 1; l < EMU_WARP_SIZE; l++)
+		for (int l = 0; l < EMU_WARP_SIZE; l++)
 			C[l] = v;
 		U[r] = UNI_ALL;
 	}
@@ -587,7 +601,7 @@ static inline int scalar_ready(const struct emu_insn *in, const uint8_t *U)
 /* The instruction in with a scalar form (in->scalar) and uniform sources
  * (scalar_ready), run by the lanes m, every live lane of w, in the frame
  * of registers R, predicates P and uniform marks U: computed once, its
- * destination written in lane 0's slot and marked UNI_LANE0; 1 when done
+ * destination written in the warp's uval and marked UNI_LANE0; 1 when done
  * so, 0 when the general path must run it (a selp whose lanes choose
  * differently, a parameter load that faults). */
 int scalar_exec(struct xctx *x, struct warp *w, const struct emu_func *f,

@@ -78,7 +78,7 @@ static const uint64_t *column(struct xctx *x, struct warp *w, uint64_t *R,
 
 	switch (o->kind) {
 	case OK_REG:
-		uniform_spread(R, U, o->idx);
+		uniform_spread(w, R, U, o->idx);
 		return R + (size_t)o->idx * EMU_WARP_SIZE;
 	case OK_CONST:
 		return f->consts + (size_t)o->idx * EMU_WARP_SIZE;
@@ -238,7 +238,7 @@ int lanes_exec(struct xctx *x, struct warp *w, const struct emu_func *f,
 	}
 	/* a lane outside m keeps the uniform value it had */
 	if (m != w->live)
-		uniform_spread(R, U, d);
+		uniform_spread(w, R, U, d);
 	D = R + (size_t)d * EMU_WARP_SIZE;
 	if (in->scalar == SC_SELP) {
 		uint32_t c = pred_src(P, f, &in->s[2]);

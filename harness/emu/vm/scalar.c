@@ -13,15 +13,17 @@
  */
 #include "emu/vm/exec.h"
 
-/* source i: a register's value in lane l, a constant, a symbol's address */
+/* source i: a register's value in lane l (UNI_LANE0: its uniform value
+ * in V), a constant, a symbol's address */
 static inline uint64_t src(struct xctx *x, struct warp *w, const uint64_t *R,
-			   const uint8_t *U, const struct emu_func *f,
-			   const struct emu_opnd *o, int l)
+			   const uint8_t *U, const uint64_t *V,
+			   const struct emu_func *f, const struct emu_opnd *o,
+			   int l)
 {
 	switch (o->kind) {
-	case OK_REG:	/* UNI_LANE0: in lane 0's slot */
-		return R[(size_t)o->idx * EMU_WARP_SIZE +
-			 (U[o->idx] == UNI_LANE0 ? 0 : (size_t)l)];
+	case OK_REG:
+		return U[o->idx] == UNI_LANE0 ? V[o->idx] :
+		       R[(size_t)o->idx * EMU_WARP_SIZE + (size_t)l];
 	case OK_CONST:
 		return f->consts[(size_t)o->idx * EMU_WARP_SIZE];
 	default:
@@ -110,11 +112,11 @@ static int kparam(struct xctx *x, const struct emu_insn *in, uint64_t *v)
 	return 1;
 }
 
-/* destination register d holds v in every live lane: in lane 0's slot,
- * marked so (exec.h, UNI_LANE0) */
-static inline void put(uint64_t *R, uint8_t *U, int d, uint64_t v)
+/* destination register d holds v in every live lane: in V, marked so
+ * (exec.h, UNI_LANE0) */
+static inline void put(uint64_t *V, uint8_t *U, int d, uint64_t v)
 {
-	R[(size_t)d * EMU_WARP_SIZE] = v;
+	V[d] = v;
 	U[d] = UNI_LANE0;
 }
 
@@ -124,7 +126,7 @@ void scalar_spread_frame(struct warp *w)
 	uint8_t *U = w->uni + fr->roff / EMU_WARP_SIZE;
 
 	for (int r = 0; r < fr->f->nregs; r++)
-		uniform_spread(w->regs + fr->roff, U, r);
+		uniform_spread(w, w->regs + fr->roff, U, r);
 }
 
 int scalar_exec(struct xctx *x, struct warp *w, const struct emu_func *f,
@@ -132,21 +134,21 @@ int scalar_exec(struct xctx *x, struct warp *w, const struct emu_func *f,
 		uint32_t *P, uint8_t *U)
 {
 	int l0 = __builtin_ctz(m);
-	uint64_t a, b = 0, c = 0;
+	uint64_t a, b = 0, c = 0, *V = uniform_values(w, U);
 
 	if (in->scalar == SC_LD_KPARAM) {
 		if (!kparam(x, in, &a))
 			return 0;
-		put(R, U, in->d[0].idx, a);
+		put(V, U, in->d[0].idx, a);
 		return 1;
 	}
 
-	a = src(x, w, R, U, f, &in->s[0], l0);
+	a = src(x, w, R, U, V, f, &in->s[0], l0);
 	if (in->nsrc > 1 && in->scalar != SC_SELP)
-		b = src(x, w, R, U, f, &in->s[1], l0);
+		b = src(x, w, R, U, V, f, &in->s[1], l0);
 	if (in->scalar == SC_MAD_LO || in->scalar == SC_MAD_WIDE_S ||
 	    in->scalar == SC_MAD_WIDE_U)
-		c = src(x, w, R, U, f, &in->s[2], l0);
+		c = src(x, w, R, U, V, f, &in->s[2], l0);
 	if (in->scalar == SC_SETP) {
 		scalar_setp(in, f, P, m,
 			    alu_compare(in->cmp, in->type, a, b) ? m : 0);
@@ -157,8 +159,8 @@ int scalar_exec(struct xctx *x, struct warp *w, const struct emu_func *f,
 
 		if (p && p != m)
 			return 0;	/* lanes choose differently */
-		a = p ? a : src(x, w, R, U, f, &in->s[1], l0);
+		a = p ? a : src(x, w, R, U, V, f, &in->s[1], l0);
 	}
-	put(R, U, in->d[0].idx, in->scalar == SC_SELP ? a : value(in, a, b, c));
+	put(V, U, in->d[0].idx, in->scalar == SC_SELP ? a : value(in, a, b, c));
 	return 1;
 }

@@ -217,7 +217,9 @@ int simt_push_frame(struct xctx *x, struct warp *w,
 	    simt_grow(&w->params, &w->pacap, paoff + (size_t)f->param_bytes *
 		      EMU_WARP_SIZE + 1, 1) ||
 	    simt_grow(&w->uni, &w->ucap, roff / EMU_WARP_SIZE +
-		      (size_t)f->nregs, 1))
+		      (size_t)f->nregs, 1) ||
+	    simt_grow(&w->uval, &w->uvcap, roff / EMU_WARP_SIZE +
+		      (size_t)f->nregs, sizeof(uint64_t)))
 		return emu_fault(x, WGEMU_FAULT_RESOURCES, in, -1, -1,
 				 "out of host memory");
 	lb = (lb + 15) & ~15u;
