@@ -128,4 +128,22 @@ void exercise_fill_int(uint64_t seed, size_t index, int32_t *p, size_t n);
 /* 64-bit FNV-1a over bytes, used for the "input unchanged" check. */
 uint64_t exercise_hash(const void *p, size_t n);
 
+/*
+ * A digest of n bytes that a GPU computes in parallel: exercise_hash of
+ * each EXERCISE_DIGEST_BLOCK bytes (the last block shorter), then those
+ * block hashes folded in order into one value with n (exercise_digest_
+ * fold).  A GPU runner sends the digests of a large output and its input
+ * instead of their bytes (harness/runner_kernels.cu hashes the blocks
+ * the same way); the grader compares them with its own oracle's.
+ */
+#define EXERCISE_DIGEST_BLOCK ((size_t)64 * 1024)
+uint64_t exercise_digest(const void *p, size_t n);
+/* The digest of n bytes from the hashes of their blocks, in order. */
+uint64_t exercise_digest_fold(const uint64_t *block_hash, size_t n);
+/* How many blocks n bytes have. */
+static inline size_t exercise_digest_blocks(size_t n)
+{
+	return (n + EXERCISE_DIGEST_BLOCK - 1) / EXERCISE_DIGEST_BLOCK;
+}
+
 #endif

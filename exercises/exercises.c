@@ -176,3 +176,30 @@ uint64_t exercise_hash(const void *p, size_t n)
 		h = (h ^ b[i]) * 0x100000001b3ULL;
 	return h;
 }
+
+uint64_t exercise_digest_fold(const uint64_t *block_hash, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)n;
+
+	for (size_t k = 0; k < exercise_digest_blocks(n); k++) {
+		h = (h ^ block_hash[k]) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+uint64_t exercise_digest(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)n;
+
+	/* exercise_digest_fold's, one block at a time */
+	for (size_t off = 0; off < n; off += EXERCISE_DIGEST_BLOCK) {
+		size_t len = n - off < EXERCISE_DIGEST_BLOCK ?
+			     n - off : EXERCISE_DIGEST_BLOCK;
+
+		h = (h ^ exercise_hash(b + off, len)) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}

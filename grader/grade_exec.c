@@ -76,6 +76,23 @@ static int send_key(struct sandbox_run *sb, struct run_ctx *c,
 	return rc;
 }
 
+/* Answer a DIGEST frame that verify accepted: send the region's bytes,
+ * or nothing more. */
+static int send_digest_reply(struct sandbox_run *sb, struct run_ctx *c)
+{
+	struct proto_digest_reply r;
+	struct proto_buf b;
+	int rc;
+
+	if (!verify_digest_reply(c->v, &r))
+		return 0;
+	proto_buf_init(&b);
+	proto_enc_digest_reply(&b, &r);
+	rc = b.oom ? -1 : sandbox_send(sb, b.data, b.len);
+	proto_buf_release(&b);
+	return rc;
+}
+
 /* WARPGRADE_TURN_HANDOFF=exit: a timed turn ends when its runner's
  * process is gone, not when it is done timing (to measure what the
  * hand-over saves). */
@@ -102,6 +119,9 @@ static void on_done(struct sandbox_run *sb, struct run_ctx *c)
 		sandbox_set_deadline(sb, 0);
 		gputurns_done(c->turns, &c->release);
 	}
+	if (verify_phase_done(c->v, PROTO_PHASE_CORRECTNESS) &&
+	    !verify_wants_keys(c->v))
+		sandbox_close_input(sb);	/* no more digest replies */
 	if (c->early && verify_phase_done(c->v, PROTO_PHASE_CORRECTNESS))
 		grade_early_calls_start(c->early);
 	/* (a timed phase alone in its process holds the GPU lock until
@@ -125,14 +145,16 @@ static int on_frame(struct sandbox_run *sb, void *arg, enum proto_type t,
 	if (t == PROTO_HELLO && !c->job_sent) {
 		/* main() is running: student constructors are done, so the
 		 * seed can go out now; stdin stays open for the keys of
-		 * timed repetitions */
+		 * timed repetitions and the replies to digests */
 		if (sandbox_send(sb, c->job->data, c->job->len))
 			return -1;
-		if (!verify_wants_keys(c->v))
+		if (!verify_wants_input(c->v))
 			sandbox_close_input(sb);
 		c->job_sent = 1;
 	}
 	if (t == PROTO_KEY_REQUEST && send_key(sb, c, payload, len))
+		return -1;
+	if (t == PROTO_DIGEST && send_digest_reply(sb, c))
 		return -1;
 	if (t == PROTO_DONE)
 		on_done(sb, c);
@@ -292,6 +314,18 @@ static const struct gpu_slot *slot_of(const struct task *k,
 	return k->gpu;
 }
 
+/* A GPU run's large outputs as digests (PROTO_JOB_DIGESTS) when it
+ * sweeps; WARPGRADE_DIGESTS=0 has their bytes sent instead (to measure
+ * what the digests save). */
+static uint32_t digests(const struct gpulock_run *run)
+{
+	const char *s = getenv("WARPGRADE_DIGESTS");
+
+	if (!(run->phases & PROTO_PHASE_CORRECTNESS) || (s && !strcmp(s, "0")))
+		return 0;
+	return PROTO_JOB_DIGESTS;
+}
+
 /* One runner process of the plan (gpulock_plan), started only once its
  * lock is held and released only when the process is gone; 0, or -1 when
  * the lock or the process could not be had. */
@@ -300,8 +334,8 @@ static int run_planned(const struct grade_opts *o, struct verify *v,
 		       const struct gpulock_run *run, struct gpulock *lock,
 		       struct grade_early *early, char **output)
 {
-	uint32_t flags = gpu ? run->job_flags : PROTO_JOB_SKIP_GPU_ONLY |
-					       PROTO_JOB_PERF_RECORD;
+	uint32_t flags = gpu ? run->job_flags | digests(run) :
+			       PROTO_JOB_SKIP_GPU_ONLY | PROTO_JOB_PERF_RECORD;
 	const struct gpu_slot *slot = gpu ? slot_of(k, g, run, &lock) : NULL;
 	int rc;
 

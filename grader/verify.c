@@ -19,6 +19,7 @@
 #include "lacks.h"
 #include "technique.h"
 #include "util.h"
+#include "verify_digest.h"
 
 #define CUDA_ERROR_ILLEGAL_ADDRESS 700
 
@@ -140,6 +141,11 @@ int verify_wants_keys(const struct verify *v)
 	return (v->phases & PROTO_PHASE_PERF) != 0;
 }
 
+int verify_wants_input(const struct verify *v)
+{
+	return verify_wants_keys(v) || (v->job_flags & PROTO_JOB_DIGESTS);
+}
+
 uint32_t verify_current_phase(const struct verify *v)
 {
 	return v->current_phase;
@@ -188,6 +194,7 @@ void verify_process_begin(struct verify *v, uint32_t phases,
 	v->keys_asked = 0;
 	v->turn_asked = 0;
 	v->have_perf_frame = 0;
+	v->digest_pending = 0;
 	v->last_shape = -1;
 	memset(v->sent, 0, v->nshapes);
 	trace(v, "process", (long)phases);
@@ -445,6 +452,81 @@ static int on_shape(struct verify *v, const unsigned char *p, size_t n)
 	return 0;
 }
 
+/* The digests the oracle gives shape index: the input's and the
+ * expected guarded region's (verify_digest.h), from the oracle computed
+ * ahead when it is that shape's. */
+static void oracle_digests(struct verify *v, size_t index, uint64_t *in_d,
+			   uint64_t *region_d)
+{
+	const struct exercise *ex = v->ex;
+	struct exercise_shape s = exercise_shape_of(ex, v->seed, index, NULL);
+	size_t elems = exercise_shape_elems(s), es = ex->elem_size;
+
+	if (verify_ahead_take(&v->ahead, index)) {
+		*in_d = v->ahead.in_digest;
+		*region_d = v->ahead.region_digest;
+		return;
+	}
+	ensure_scratch(v, elems * es);
+	ex->generate(v->seed, index, s, v->in_buf);
+	*in_d = exercise_digest(v->in_buf, elems * es);
+	ex->expected(v->in_buf, v->exp_buf, s);
+	*region_d = verify_region_digest(v->exp_buf, elems, es);
+}
+
+/* A large region's digests (PROTO_JOB_DIGESTS): the oracle's, and the
+ * shape has passed; else its bytes are asked for (verify_digest_reply)
+ * and judged when they come, as any region's. */
+static int on_digest(struct verify *v, const unsigned char *p, size_t n)
+{
+	struct proto_digest m;
+	struct exercise_shape s;
+	uint64_t want, in_d, region_d;
+
+	if (proto_dec_digest(p, n, &m))
+		return proto_fail(v, "malformed digest frame");
+	if (!(v->job_flags & PROTO_JOB_DIGESTS) || m.index >= v->nshapes ||
+	    !asked(v, m.index) || v->cur >= 0)
+		return proto_fail(v, "digest of shape %u out of place",
+				  m.index);
+	s = exercise_shape_of(v->ex, v->seed, m.index, NULL);
+	want = (exercise_shape_elems(s) + 2 * PROTO_GUARD_ELEMS) *
+	       v->ex->elem_size;
+	if (m.guard_elems != PROTO_GUARD_ELEMS || m.total_bytes != want ||
+	    want < PROTO_DIGEST_MIN_BYTES)
+		return proto_fail(v, "digest of shape %u: region of %llu "
+				     "bytes, expected %llu (at least %llu)",
+				  m.index, (unsigned long long)m.total_bytes,
+				  (unsigned long long)want,
+				  (unsigned long long)PROTO_DIGEST_MIN_BYTES);
+	if (v->sent[m.index] & (1 | 4))
+		return proto_fail(v, "shape %u sent twice", m.index);
+	v->sent[m.index] |= 4;
+	trace(v, "digest", (long)m.index);
+	oracle_digests(v, m.index, &in_d, &region_d);
+	v->digest_pending = 1;
+	v->digest_reply.index = m.index;
+	v->digest_reply.send_bytes = in_d != m.input_digest ||
+				     region_d != m.region_digest;
+	if (v->digest_reply.send_bytes)
+		return 0;
+	v->sent[m.index] |= 1;	/* no bytes follow */
+	if (v->state[m.index] == 0)
+		v->state[m.index] = 1;
+	trace(v, "checked", (long)m.index);
+	v->last_shape = m.index;
+	return 0;
+}
+
+int verify_digest_reply(struct verify *v, struct proto_digest_reply *r)
+{
+	if (!v->digest_pending)
+		return 0;
+	v->digest_pending = 0;
+	*r = v->digest_reply;
+	return 1;
+}
+
 /* The verdict an error frame stands for.  "The emulator cannot run
  * this" is never the runner's alone to say: an UNSUPPORTED fault is the
  * emulator's limit (XX, *lk the entry) only when a runner on the
@@ -635,7 +717,7 @@ static int on_key_request(struct verify *v, const unsigned char *p,
 static int allowed(uint32_t phase, enum proto_type t)
 {
 	switch (t) {
-	case PROTO_SHAPE:
+	case PROTO_SHAPE: case PROTO_DIGEST:
 		return phase == PROTO_PHASE_CORRECTNESS;
 	case PROTO_RECORD:
 		return 1; /* on_record says which */
@@ -715,6 +797,8 @@ int verify_frame(struct verify *v, enum proto_type t,
 	switch (t) {
 	case PROTO_SHAPE:
 		return on_shape(v, p, n);
+	case PROTO_DIGEST:
+		return on_digest(v, p, n);
 	case PROTO_LAUNCHES:
 		return on_launches(v, p, n);
 	case PROTO_ERROR:

@@ -27,7 +27,8 @@
  *
  * Call order: verify_init, then per runner process verify_job for its
  * job, verify_process_begin, verify_frame for every frame (meanwhile
- * verify_wants_keys, verify_current_phase and verify_shape_arriving
+ * verify_wants_keys, verify_wants_input, verify_digest_reply,
+ * verify_current_phase and verify_shape_arriving
  * answer the caller feeding the runner), verify_stream_error when the
  * stream broke below the frames, verify_process_end with how it ended;
  * then the replays, or beside the runner once the frames they read are
@@ -107,7 +108,11 @@ struct verify {
 	int64_t last_shape;   /* last shape index heard of */
 	int runner_internal;  /* the runner reported its own failure */
 	int errors;           /* error frames from this process */
-	unsigned char *sent;  /* per shape: bit 1 shape, 2 launches */
+	unsigned char *sent;  /* per shape: bit 1 shape, 2 launches,
+			       * 4 digest */
+	/* the answer a DIGEST frame awaits (verify_digest_reply) */
+	int digest_pending;
+	struct proto_digest_reply digest_reply;
 	uint32_t keys_asked;  /* timed repetitions that asked for a key */
 	int turn_asked;       /* the timed phase asked for its turn */
 	int have_perf_frame;
@@ -167,6 +172,13 @@ int verify_frame(struct verify *v, enum proto_type t,
  * open); the phase it is in (PROTO_PHASE_*, 0 before the first); whether
  * a shape's output is part way in; whether it completed phase. */
 int verify_wants_keys(const struct verify *v);
+/* Whether the runner reads its input after the job: for the keys of
+ * its timed phase, or for the replies to its DIGEST frames. */
+int verify_wants_input(const struct verify *v);
+/* After a DIGEST frame (PROTO_JOB_DIGESTS) was accepted: 1 and the
+ * reply the runner waits for, which the caller sends on its input; 0
+ * when no reply is due. */
+int verify_digest_reply(struct verify *v, struct proto_digest_reply *r);
 uint32_t verify_current_phase(const struct verify *v);
 int verify_shape_arriving(const struct verify *v);
 int verify_phase_done(const struct verify *v, uint32_t phase);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bigbuf.h"
+#include "verify_digest.h"
 
 static void *compute(void *arg)
 {
@@ -18,7 +19,11 @@ static void *compute(void *arg)
 		return NULL;
 	a->ex->generate(a->seed, a->index, a->shape, a->in);
 	a->hash = exercise_hash(a->in, a->bytes);
+	a->in_digest = exercise_digest(a->in, a->bytes);
 	a->ex->expected(a->in, a->exp, a->shape);
+	a->region_digest = verify_region_digest(a->exp,
+						exercise_shape_elems(a->shape),
+						a->ex->elem_size);
 	return NULL;
 }
 

@@ -4,8 +4,9 @@
  * megabytes, and computing them when the runner's output arrives put
  * that CPU time on every grade's critical path; they depend only on the
  * seed, so a thread computes them (and maps the buffer the output will
- * arrive in) while the runner starts.  verify.c takes them when that
- * shape arrives.
+ * arrive in) while the runner starts, with the digests a runner may send
+ * instead of that output's bytes (verify_digest.h).  verify.c takes them
+ * when that shape arrives.
  */
 #ifndef VERIFY_AHEAD_H
 #define VERIFY_AHEAD_H
@@ -27,11 +28,14 @@ struct verify_ahead {
 	size_t bytes;         /* of the input and of the output */
 	unsigned char *in, *exp;
 	uint64_t hash;        /* exercise_hash of the input */
+	uint64_t in_digest;   /* exercise_digest of the input */
+	uint64_t region_digest; /* of the expected guarded region */
 	unsigned char *region; /* room for the guarded output region */
 	size_t region_len;
 };
 
-/* Start computing shape index's input, hash and expected output, and
+/* Start computing shape index's input, hash, expected output and
+ * digests, and
  * mapping region_len bytes; a no-op (nothing started) when a thread
  * cannot be had. */
 void verify_ahead_start(struct verify_ahead *a, const struct exercise *ex,

@@ -438,7 +438,8 @@ const char *proto_type_name(enum proto_type t)
 		[PROTO_KEY_REQUEST] = "key request", [PROTO_KEY] = "key",
 		[PROTO_LINES] = "lines", [PROTO_NOTE] = "note",
 		[PROTO_REPLAY] = "replay", [PROTO_PREDICTION] = "prediction",
-		[PROTO_KERNELS] = "kernels",
+		[PROTO_KERNELS] = "kernels", [PROTO_DIGEST] = "digest",
+		[PROTO_DIGEST_REPLY] = "digest reply",
 	};
 
 	if ((unsigned)t < PROTO_TYPE_MAX && names[t])
@@ -534,17 +535,41 @@ int proto_dec_phase(const void *p, size_t n, struct proto_phase_msg *m)
 	return proto_reader_done(&r) ? 0 : -1;
 }
 
+/* the fields of a shape frame, before its bytes */
+static void put_shape_fields(struct proto_buf *b, const struct proto_shape *m)
+{
+	proto_put_u32(b, m->index);
+	proto_put_u32(b, m->guard_elems);
+	proto_put_u64(b, m->total_bytes);
+	proto_put_u64(b, m->offset);
+	proto_put_u64(b, m->input_hash);
+	proto_put_u64(b, m->len);
+}
+
 void proto_enc_shape(struct proto_buf *b, const struct proto_shape *m)
 {
 	ENCODE_BEGIN;
-	proto_put_u32(&m_, m->index);
-	proto_put_u32(&m_, m->guard_elems);
-	proto_put_u64(&m_, m->total_bytes);
-	proto_put_u64(&m_, m->offset);
-	proto_put_u64(&m_, m->input_hash);
-	proto_put_u64(&m_, m->len);
+	put_shape_fields(&m_, m);
 	proto_put_bytes(&m_, m->data, m->len);
 	ENCODE_END(PROTO_SHAPE);
+}
+
+int proto_write_shape(int fd, const struct proto_shape *m)
+{
+	struct proto_buf f;
+	unsigned char h[PROTO_HEADER_SIZE];
+	int rc = -1;
+
+	proto_buf_init(&f);
+	put_shape_fields(&f, m);
+	if (!f.oom && f.len + m->len <= PROTO_MAX_PAYLOAD) {
+		put_header(h, PROTO_SHAPE, f.len + m->len);
+		rc = proto_write_all(fd, h, sizeof(h)) ||
+		     proto_write_all(fd, f.data, f.len) ||
+		     proto_write_all(fd, m->data, m->len) ? -1 : 0;
+	}
+	proto_buf_release(&f);
+	return rc;
 }
 
 int proto_dec_shape(const void *p, size_t n, struct proto_shape *m)
@@ -736,6 +761,52 @@ void proto_enc_key(struct proto_buf *b, enum proto_type type,
 	if (type == PROTO_KEY)
 		proto_put_u64(&m_, m->key);
 	ENCODE_END(type);
+}
+
+void proto_enc_digest(struct proto_buf *b, const struct proto_digest *m)
+{
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->index);
+	proto_put_u32(&m_, m->guard_elems);
+	proto_put_u64(&m_, m->total_bytes);
+	proto_put_u64(&m_, m->input_digest);
+	proto_put_u64(&m_, m->region_digest);
+	ENCODE_END(PROTO_DIGEST);
+}
+
+int proto_dec_digest(const void *p, size_t n, struct proto_digest *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->index = proto_get_u32(&r);
+	m->guard_elems = proto_get_u32(&r);
+	m->total_bytes = proto_get_u64(&r);
+	m->input_digest = proto_get_u64(&r);
+	m->region_digest = proto_get_u64(&r);
+	return proto_reader_done(&r) ? 0 : -1;
+}
+
+void proto_enc_digest_reply(struct proto_buf *b,
+			    const struct proto_digest_reply *m)
+{
+	ENCODE_BEGIN;
+	proto_put_u32(&m_, m->index);
+	proto_put_u32(&m_, m->send_bytes);
+	ENCODE_END(PROTO_DIGEST_REPLY);
+}
+
+int proto_dec_digest_reply(const void *p, size_t n,
+			   struct proto_digest_reply *m)
+{
+	struct proto_reader r;
+
+	memset(m, 0, sizeof(*m));
+	proto_reader_init(&r, p, n);
+	m->index = proto_get_u32(&r);
+	m->send_bytes = proto_get_u32(&r);
+	return proto_reader_done(&r) && m->send_bytes <= 1 ? 0 : -1;
 }
 
 int proto_dec_key(const void *p, size_t n, enum proto_type type,

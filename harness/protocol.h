@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION 2
+#define PROTO_VERSION 3
 #define PROTO_HEADER_SIZE 12
 #define PROTO_MAX_PAYLOAD (64u << 20)
 #define PROTO_MAX_STRING 4096u
@@ -61,6 +61,8 @@ enum proto_type {
 	PROTO_REPLAY,    /* grader -> replay: what to replay */
 	PROTO_PREDICTION,/* replay: the performance call's predicted time */
 	PROTO_KERNELS,   /* replay: the kernels one replayed call launched */
+	PROTO_DIGEST,    /* runner: the digests of a large guarded output */
+	PROTO_DIGEST_REPLY, /* grader -> runner: send its bytes or not */
 	PROTO_TYPE_MAX
 };
 
@@ -186,6 +188,13 @@ struct proto_job {
  * its DONE is sent, the runner waits for the end of stdin before it
  * exits */
 #define PROTO_JOB_TIMED_TURN 0x20u
+/* (GPU) a guarded output region of PROTO_DIGEST_MIN_BYTES or more goes
+ * first as a DIGEST frame -- exercise_digest of the region and of the
+ * input, computed on the device -- and its bytes follow in SHAPE frames
+ * only when the grader's DIGEST_REPLY asks for them (the digests are not
+ * its oracle's).  stdin stays open for the replies. */
+#define PROTO_JOB_DIGESTS 0x40u
+#define PROTO_DIGEST_MIN_BYTES ((uint64_t)16 << 20)
 
 struct proto_hello {
 	char backend[16];  /* "cuda" or "emu" */
@@ -211,6 +220,25 @@ struct proto_shape {
 	uint64_t input_hash;   /* exercise_hash of the input after the run */
 	const void *data;      /* decode: points into the frame */
 	uint64_t len;
+};
+
+/* A guarded output region as digests (PROTO_JOB_DIGESTS): the region's
+ * size as a SHAPE frame gives it, exercise_digest of the region and of
+ * the input after the run. */
+struct proto_digest {
+	uint32_t index;
+	uint32_t guard_elems;
+	uint64_t total_bytes;
+	uint64_t input_digest;
+	uint64_t region_digest;
+};
+
+/* The grader's answer to a DIGEST: send_bytes 1, the region follows in
+ * SHAPE frames (whose input_hash is exercise_hash's, as always); 0, the
+ * digests are the oracle's and nothing follows. */
+struct proto_digest_reply {
+	uint32_t index;
+	uint32_t send_bytes;
 };
 
 struct proto_launch {
@@ -423,7 +451,17 @@ int proto_dec_hello(const void *p, size_t n, struct proto_hello *m);
 void proto_enc_phase(struct proto_buf *b, const struct proto_phase_msg *m);
 int proto_dec_phase(const void *p, size_t n, struct proto_phase_msg *m);
 void proto_enc_shape(struct proto_buf *b, const struct proto_shape *m);
+/* proto_enc_shape's frame written to fd, its bytes from where m->data
+ * lies: a chunk of a large output costs no copy and no new memory (0 or
+ * -1, as proto_write_all). */
+int proto_write_shape(int fd, const struct proto_shape *m);
 int proto_dec_shape(const void *p, size_t n, struct proto_shape *m);
+void proto_enc_digest(struct proto_buf *b, const struct proto_digest *m);
+int proto_dec_digest(const void *p, size_t n, struct proto_digest *m);
+void proto_enc_digest_reply(struct proto_buf *b,
+			    const struct proto_digest_reply *m);
+int proto_dec_digest_reply(const void *p, size_t n,
+			   struct proto_digest_reply *m);
 void proto_enc_launches(struct proto_buf *b, const struct proto_launches *m);
 int proto_dec_launches(const void *p, size_t n, struct proto_launches *m);
 void proto_enc_error(struct proto_buf *b, const struct proto_error *m);

@@ -209,7 +209,6 @@ int runner_send_shape(size_t index, const unsigned char *region,
 
 	do {
 		struct proto_shape m;
-		struct proto_buf b;
 		size_t len = total - off < CHUNK_BYTES ? total - off :
 							  CHUNK_BYTES;
 
@@ -220,13 +219,32 @@ int runner_send_shape(size_t index, const unsigned char *region,
 		m.input_hash = input_hash;
 		m.data = region + off;
 		m.len = len;
-		proto_buf_init(&b);
-		proto_enc_shape(&b, &m);
-		if (send(&b))
+		if (proto_write_shape(OUT_FD, &m))
 			return -1;
 		off += len;
 	} while (off < total);
 	return 0;
+}
+
+int runner_send_digests(size_t index, uint64_t total, uint64_t input_digest,
+			uint64_t region_digest)
+{
+	struct proto_digest m = { (uint32_t)index, GUARD_ELEMS, total,
+				  input_digest, region_digest };
+	struct proto_digest_reply rep;
+	struct proto_buf b;
+	unsigned char buf[64];
+	long n;
+
+	proto_buf_init(&b);
+	proto_enc_digest(&b, &m);
+	if (send(&b))
+		return -1;
+	n = read_frame(PROTO_DIGEST_REPLY, buf, sizeof(buf));
+	if (n < 0 || proto_dec_digest_reply(buf, (size_t)n, &rep) ||
+	    rep.index != index)
+		return -1;
+	return (int)rep.send_bytes;
 }
 
 /* Send the launch record of the measured call at shape index, in

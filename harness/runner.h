@@ -67,6 +67,11 @@ void runner_send_phase(unsigned phase, unsigned count);
 void runner_send_done(unsigned phase, unsigned completed);
 int runner_send_shape(size_t index, const unsigned char *region,
 		      size_t total, uint64_t input_hash);
+/* A large region's digests instead of its bytes (PROTO_JOB_DIGESTS),
+ * and the grader's reply read: 0 nothing more to send, 1 the bytes are
+ * asked for, -1 the grader cannot be written to or did not answer. */
+int runner_send_digests(size_t index, uint64_t total, uint64_t input_digest,
+			uint64_t region_digest);
 /* Launch records of the calls the grader replays: the emulator's, or
  * on a GPU the recorder's (gpurec.h).  runner_can_record says whether
  * this runner has either; runner_record_begin opens one around a call

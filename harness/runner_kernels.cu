@@ -49,6 +49,30 @@ __global__ void compare_kernel(const uint32_t *a, const uint32_t *b,
 
 __global__ void empty_kernel() {}
 
+/* exercise_hash (exercises.c) of each block of `block` bytes, one
+ * thread a block; p is 8-byte aligned and a block's length a multiple
+ * of 8 but the last's, so the words load as they lie */
+__global__ void digest_kernel(const unsigned char *p, size_t n, size_t block,
+			      uint64_t *block_hash)
+{
+	size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	size_t off = k * block, len, i = 0;
+	const unsigned char *b = p + off;
+	unsigned long long h = 0xcbf29ce484222325ULL;
+
+	if (off >= n)
+		return;
+	len = n - off < block ? n - off : block;
+	for (; i + 8 <= len; i += 8) {
+		h = (h ^ *(const unsigned long long *)(b + i)) *
+		    0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	block_hash[k] = h;
+}
+
 unsigned grid_for(size_t n)
 {
 	size_t blocks = (n + 255) / 256;
@@ -76,5 +100,18 @@ extern "C" cudaError_t wgrun_compare(const uint32_t *a, const uint32_t *b,
 extern "C" cudaError_t wgrun_empty(cudaStream_t stream)
 {
 	empty_kernel<<<1, 32, 0, stream>>>();
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t wgrun_digest_blocks(const unsigned char *p, size_t n,
+					   size_t block, uint64_t *block_hash,
+					   cudaStream_t stream)
+{
+	size_t blocks = block % 8 ? 0 : (n + block - 1) / block;
+
+	if (!blocks)
+		return block % 8 ? cudaErrorInvalidValue : cudaSuccess;
+	digest_kernel<<<(unsigned)((blocks + 63) / 64), 64, 0, stream>>>(
+		p, n, block, block_hash);
 	return cudaGetLastError();
 }

@@ -13,6 +13,10 @@
 #include "exercise.h"
 #include "hostbuf.h"
 #include "runner.h"
+#include "runner_kernels.h"
+
+/* Present only when the runner kernels are linked (GPU build). */
+#pragma weak wgrun_digest_blocks
 
 /* The correctness buffers: every shape's input packed in one
  * allocation, every shape's guarded output region in another. */
@@ -157,6 +161,69 @@ static cudaError_t copy_back(struct runner *r, unsigned char *h_region,
 	return err;
 }
 
+/* exercise_digest of the n bytes at d (device memory, 8-byte aligned):
+ * the blocks hashed on the device, folded here.  After the stream's
+ * queued work; cudaSuccess with *digest, or the error. */
+static cudaError_t device_digest(struct runner *r, const unsigned char *d,
+				 size_t n, uint64_t *digest)
+{
+	size_t nb = exercise_digest_blocks(n);
+	uint64_t *d_bh = NULL, *bh = calloc(nb ? nb : 1, sizeof(*bh));
+	cudaError_t err = bh ? cudaMalloc((void **)&d_bh,
+					  (nb ? nb : 1) * sizeof(*d_bh)) :
+			       cudaErrorMemoryAllocation;
+
+	if (err == cudaSuccess)
+		err = wgrun_digest_blocks(d, n, EXERCISE_DIGEST_BLOCK, d_bh,
+					  r->stream);
+	if (err == cudaSuccess)
+		err = cudaMemcpyAsync(bh, d_bh, nb * sizeof(*bh),
+				      cudaMemcpyDeviceToHost, r->stream);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(r->stream);
+	if (err == cudaSuccess)
+		*digest = exercise_digest_fold(bh, n);
+	cudaFree(d_bh);
+	free(bh);
+	return err;
+}
+
+/* A large region's digests instead of its bytes (PROTO_JOB_DIGESTS; the
+ * launcher has finished), the next shape's region poisoned first.  0
+ * the grader has what it needs; 2 it asks for the bytes; 1 the context
+ * is lost (the phase ends); -1 the grader cannot be written to. */
+static int send_digests(struct runner *r, size_t i,
+			const unsigned char *d_region, size_t region,
+			const unsigned char *d_in, size_t in_bytes,
+			struct next_shape *next)
+{
+	uint64_t in_d = 0, region_d = 0;
+	cudaError_t err = cudaSuccess;
+	int rc;
+
+	if (next->region)
+		err = poison_region(r, next->region, next->elems);
+	if (err == cudaSuccess)
+		err = device_digest(r, d_in, in_bytes, &in_d);
+	if (err == cudaSuccess)
+		err = device_digest(r, d_region, region, &region_d);
+	next->ready = err == cudaSuccess && next->region;
+	if (err != cudaSuccess) {
+		runner_send_cuda_error(r, PROTO_PHASE_CORRECTNESS, i, err,
+				       "digesting the output");
+		return 1;
+	}
+	rc = runner_send_digests(i, region, in_d, region_d);
+	return rc < 0 ? -1 : rc ? 2 : 0;
+}
+
+/* Whether shape i's region of `region` bytes goes as digests. */
+static int digests_wanted(const struct runner *r, size_t region)
+{
+	return (r->job.flags & PROTO_JOB_DIGESTS) && wgrun_digest_blocks &&
+	       region >= PROTO_DIGEST_MIN_BYTES;
+}
+
 /* One correctness call: a fresh poisoned, guarded region (poisoned
  * already when `poisoned`), the launcher (with a launch record around a
  * measured call), the region and the input's hash back to the grader.
@@ -212,6 +279,13 @@ static int run_shape(struct runner *r, size_t i, unsigned char *d_in,
 				       "running the launcher");
 		if (!runner_context_alive())
 			return 1; /* sticky: the phase ends here */
+	}
+	if (digests_wanted(r, region)) {
+		int rc = send_digests(r, i, d_region, region, d_in,
+				      elems * es, next);
+
+		if (rc != 2)
+			return rc;
 	}
 	err = copy_back(r, h_region, d_region, region, h_check, d_in,
 			elems * es, next);

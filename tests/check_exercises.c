@@ -188,6 +188,39 @@ START_TEST(hash_detects_one_bit)
 }
 END_TEST
 
+/* exercise_digest: the blocks' exercise_hash folded (as a GPU computes
+ * it: blocks hashed apart, folded after), at every kind of length; a
+ * bit anywhere and the length change it. */
+START_TEST(digest_folds_block_hashes)
+{
+	const size_t B = EXERCISE_DIGEST_BLOCK;
+	const size_t lens[] = { 0, 1, 7, 8, B - 1, B, B + 1, 3 * B + 5 };
+	size_t cap = 3 * B + 8;
+	unsigned char *p = malloc(cap);
+	uint64_t bh[4];
+
+	for (size_t i = 0; i < cap; i++)
+		p[i] = (unsigned char)(i * 131 + (i >> 9));
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		size_t n = lens[k], nb = exercise_digest_blocks(n);
+		uint64_t d = exercise_digest(p, n);
+
+		ck_assert_uint_eq(nb, (n + B - 1) / B);
+		for (size_t j = 0; j < nb; j++)
+			bh[j] = exercise_hash(p + j * B,
+					      n - j * B < B ? n - j * B : B);
+		ck_assert_uint_eq(d, exercise_digest_fold(bh, n));
+		if (n) {
+			p[n - 1] ^= 4;
+			ck_assert_uint_ne(d, exercise_digest(p, n));
+			p[n - 1] ^= 4;
+		}
+	}
+	ck_assert_uint_ne(exercise_digest(p, B), exercise_digest(p, B + 1));
+	free(p);
+}
+END_TEST
+
 static Suite *exercises_suite(void)
 {
 	Suite *s = suite_create("exercises");
@@ -203,6 +236,7 @@ static Suite *exercises_suite(void)
 	tcase_add_test(o, aos_oracle);
 	tcase_add_test(o, reverse_oracle);
 	tcase_add_test(o, hash_detects_one_bit);
+	tcase_add_test(o, digest_folds_block_hashes);
 	tcase_set_timeout(t, 10);
 	tcase_set_timeout(sh, 10);
 	tcase_set_timeout(o, 10);

@@ -84,6 +84,75 @@ START_TEST(shape_round_trip_and_bounds)
 }
 END_TEST
 
+/* A large region's digests and the grader's reply; a reply other than
+ * 0 or 1 is refused, and so is a short frame. */
+START_TEST(digest_round_trip)
+{
+	struct proto_buf b;
+	struct proto_decoder d;
+	struct proto_digest m = { 4102, PROTO_GUARD_ELEMS, 1ull << 28,
+				  0x1234, 0xfedcba9876543210ull }, r;
+	struct proto_digest_reply q = { 4102, 1 }, qr;
+	enum proto_type t;
+	const unsigned char *p;
+	size_t n;
+
+	proto_buf_init(&b);
+	proto_enc_digest(&b, &m);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(t, PROTO_DIGEST);
+	ck_assert_int_eq(proto_dec_digest(p, n, &r), 0);
+	ck_assert_mem_eq(&r, &m, sizeof(m));
+	ck_assert_int_eq(proto_dec_digest(p, n - 1, &r), -1);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+
+	proto_buf_init(&b);
+	proto_enc_digest_reply(&b, &q);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(t, PROTO_DIGEST_REPLY);
+	ck_assert_int_eq(proto_dec_digest_reply(p, n, &qr), 0);
+	ck_assert_uint_eq(qr.index, 4102);
+	ck_assert_uint_eq(qr.send_bytes, 1);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+
+	q.send_bytes = 2;
+	proto_buf_init(&b);
+	proto_enc_digest_reply(&b, &q);
+	ck_assert_int_eq(take(&b, &t, &p, &n, &d), 1);
+	ck_assert_int_eq(proto_dec_digest_reply(p, n, &qr), -1);
+	proto_decoder_release(&d);
+	proto_buf_release(&b);
+}
+END_TEST
+
+/* proto_write_shape writes what proto_enc_shape encodes. */
+START_TEST(shape_written_in_place)
+{
+	unsigned char data[3000];
+	struct proto_shape s = { 9, PROTO_GUARD_ELEMS, 5000, 1000, 77, data,
+				 sizeof(data) };
+	struct proto_buf b;
+	unsigned char got[4096];
+	int fd[2];
+	ssize_t k;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)(i * 7);
+	ck_assert_int_eq(pipe(fd), 0);
+	ck_assert_int_eq(proto_write_shape(fd[1], &s), 0);
+	close(fd[1]);
+	k = read(fd[0], got, sizeof(got));
+	close(fd[0]);
+	proto_buf_init(&b);
+	proto_enc_shape(&b, &s);
+	ck_assert_int_eq(k, (ssize_t)b.len);
+	ck_assert_mem_eq(got, b.data, b.len);
+	proto_buf_release(&b);
+}
+END_TEST
+
 START_TEST(perf_and_traffic_round_trip)
 {
 	struct proto_buf b;
@@ -727,6 +796,8 @@ static Suite *protocol_suite(void)
 
 	tcase_add_test(rt, job_round_trip);
 	tcase_add_test(rt, shape_round_trip_and_bounds);
+	tcase_add_test(rt, digest_round_trip);
+	tcase_add_test(rt, shape_written_in_place);
 	tcase_add_test(rt, perf_and_traffic_round_trip);
 	tcase_add_test(rt, record_key_note_replay_round_trip);
 	tcase_add_test(rt, kernels_round_trip);

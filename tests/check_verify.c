@@ -106,6 +106,130 @@ START_TEST(performance_shape_judged_from_its_oracle_ahead)
 }
 END_TEST
 
+/* A DIGEST frame for shape index, of the size its region has, that
+ * verify refuses. */
+static void send_digest_refused(struct fixture *fx, size_t index)
+{
+	struct exercise_shape s = exercise_shape_of(fx->ex, fx->v.seed,
+						    index, NULL);
+	struct proto_digest m = {
+		(uint32_t)index, PROTO_GUARD_ELEMS,
+		(exercise_shape_elems(s) + 2 * PROTO_GUARD_ELEMS) * 4, 1, 2
+	};
+	struct proto_buf b;
+
+	proto_buf_init(&b);
+	proto_enc_digest(&b, &m);
+	feed(&fx->v, &b, -1);
+}
+
+/* The first chunk of shape index's bytes (poison), which verify
+ * refuses. */
+static void send_chunk_refused(struct fixture *fx, size_t index)
+{
+	struct exercise_shape s = exercise_shape_of(fx->ex, fx->v.seed,
+						    index, NULL);
+	unsigned char chunk[4096];
+	struct proto_shape m = {
+		(uint32_t)index, PROTO_GUARD_ELEMS,
+		(exercise_shape_elems(s) + 2 * PROTO_GUARD_ELEMS) * 4, 0, 0,
+		chunk, sizeof(chunk)
+	};
+	struct proto_buf b;
+
+	memset(chunk, PROTO_GUARD_BYTE, sizeof(chunk));
+	proto_buf_init(&b);
+	proto_enc_shape(&b, &m);
+	feed(&fx->v, &b, -1);
+}
+
+/* The performance shape's index. */
+static size_t largest_shape(const struct fixture *fx)
+{
+	size_t best = 0, most = 0;
+
+	for (size_t i = 0; i < exercise_nshapes_all(fx->ex); i++) {
+		size_t e = exercise_shape_elems(exercise_shape_of(fx->ex,
+						fx->v.seed, i, NULL));
+
+		if (e > most) {
+			most = e;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* A large region's digests (PROTO_JOB_DIGESTS): the oracle's pass the
+ * shape with no bytes asked for, and bytes sent after them are refused;
+ * a wrong output or input has its bytes asked for, and the bytes are
+ * judged as always (a wrong element named). */
+START_TEST(digests_stand_for_the_bytes)
+{
+	size_t g = PROTO_GUARD_ELEMS * 4, perf;
+	struct fixture fx;
+
+	begin_on(&fx, "coalesced_transpose", 1);
+	fx.v.job_flags |= PROTO_JOB_DIGESTS;
+	perf = largest_shape(&fx);
+	send_digest(&fx, perf, -1, 0, 0);
+	ck_assert_int_eq(fx.v.state[perf], 1);
+	send_chunk_refused(&fx, perf);
+	end(&fx, 0);
+	ck_assert_int_eq(fx.v.state[perf], 1);
+	release(&fx);
+
+	begin_on(&fx, "coalesced_transpose", 1);
+	fx.v.job_flags |= PROTO_JOB_DIGESTS;
+	send_digest(&fx, perf, (long)(g + 4 * 777), 0, 1);
+	ck_assert_int_eq(fx.v.state[perf], 0);	/* judged on the bytes */
+	send_shape(&fx, perf, (long)(g + 4 * 777), 0);
+	ck_assert_int_eq(fx.v.state[perf], 2);
+	end(&fx, 0);
+	ck_assert_int_eq(fx.res.first_failure.index, 777);
+	release(&fx);
+
+	begin_on(&fx, "coalesced_transpose", 1);
+	fx.v.job_flags |= PROTO_JOB_DIGESTS;
+	send_digest(&fx, perf, (long)(g - 1), 0, 1);	/* a guard band */
+	send_digest_refused(&fx, perf);			/* twice */
+	release(&fx);
+
+	begin_on(&fx, "coalesced_transpose", 1);
+	fx.v.job_flags |= PROTO_JOB_DIGESTS;
+	send_digest(&fx, perf, -1, 1, 1);		/* the input */
+	send_shape(&fx, perf, -1, 0);	/* bytes that are right after all */
+	ck_assert_int_eq(fx.v.state[perf], 1);
+	end(&fx, 0);
+	release(&fx);
+}
+END_TEST
+
+/* A digest is refused without PROTO_JOB_DIGESTS, for a region under
+ * PROTO_DIGEST_MIN_BYTES, and after the shape's bytes. */
+START_TEST(digests_out_of_place)
+{
+	struct fixture fx;
+	size_t perf;
+
+	begin_on(&fx, "coalesced_transpose", 1);
+	perf = largest_shape(&fx);
+	send_digest_refused(&fx, perf);
+	release(&fx);
+
+	begin_on(&fx, "coalesced_transpose", 1);
+	fx.v.job_flags |= PROTO_JOB_DIGESTS;
+	send_digest_refused(&fx, 5);
+	release(&fx);
+
+	begin_on(&fx, "coalesced_transpose", 1);
+	fx.v.job_flags |= PROTO_JOB_DIGESTS;
+	send_shape(&fx, perf, -1, 0);
+	send_digest_refused(&fx, perf);
+	release(&fx);
+}
+END_TEST
+
 START_TEST(guard_touched_is_oob)
 {
 	struct fixture fx;
@@ -663,6 +787,8 @@ static Suite *verify_suite(void)
 	tcase_add_test(f, input_modified_is_wa);
 	tcase_add_test(f, cuda_error_at_shape);
 	tcase_add_test(f, crash_and_timeout);
+	tcase_add_test(f, digests_stand_for_the_bytes);
+	tcase_add_test(f, digests_out_of_place);
 	tcase_add_test(f, runner_internal_is_not_xx);
 	tcase_add_test(f, protocol_abuse_rejected);
 	tcase_add_test(f, shape_sent_twice_rejected);

@@ -71,6 +71,42 @@ void send_shape(struct fixture *fx, size_t index, long mutate_at,
 	free(in);
 }
 
+void send_digest(struct fixture *fx, size_t index, long mutate_at,
+		 int spoil_input, int want_bytes)
+{
+	const struct exercise *ex = fx->ex;
+	struct exercise_shape s = exercise_shape_of(ex, fx->v.seed, index,
+						    NULL);
+	size_t elems = exercise_shape_elems(s), g = PROTO_GUARD_ELEMS;
+	size_t total = (elems + 2 * g) * 4;
+	unsigned char *region = malloc(total), *in = malloc(elems * 4 + 4);
+	struct proto_digest m;
+	struct proto_digest_reply r;
+	struct proto_buf b;
+
+	memset(region, PROTO_GUARD_BYTE, total);
+	ex->generate(fx->v.seed, index, s, in);
+	ex->expected(in, region + g * 4, s);
+	if (mutate_at >= 0)
+		region[mutate_at] ^= 0x40;
+	if (spoil_input)
+		in[0] ^= 1;
+	m.index = (uint32_t)index;
+	m.guard_elems = PROTO_GUARD_ELEMS;
+	m.total_bytes = total;
+	m.input_digest = exercise_digest(in, elems * 4);
+	m.region_digest = exercise_digest(region, total);
+	proto_buf_init(&b);
+	proto_enc_digest(&b, &m);
+	feed(&fx->v, &b, 0);
+	ck_assert_int_eq(verify_digest_reply(&fx->v, &r), 1);
+	ck_assert_uint_eq(r.index, index);
+	ck_assert_uint_eq(r.send_bytes, (unsigned)want_bytes);
+	ck_assert_int_eq(verify_digest_reply(&fx->v, &r), 0);
+	free(region);
+	free(in);
+}
+
 /* A verification as for a runner on the emulator (gpu 0: the GPU-only
  * shapes skipped) or on a GPU. */
 void begin_on(struct fixture *fx, const char *name, int gpu)

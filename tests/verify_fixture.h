@@ -20,6 +20,7 @@
 
 #define feed verify_test_feed
 #define send_shape verify_test_send_shape
+#define send_digest verify_test_send_digest
 #define begin_on verify_test_begin_on
 #define begin verify_test_begin
 #define end verify_test_end
@@ -42,6 +43,12 @@ void feed(struct verify *v, struct proto_buf *b, int want);
  * input's hash when spoil_input. */
 void send_shape(struct fixture *fx, size_t index, long mutate_at,
 		int spoil_input);
+
+/* Send shape index's digests (PROTO_JOB_DIGESTS) as a correct runner
+ * would, the region spoiled at byte mutate_at (-1: nothing) and the
+ * input when spoil_input; the grader's reply must be want_bytes. */
+void send_digest(struct fixture *fx, size_t index, long mutate_at,
+		 int spoil_input, int want_bytes);
 
 /* A verification of exercise name as for a runner on the emulator (gpu
  * 0: the GPU-only shapes skipped) or on a GPU, hello and the correctness
