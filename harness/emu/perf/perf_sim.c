@@ -71,6 +71,14 @@ struct sim_warp {
 	double ring[RING];
 };
 
+/* a ready warp in the heap: its time when pushed (a warp's time does not
+ * change while it waits there), kept beside its number so that ordering
+ * the heap reads no warp */
+struct heap_ent {
+	double t;
+	int i;
+};
+
 struct sim_slot {
 	uint64_t block;          /* the SM's block number, or UINT64_MAX */
 	int live, arrived, grid;
@@ -102,7 +110,8 @@ struct sim {
 	uint64_t rng;
 	/* the SM's rates, per cycle */
 	double dram_bpc, l2ld_spc, l2st_spc, l2part_spc;
-	int *heap, nheap;        /* ready warps, earliest first */
+	struct heap_ent *heap;   /* ready warps, earliest first */
+	int nheap;
 	struct sim_order order;
 	double grid_t;           /* the latest arrival at a grid barrier */
 	/* busy cycles per pipe, for the limit */
@@ -150,49 +159,51 @@ static double max2(double a, double b)
 
 /* ---- the ready warps, a binary heap on their time ---- */
 
-static int earlier(const struct sim *s, int a, int b)
+static int earlier(struct heap_ent a, struct heap_ent b)
 {
-	return s->w[a].t < s->w[b].t || (s->w[a].t == s->w[b].t && a < b);
+	return a.t < b.t || (a.t == b.t && a.i < b.i);
 }
 
 static void heap_push(struct sim *s, int i)
 {
+	struct heap_ent e = { s->w[i].t, i };
 	int k;
 
 	if (s->w[i].in_heap)
 		return;
 	s->w[i].in_heap = 1;
 	k = s->nheap++;
-	while (k > 0 && earlier(s, i, s->heap[(k - 1) / 2])) {
+	while (k > 0 && earlier(e, s->heap[(k - 1) / 2])) {
 		s->heap[k] = s->heap[(k - 1) / 2];
 		k = (k - 1) / 2;
 	}
-	s->heap[k] = i;
+	s->heap[k] = e;
 }
 
 static int heap_pop(struct sim *s)
 {
-	int top, last, k = 0;
+	struct heap_ent top, last;
+	int k = 0;
 
 	if (!s->nheap)
 		return -1;
 	top = s->heap[0];
-	s->w[top].in_heap = 0;
+	s->w[top.i].in_heap = 0;
 	last = s->heap[--s->nheap];
 	for (;;) {
 		int c = 2 * k + 1;
 
 		if (c >= s->nheap)
 			break;
-		if (c + 1 < s->nheap && earlier(s, s->heap[c + 1], s->heap[c]))
+		if (c + 1 < s->nheap && earlier(s->heap[c + 1], s->heap[c]))
 			c++;
-		if (!earlier(s, s->heap[c], last))
+		if (!earlier(s->heap[c], last))
 			break;
 		s->heap[k] = s->heap[c];
 		k = c;
 	}
 	s->heap[k] = last;
-	return top;
+	return top.i;
 }
 
 /*
@@ -728,7 +739,8 @@ static int run_sm(struct sim *s, const struct perf_launch *l, int active,
 			step(s, w, i);
 			if (w->at_barrier || w->at_grid || w->in_heap)
 				break;
-			if (s->nheap && earlier(s, s->heap[0], i)) {
+			if (s->nheap && earlier(s->heap[0],
+						(struct heap_ent){ w->t, i })) {
 				heap_push(s, i);
 				break;
 			}
