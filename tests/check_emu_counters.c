@@ -38,19 +38,27 @@
 	ck_assert_uint_eq((c).shared_store_bank_conflicts, (h)); \
 } while (0)
 
+/* tests/emu/kernels.ptx loaded, and the arguments of its 256 x 256
+ * transposes: out b, in a, n (the caller's, which must outlive them) */
+static void transpose_args(float **a, float **b, int *n, void *args[3])
+{
+	load("tests/emu/kernels.ptx");
+	*n = 256;
+	*a = dalloc(256 * 256 * 4);
+	*b = dalloc(256 * 256 * 4);
+	args[0] = b;
+	args[1] = a;
+	args[2] = n;
+}
+
 START_TEST(test_counters_set_a)
 {
 	float *a, *b;
-	int n = 256;
+	int n;
 	void *args[3];
 	struct wgemu_counters c;
 
-	load("tests/emu/kernels.ptx");
-	a = dalloc(256 * 256 * 4);
-	b = dalloc(256 * 256 * 4);
-	args[0] = &b;
-	args[1] = &a;
-	args[2] = &n;
+	transpose_args(&a, &b, &n, args);
 	launch("_Z15naive_transposePfPKfi", 8, 8, 32, 8, 0, args);
 	c = last_counters();
 	CK_COUNTERS(c, 2048, 8192, 2048, 65536, 0, 0, 0, 0);
@@ -69,17 +77,12 @@ END_TEST
 START_TEST(test_counting_off)
 {
 	float *a, *b;
-	int n = 256;
+	int n;
 	void *args[3];
 	struct wgemu_counters c;
 	uint64_t insns;
 
-	load("tests/emu/kernels.ptx");
-	a = dalloc(256 * 256 * 4);
-	b = dalloc(256 * 256 * 4);
-	args[0] = &b;
-	args[1] = &a;
-	args[2] = &n;
+	transpose_args(&a, &b, &n, args);
 	launch("tile<0>", 8, 8, 32, 8, 0, args);
 	insns = last_counters().lane_instructions;
 	wgemu_count(0);

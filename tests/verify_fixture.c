@@ -35,29 +35,47 @@ void feed(struct verify *v, struct proto_buf *b, int want)
 
 /* Send shape `index` as a correct runner would, then let `mutate` spoil
  * the region (offsets in bytes from the start of the guarded region). */
-void send_shape(struct fixture *fx, size_t index, long mutate_at,
-		       int spoil_input)
+/* What a correct runner would have for shape index: its guarded region
+ * (*total bytes) and its input (*in_bytes), spoiled at byte mutate_at
+ * of the region (-1: nothing) and at the input's first byte when
+ * spoil_input; both malloc'd. */
+static void runner_view(struct fixture *fx, size_t index, long mutate_at,
+			int spoil_input, unsigned char **region,
+			size_t *total, unsigned char **in, size_t *in_bytes)
 {
 	const struct exercise *ex = fx->ex;
 	struct exercise_shape s = exercise_shape_of(ex, fx->v.seed, index,
 						    NULL);
 	size_t elems = exercise_shape_elems(s), g = PROTO_GUARD_ELEMS;
-	size_t total = (elems + 2 * g) * 4;
-	unsigned char *region = malloc(total), *in = malloc(elems * 4 + 4);
+
+	*total = (elems + 2 * g) * 4;
+	*in_bytes = elems * 4;
+	*region = malloc(*total);
+	*in = malloc(*in_bytes + 4);
+	ck_assert(*region && *in);
+	memset(*region, PROTO_GUARD_BYTE, *total);
+	ex->generate(fx->v.seed, index, s, *in);
+	ex->expected(*in, *region + g * 4, s);
+	if (mutate_at >= 0)
+		(*region)[mutate_at] ^= 0x40;
+	if (spoil_input)
+		(*in)[0] ^= 1;
+}
+
+void send_shape(struct fixture *fx, size_t index, long mutate_at,
+		       int spoil_input)
+{
+	unsigned char *region, *in;
+	size_t total, in_bytes;
 	struct proto_shape m;
 	struct proto_buf b;
 
-	memset(region, PROTO_GUARD_BYTE, total);
-	ex->generate(fx->v.seed, index, s, in);
-	ex->expected(in, region + g * 4, s);
-	if (mutate_at >= 0)
-		region[mutate_at] ^= 0x40;
-	if (spoil_input)
-		in[0] ^= 1;
+	runner_view(fx, index, mutate_at, spoil_input, &region, &total, &in,
+		    &in_bytes);
 	m.index = (uint32_t)index;
 	m.guard_elems = PROTO_GUARD_ELEMS;
 	m.total_bytes = total;
-	m.input_hash = exercise_hash(in, elems * 4);
+	m.input_hash = exercise_hash(in, in_bytes);
 	/* in chunks, as a runner sends a large region */
 	for (size_t off = 0; off < total; off += 32u << 20) {
 		m.offset = off;
@@ -74,27 +92,18 @@ void send_shape(struct fixture *fx, size_t index, long mutate_at,
 void send_digest(struct fixture *fx, size_t index, long mutate_at,
 		 int spoil_input, int want_bytes)
 {
-	const struct exercise *ex = fx->ex;
-	struct exercise_shape s = exercise_shape_of(ex, fx->v.seed, index,
-						    NULL);
-	size_t elems = exercise_shape_elems(s), g = PROTO_GUARD_ELEMS;
-	size_t total = (elems + 2 * g) * 4;
-	unsigned char *region = malloc(total), *in = malloc(elems * 4 + 4);
+	unsigned char *region, *in;
+	size_t total, in_bytes;
 	struct proto_digest m;
 	struct proto_digest_reply r;
 	struct proto_buf b;
 
-	memset(region, PROTO_GUARD_BYTE, total);
-	ex->generate(fx->v.seed, index, s, in);
-	ex->expected(in, region + g * 4, s);
-	if (mutate_at >= 0)
-		region[mutate_at] ^= 0x40;
-	if (spoil_input)
-		in[0] ^= 1;
+	runner_view(fx, index, mutate_at, spoil_input, &region, &total, &in,
+		    &in_bytes);
 	m.index = (uint32_t)index;
 	m.guard_elems = PROTO_GUARD_ELEMS;
 	m.total_bytes = total;
-	m.input_digest = exercise_digest(in, elems * 4);
+	m.input_digest = exercise_digest(in, in_bytes);
 	m.region_digest = exercise_digest(region, total);
 	proto_buf_init(&b);
 	proto_enc_digest(&b, &m);
