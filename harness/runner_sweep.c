@@ -217,7 +217,7 @@ static int send_digests(struct runner *r, size_t i,
 	return rc < 0 ? -1 : rc ? 2 : 0;
 }
 
-/* Whether shape i's region of `region` bytes goes as digests. */
+/* Whether a guarded region of `region` bytes goes as digests. */
 static int digests_wanted(const struct runner *r, size_t region)
 {
 	return (r->job.flags & PROTO_JOB_DIGESTS) && wgrun_digest_blocks &&

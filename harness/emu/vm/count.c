@@ -145,21 +145,23 @@ void count_access(struct xctx *x, const struct emu_insn *in,
 				    &x->lines[in->line].c : NULL;
 
 	if (gm) {
-		uint64_t moved = (uint64_t)lanes_in(gm) *
-				 (uint64_t)bytes, s;
+		uint64_t moved = (uint64_t)lanes_in(gm) * (uint64_t)bytes;
 
 		x->gld_bytes += kind != ACC_STORE ? moved : 0;
 		x->gst_bytes += kind != ACC_LOAD ? moved : 0;
-		if (x->cfg->uncounted)
-			return;
-		s = (uint64_t)global_sectors(addr, gm, bytes);
+	}
+	if (x->cfg->uncounted)
+		return;	/* the bytes moved alone */
+	if (gm) {
+		uint64_t s = (uint64_t)global_sectors(addr, gm, bytes);
+
 		count_global(t, kind, s);
 		if (ln)
 			count_global(ln, kind, s);
 		if (x->perf)
 			perf_on_global(x->perf, kind, addr, gm, bytes);
 	}
-	if (sm && !x->cfg->uncounted) {
+	if (sm) {
 		int ideal, wf;
 		uint64_t sa[EMU_WARP_SIZE], dyn = 0, moved;
 		uint32_t m = sm;

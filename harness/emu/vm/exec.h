@@ -282,10 +282,9 @@ static inline uint64_t *dst(struct xctx *x, uint64_t *R,
  * warp's uval beside its mark alone (UNI_LANE0: a uniform value costs
  * one store, not 32, to an array small enough to stay in the host's
  * first-level cache).  Only scalar.c reads a UNI_LANE0 register as it
- * is: run_entry
- * spreads the value to every lane's slot (uniform_spread) of each
- * register an instruction of the general path names, before it runs,
- * lanes.c each one it reads or writes part of, and spin.c every
+ * is: run_entry spreads the value to every lane's slot (uniform_spread)
+ * of each register an instruction of the general path names, before it
+ * runs, lanes.c each one it reads or writes part of, and spin.c every
  * register of the frame before it compares a warp's state.
  */
 enum { UNI_NO, UNI_ALL, UNI_LANE0 };

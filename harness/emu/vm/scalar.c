@@ -1,7 +1,7 @@
 /*
  * An instruction with a scalar form (emu.h, SC_*; ptx/scalar.c) that
  * every live lane of a warp runs on warp-uniform sources: computed once,
- * on 64-bit scalars, the value stored once, in lane 0's slot, and the
+ * on 64-bit scalars, the value stored once, in the warp's uval, and the
  * destination marked so (exec.h, "warp-uniform registers", UNI_LANE0).
  * Each case computes the bits the general path does -- alu.c's
  * int_addsub, int_mul, int_logic and min and max, exec.c's mov, cvta,
