@@ -332,7 +332,7 @@ static const struct {
 	size_t off;
 } params[] = {
 	P(dram_gbps), P(sm_max_bytes_per_clk), P(dram_latency_clk),
-	P(latency_spread), P(latency_queueing), P(l2_latency_clk), P(l2_load_sectors_per_clk),
+	P(latency_spread), P(latency_tail), P(latency_queueing), P(l2_latency_clk), P(l2_load_sectors_per_clk),
 	P(l2_store_sectors_per_clk), P(l2_partial_sectors_per_clk),
 	P(lsu_clk_per_wavefront), P(issue_per_clk), P(warp_issue_clk),
 	P(block_launch_clk), P(launch_us), P(dram_credit_clk),

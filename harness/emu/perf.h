@@ -81,8 +81,11 @@ struct perf_gpu {
 				     * that share it do not run in step
 				     * (perf_sim.c, page_surcharge) */
 	double dram_latency_clk;    /* a load that misses L2, unloaded */
-	double latency_spread;      /* share of it that varies (an
-				     * exponential tail) */
+	double latency_spread;      /* share of it that varies */
+	double latency_tail;        /* how light the varying share's tail
+				     * is: the mean of this many
+				     * exponential draws (1: exponential;
+				     * 0 taken as 1) */
 	double latency_queueing;    /* how much it grows with DRAM's
 				     * utilisation u: x (1 + q u / (1 - u)) */
 	double l2_latency_clk;      /* a load served by L2 */

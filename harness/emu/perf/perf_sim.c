@@ -414,21 +414,34 @@ static void warp_done(struct sim *s, struct sim_warp *w)
 	release_grid(s, 0);
 }
 
+/* An exponential draw of mean 1, from the simulation's deterministic
+ * sequence. */
+static double exp_draw(struct sim *s)
+{
+	double u;
+
+	s->rng = s->rng * 6364136223846793005ull + 1442695040888963407ull;
+	u = ((double)(s->rng >> 11) + 0.5) / 9007199254740992.0;
+	return -log(u);
+}
+
 /* The DRAM latency of a request for n lines: each line's is the
- * launch's mean under load varied by an exponential tail (from a
- * deterministic sequence), and the request waits for its slowest line
- * -- as a block at a barrier waits for its slowest warp. */
+ * launch's mean under load, its varying share (latency_spread) drawn
+ * with mean 1 as the mean of latency_tail exponential draws -- one, an
+ * exponential tail; more, a lighter one -- and the request waits for
+ * its slowest line, as a block at a barrier waits for its slowest
+ * warp. */
 static double dram_latency(struct sim *s, int n)
 {
 	double worst = 0, spread = s->g->latency_spread;
+	int k = s->g->latency_tail >= 1 ? (int)s->g->latency_tail : 1;
 
 	for (int i = 0; i < (n > 0 ? n : 1); i++) {
-		double u;
+		double v = 0;
 
-		s->rng = s->rng * 6364136223846793005ull +
-			 1442695040888963407ull;
-		u = ((double)(s->rng >> 11) + 0.5) / 9007199254740992.0;
-		worst = max2(worst, -log(u));
+		for (int j = 0; j < k; j++)
+			v += exp_draw(s);
+		worst = max2(worst, v / k);
 	}
 	return s->latency * ((1 - spread) + spread * worst);
 }
