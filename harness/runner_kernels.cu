@@ -107,10 +107,13 @@ extern "C" cudaError_t wgrun_digest_blocks(const unsigned char *p, size_t n,
 					   size_t block, uint64_t *block_hash,
 					   cudaStream_t stream)
 {
-	size_t blocks = block % 8 ? 0 : (n + block - 1) / block;
+	size_t blocks;
 
+	if (!block || block % 8)
+		return cudaErrorInvalidValue;
+	blocks = (n + block - 1) / block;
 	if (!blocks)
-		return block % 8 ? cudaErrorInvalidValue : cudaSuccess;
+		return cudaSuccess;
 	digest_kernel<<<(unsigned)((blocks + 63) / 64), 64, 0, stream>>>(
 		p, n, block, block_hash);
 	return cudaGetLastError();
