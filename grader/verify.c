@@ -398,19 +398,27 @@ static int asked(const struct verify *v, size_t index)
 	       (flags & EXERCISE_SHAPE_MEASURED);
 }
 
+/* The bytes of shape index's guarded region: its output between two
+ * guard bands. */
+static uint64_t region_bytes(const struct verify *v, size_t index)
+{
+	struct exercise_shape s = exercise_shape_of(v->ex, v->seed, index,
+						    NULL);
+
+	return (exercise_shape_elems(s) + 2 * PROTO_GUARD_ELEMS) *
+	       v->ex->elem_size;
+}
+
 static int on_shape(struct verify *v, const unsigned char *p, size_t n)
 {
 	struct proto_shape m;
-	struct exercise_shape s;
 	uint64_t want;
 
 	if (proto_dec_shape(p, n, &m))
 		return proto_fail(v, "malformed shape frame");
 	if (m.index >= v->nshapes || !asked(v, m.index))
 		return proto_fail(v, "shape %u was not asked for", m.index);
-	s = exercise_shape_of(v->ex, v->seed, m.index, NULL);
-	want = (exercise_shape_elems(s) + 2 * PROTO_GUARD_ELEMS) *
-	       v->ex->elem_size;
+	want = region_bytes(v, m.index);
 	if (m.guard_elems != PROTO_GUARD_ELEMS || m.total_bytes != want)
 		return proto_fail(v, "shape %u: region of %llu bytes, "
 				     "expected %llu", m.index,
@@ -480,7 +488,6 @@ static void oracle_digests(struct verify *v, size_t index, uint64_t *in_d,
 static int on_digest(struct verify *v, const unsigned char *p, size_t n)
 {
 	struct proto_digest m;
-	struct exercise_shape s;
 	uint64_t want, in_d, region_d;
 
 	if (proto_dec_digest(p, n, &m))
@@ -489,9 +496,7 @@ static int on_digest(struct verify *v, const unsigned char *p, size_t n)
 	    !asked(v, m.index) || v->cur >= 0)
 		return proto_fail(v, "digest of shape %u out of place",
 				  m.index);
-	s = exercise_shape_of(v->ex, v->seed, m.index, NULL);
-	want = (exercise_shape_elems(s) + 2 * PROTO_GUARD_ELEMS) *
-	       v->ex->elem_size;
+	want = region_bytes(v, m.index);
 	if (m.guard_elems != PROTO_GUARD_ELEMS || m.total_bytes != want ||
 	    want < PROTO_DIGEST_MIN_BYTES)
 		return proto_fail(v, "digest of shape %u: region of %llu "
