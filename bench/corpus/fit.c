@@ -18,8 +18,9 @@
  * the predicted times (MAPE), the share of speedups within 0.10 and
  * Spearman's rank correlation of the speedups; with --fit, first the
  * constants it found (as C).  The held-out sets' lines and figures
- * ("hold", and "blind" to "blind5": variants added after the
- * constants were fixed) are printed only with --hold, so that the
+ * ("hold", and "blind" to "blind6": variants added after the
+ * constants were fixed; then all of them together, "held-out") are
+ * printed only with --hold, so that the
  * constants can be fixed without looking at them; --calib-only does not
  * even predict them.
  */
@@ -266,6 +267,13 @@ static double spearman(const double *x, const double *y, size_t n)
 	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
 }
 
+/* the variant is in `set`; "held-out" is every set but "calib" */
+static int in_set(const struct variant *v, const char *set)
+{
+	return !strcmp(set, "held-out") ? strcmp(v->set, "calib") != 0 :
+	       !strcmp(v->set, set);
+}
+
 /* mean absolute percentage error of the predicted times of the
  * variants in `set` (NULL: the references), in % */
 static double mape(const char *set, size_t *count)
@@ -275,8 +283,7 @@ static double mape(const char *set, size_t *count)
 	double sum = 0;
 
 	for (size_t i = 0; i < nv; i++) {
-		if (!v[i].have || v[i].ms <= 0 ||
-		    (set && strcmp(v[i].set, set)))
+		if (!v[i].have || v[i].ms <= 0 || (set && !in_set(&v[i], set)))
 			continue;
 		sum += fabs(v[i].pred_ms - v[i].ms) / v[i].ms;
 		n++;
@@ -291,7 +298,7 @@ static void summary(const char *set)
 	size_t n = 0, ok = 0, nm;
 
 	for (size_t i = 0; i < NV; i++) {
-		if (!table[i].have || strcmp(table[i].set, set))
+		if (!table[i].have || !in_set(&table[i], set))
 			continue;
 		x[n] = table[i].speedup;
 		y[n] = table[i].pred;
@@ -321,6 +328,8 @@ static void summaries(void)
 		summary("blind3");
 		summary("blind4");
 		summary("blind5");
+		summary("blind6");
+		summary("held-out");
 	}
 }
 
