@@ -276,7 +276,7 @@ build/tests/%: tests/%.c $(TEST_LIBS) build/libwgemu.a
 # The emulator's tests, one group a file (tests/check_emu_<group>.c),
 # share tests/emu_helpers.c.
 EMU_TEST_GROUPS := parser control_flow faults counters runtime_api sync cmd \
-	scalar
+	scalar urun
 EMU_TEST_BIN := $(addprefix build/tests/check_emu_,$(EMU_TEST_GROUPS))
 
 build/tests/emu_helpers.o: tests/emu_helpers.c

@@ -206,6 +206,32 @@ struct emu_sym {
 	uint64_t dev;            /* device address of global/const */
 };
 
+/*
+ * A uniform run (ptx/urun.c plans them, vm/urun.c runs them): two or
+ * more consecutive instructions with a scalar form, unguarded, none of
+ * whose sources can differ between the warps of a block -- a block's
+ * offsets and bounds, a grid-stride loop's counter -- so that every warp
+ * of the block computes the same values from the same inputs.  The
+ * interpreter keeps, for each run of a launch's kernel, the last inputs
+ * it saw and the outputs they gave; a warp arriving with the same inputs
+ * takes the outputs instead of running the instructions.
+ */
+#define URUN_IN 8                /* register and symbol inputs */
+#define URUN_PRED 8              /* predicate inputs; predicate outputs */
+#define URUN_OUT 8               /* register outputs */
+enum { URUN_REG, URUN_SYM };
+
+struct emu_urun {
+	int32_t start;           /* its first instruction */
+	uint16_t len;            /* instructions */
+	uint8_t nin, npin, nout, npout;
+	uint8_t in_kind[URUN_IN];        /* URUN_REG or URUN_SYM */
+	int32_t in[URUN_IN];             /* register or symbol index */
+	int32_t pin[URUN_PRED];          /* predicates read */
+	int32_t out[URUN_OUT];           /* registers written */
+	int32_t pout[URUN_PRED];         /* predicates written */
+};
+
 struct emu_func {
 	char *name;
 	int is_entry, is_decl;
@@ -231,6 +257,10 @@ struct emu_func {
 	int nwmma;
 	int may_barrier;          /* a kernel: it, or a function of its
 				   * module, has a bar or bar.red */
+	struct emu_urun *uruns;   /* its uniform runs (urun.c) */
+	int nuruns;
+	int32_t *urun_at;         /* per pc: the run starting there, or -1;
+				   * NULL when it has none */
 };
 
 struct emu_line {
@@ -266,6 +296,10 @@ int emu_contract(struct emu_func *f);
 /* Set the scalar form (SC_*) and the register operands (regops) of
  * every instruction of f (scalar.c). */
 void emu_scalar_mark(struct emu_func *f);
+/* Plan the uniform runs of f (urun.c), after emu_scalar_mark: f->uruns
+ * and f->urun_at, left empty when it has none or memory is short (the
+ * runs only save time); WGEMU_URUN=0 plans none. */
+void emu_urun_plan(struct emu_func *f);
 /* Immediate post-dominators of the blocks of f, for tests: ipdom[i] is the
  * pc where a warp diverging at pc i reconverges (f->ninsns: the exit). */
 int emu_func_rpc(const struct emu_func *f, int pc);

@@ -962,8 +962,10 @@ struct emu_module *emu_ptx_parse(const char *text, size_t len, char *err,
 			goto fail;
 		}
 	for (i = 0; i < m->nfuncs; i++)
-		if (!m->funcs[i].is_decl)
+		if (!m->funcs[i].is_decl) {
 			emu_scalar_mark(&m->funcs[i]);
+			emu_urun_plan(&m->funcs[i]);
+		}
 	mark_barriers(m);
 	free(p.t);
 	return m;
@@ -991,6 +993,8 @@ void emu_module_free(struct emu_module *m)
 		free(f->calls);
 		free(f->shared_syms);
 		free(f->wmma);
+		free(f->uruns);
+		free(f->urun_at);
 	}
 	free(m->funcs);
 	for (i = 0; i < m->nsyms; i++) {

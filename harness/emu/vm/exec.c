@@ -1029,6 +1029,16 @@ run_entry(struct xctx *x, struct warp *w, struct sentry *e,
 				e->rpc = o.pc;
 			return GO_SWITCH;
 		}
+		if (o.f->urun_at && o.f->urun_at[o.pc] >= 0 && o.f == x->k &&
+		    !x->perf) {
+			int n = urun_exec(x, w, &o.f->uruns[o.f->urun_at[o.pc]],
+					  o.mask, o.R, o.P, o.U, rpc);
+
+			if (n) {
+				o.pc += n;
+				continue;
+			}
+		}
 		o.in = &o.f->insns[o.pc];
 		o.m = o.mask;
 		if (o.in->guard >= 0) {

@@ -172,6 +172,10 @@ struct xctx {
 	 * (perf.h): 1, and 2 once it ran out (no fault: the prediction
 	 * stops, the collector says why) */
 	int perf_capped;
+	/* the last inputs and outputs of each uniform run of the kernel
+	 * (urun.c), made at its first run; 0, or 1 none could be */
+	struct urun_memo *urun_memo;
+	int urun_none;
 };
 
 static inline uint64_t trunc_sz(uint64_t v, int sz)
@@ -628,6 +632,18 @@ void scalar_setp(const struct emu_insn *in, const struct emu_func *f,
 int lanes_exec(struct xctx *x, struct warp *w, const struct emu_func *f,
 	       const struct emu_insn *in, uint32_t m, uint64_t *R,
 	       uint32_t *P, uint8_t *U);
+
+/* ---- urun.c ---- */
+/* The uniform run u of the kernel (emu.h), run by the lanes m of w --
+ * every live lane, its registers R, predicates P and marks U -- whose
+ * SIMT entry reconverges at rpc: the outputs its inputs gave last time,
+ * or its instructions run on the scalar path.  The instructions done
+ * (u->len, fewer when one must take the general path), or 0 when the
+ * run does not apply: an input not uniform, rpc within it. */
+int urun_exec(struct xctx *x, struct warp *w, const struct emu_urun *u,
+	      uint32_t m, uint64_t *R, uint32_t *P, uint8_t *U, int rpc);
+/* what urun_exec kept for the launch, freed */
+void urun_release(struct xctx *x);
 
 /* ---- exec.c ---- */
 const uint64_t *exec_src(struct xctx *x, struct warp *w,

@@ -714,6 +714,7 @@ out:
 	/* local memory is sized per launch: free it */
 	sched_free_local(g_warps, EMU_MAX_BLOCK_WARPS);
 	spin_release(&x);
+	urun_release(&x);
 	free(x.symaddr);
 	free(x.lines);
 	return rc;
