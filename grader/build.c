@@ -583,6 +583,29 @@ static uint64_t fnv64(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
+/* "-fuse-ld=gold" where the gold linker is installed, else NULL: it
+ * links a runner in about half the time of the default linker, and a
+ * grade links one for each exercise. */
+static const char *fast_linker(void)
+{
+	static int found = -1;
+	const char *path = getenv("PATH");
+
+	if (found < 0) {
+		found = 0;
+		for (const char *p = path ? path : "/usr/bin:/bin"; *p && !found;
+		     p += strcspn(p, ":") + (p[strcspn(p, ":")] == ':')) {
+			char ld[PATH_MAX];
+			int len = (int)strcspn(p, ":");
+
+			if (len && snprintf(ld, sizeof(ld), "%.*s/ld.gold", len,
+					    p) < (int)sizeof(ld))
+				found = access(ld, X_OK) == 0;
+		}
+	}
+	return found ? "-fuse-ld=gold" : NULL;
+}
+
 /* compile_entry through the target's cache: an entry table is the same
  * text for every submission of an exercise, so its object is compiled
  * once into <cache>/entry-<hash of the text and of runner_entry.h>.o
@@ -656,6 +679,8 @@ static int link_replay(const struct build_target *t, char **log)
 	if (compile_entry(exs, n, tmp, 0, t->cache, &entry_c, &entry_o, log))
 		goto out;
 	argv[k++] = "g++";
+	if (fast_linker())
+		argv[k++] = fast_linker();
 	argv[k++] = "-o";
 	argv[k++] = tmp;
 	argv[k++] = replay_o;
@@ -768,6 +793,8 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 	lib = xstrfmt("%s/build/libwgrunner.a", wg_root());
 	debug = xstrfmt("%s%s", out, BUILD_DEBUG_SUFFIX);
 	argv[k++] = "g++";
+	if (fast_linker())
+		argv[k++] = fast_linker();
 	argv[k++] = "-o";
 	argv[k++] = debug;
 	argv[k++] = runner_o;
