@@ -34,13 +34,16 @@ static struct urun_memo *memo_of(struct xctx *x, const struct emu_urun *u)
 	return x->urun_memo ? &x->urun_memo[u - x->k->uruns] : NULL;
 }
 
-/* The run's inputs in w: 0, or -1 when one is not uniform. */
+/* The run's inputs in w, into in and pin: 1 when they are the memo's
+ * (mo valid), 0 when not, or -1 when one is not uniform. */
 static int inputs(struct xctx *x, struct warp *w, const struct emu_urun *u,
 		  uint32_t m, const uint64_t *R, const uint32_t *P,
-		  const uint8_t *U, uint64_t *in, uint8_t *pin)
+		  const uint8_t *U, const struct urun_memo *mo, uint64_t *in,
+		  uint8_t *pin)
 {
 	const uint64_t *V = uniform_values(w, U);
 	int l0 = __builtin_ctz(m);
+	uint64_t diff = 0;
 
 	for (int i = 0; i < u->nin; i++) {
 		int r = u->in[i];
@@ -52,6 +55,7 @@ static int inputs(struct xctx *x, struct warp *w, const struct emu_urun *u,
 		else
 			in[i] = U[r] == UNI_LANE0 ? V[r] :
 				R[(size_t)r * EMU_WARP_SIZE + (size_t)l0];
+		diff |= in[i] ^ mo->in[i];
 	}
 	*pin = 0;
 	for (int i = 0; i < u->npin; i++) {
@@ -61,7 +65,7 @@ static int inputs(struct xctx *x, struct warp *w, const struct emu_urun *u,
 			return -1;
 		*pin |= (uint8_t)((v != 0) << i);
 	}
-	return 0;
+	return mo->valid && !diff && *pin == mo->pin;
 }
 
 /* the outputs the memo holds, written into w */
@@ -116,10 +120,12 @@ int urun_exec(struct xctx *x, struct warp *w, const struct emu_urun *u,
 	int n;
 
 	if (m != w->live || (rpc > u->start && rpc < u->start + u->len) ||
-	    inputs(x, w, u, m, R, P, U, in, &pin) || !(mo = memo_of(x, u)))
+	    !(mo = memo_of(x, u)))
 		return 0;
-	if (mo->valid && mo->pin == pin &&
-	    !memcmp(mo->in, in, (size_t)u->nin * sizeof(in[0]))) {
+	switch (inputs(x, w, u, m, R, P, U, mo, in, &pin)) {
+	case -1:
+		return 0;
+	case 1:
 		take(w, u, mo, m, P, U);
 		x->lane_insns += (uint64_t)u->len * (uint64_t)lanes_in(m);
 		return u->len;
