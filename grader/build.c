@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -583,27 +584,34 @@ static uint64_t fnv64(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
+/* Whether ld.gold is on the PATH (pthread_once: links run in the
+ * exercises' threads). */
+static int gold_found;
+
+static void find_gold(void)
+{
+	const char *path = getenv("PATH"), *p = path ? path : "/usr/bin:/bin";
+
+	while (*p && !gold_found) {
+		size_t len = strcspn(p, ":");
+		char ld[PATH_MAX];
+
+		if (len && snprintf(ld, sizeof(ld), "%.*s/ld.gold", (int)len,
+				    p) < (int)sizeof(ld))
+			gold_found = access(ld, X_OK) == 0;
+		p += len + (p[len] == ':');
+	}
+}
+
 /* "-fuse-ld=gold" where the gold linker is installed, else NULL: it
  * links a runner in about half the time of the default linker, and a
  * grade links one for each exercise. */
 static const char *fast_linker(void)
 {
-	static int found = -1;
-	const char *path = getenv("PATH");
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	if (found < 0) {
-		found = 0;
-		for (const char *p = path ? path : "/usr/bin:/bin"; *p && !found;
-		     p += strcspn(p, ":") + (p[strcspn(p, ":")] == ':')) {
-			char ld[PATH_MAX];
-			int len = (int)strcspn(p, ":");
-
-			if (len && snprintf(ld, sizeof(ld), "%.*s/ld.gold", len,
-					    p) < (int)sizeof(ld))
-				found = access(ld, X_OK) == 0;
-		}
-	}
-	return found ? "-fuse-ld=gold" : NULL;
+	pthread_once(&once, find_gold);
+	return gold_found ? "-fuse-ld=gold" : NULL;
 }
 
 /* compile_entry through the target's cache: an entry table is the same
