@@ -584,7 +584,7 @@ static uint64_t fnv64(uint64_t h, const void *p, size_t len)
 	return h;
 }
 
-/* Whether ld.gold is on the PATH (pthread_once: links run in the
+/* Whether ld.gold is on the PATH (found once: links run in the
  * exercises' threads). */
 static int gold_found;
 
@@ -603,15 +603,27 @@ static void find_gold(void)
 	}
 }
 
-/* "-fuse-ld=gold" where the gold linker is installed, else NULL: it
- * links a runner in about half the time of the default linker, and a
- * grade links one for each exercise. */
-static const char *fast_linker(void)
+/* Link with g++: argv is "g++", a slot for the linker's choice, then
+ * the link's arguments.  Where the gold linker is installed it links
+ * first (a runner in about half the time of the default linker, and a
+ * grade links one for each exercise); a link that fails with it is run
+ * again with the default linker, whose messages linkfail.c reads and
+ * which may link what gold does not.  build_run's result. */
+static int link_run(const char **argv, const char *cwd, double timeout_s,
+		    char **log)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 	pthread_once(&once, find_gold);
-	return gold_found ? "-fuse-ld=gold" : NULL;
+	if (gold_found) {
+		argv[1] = "-fuse-ld=gold";
+		if (!build_run(argv, cwd, timeout_s, log))
+			return 0;
+		free(*log);
+		*log = NULL;
+	}
+	argv[1] = argv[0];
+	return build_run(argv + 1, cwd, timeout_s, log);
 }
 
 /* compile_entry through the target's cache: an entry table is the same
@@ -687,8 +699,7 @@ static int link_replay(const struct build_target *t, char **log)
 	if (compile_entry(exs, n, tmp, 0, t->cache, &entry_c, &entry_o, log))
 		goto out;
 	argv[k++] = "g++";
-	if (fast_linker())
-		argv[k++] = fast_linker();
+	argv[k++] = NULL;	/* link_run's choice of linker */
 	argv[k++] = "-o";
 	argv[k++] = tmp;
 	argv[k++] = replay_o;
@@ -709,7 +720,7 @@ static int link_replay(const struct build_target *t, char **log)
 	argv[k++] = "-lm";
 	argv[k++] = "-lpthread";
 	argv[k] = NULL;
-	if (build_run(argv, t->cache, 120, log))
+	if (link_run(argv, t->cache, 120, log))
 		goto out;
 	if (rename(tmp, out)) {
 		free(*log);
@@ -801,8 +812,7 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 	lib = xstrfmt("%s/build/libwgrunner.a", wg_root());
 	debug = xstrfmt("%s%s", out, BUILD_DEBUG_SUFFIX);
 	argv[k++] = "g++";
-	if (fast_linker())
-		argv[k++] = fast_linker();
+	argv[k++] = NULL;	/* link_run's choice of linker */
 	argv[k++] = "-o";
 	argv[k++] = debug;
 	argv[k++] = runner_o;
@@ -840,7 +850,7 @@ int build_link(const struct build_target *t, const struct score_config *cfg,
 	argv[k++] = "-lm";
 	argv[k] = NULL;
 	/* the emulator's link flags name build/ relative to the root */
-	if (build_run(argv, wg_root(), 120, log))
+	if (link_run(argv, wg_root(), 120, log))
 		goto out;
 	free(*log);
 	*log = NULL;
