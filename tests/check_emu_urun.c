@@ -7,7 +7,9 @@
  * on a grid-stride loop whose block-wide arithmetic changes with the
  * block and the iteration.  The last warp of each block diverges before
  * a run that reads what it wrote on both paths: that run must not take
- * the outputs the other warps left.
+ * the outputs the other warps left.  A symbol's address is one of the
+ * loop run's inputs, and the run is cut where it would write a ninth
+ * register.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -22,9 +24,10 @@
  * ((t >= ntid - 5 ? 100 : 200) + b / k * 1000 + b % k +
  * (b % k < 3 ? 7 : 11)) * 3 + t */
 #define KERNEL(name) \
+	".shared .align 4 .b8 sdata_" name "[16];\n" \
 	".visible .entry " name "(.param .u64 out, .param .u32 n, " \
 	".param .u32 k)\n{\n" \
-	"\t.reg .pred %p<4>;\n\t.reg .b32 %r<20>;\n\t.reg .b64 %rd<5>;\n" \
+	"\t.reg .pred %p<4>;\n\t.reg .b32 %r<23>;\n\t.reg .b64 %rd<5>;\n" \
 	"\tld.param.u64 %rd1, [out];\n" \
 	"\tld.param.u32 %r1, [n];\n" \
 	"\tld.param.u32 %r2, [k];\n" \
@@ -45,6 +48,9 @@
 	"\tsetp.lt.u32 %p2, %r9, 3;\n" \
 	"\tselp.b32 %r12, 7, 11, %p2;\n" \
 	"\tadd.s32 %r13, %r11, %r12;\n" \
+	"\tmov.u32 %r20, sdata_" name ";\n" \
+	"\tsub.s32 %r21, %r20, %r20;\n" \
+	"\tadd.s32 %r22, %r13, %r21;\n" \
 	"\tsetp.ge.u32 %p3, %r5, %r19;\n" \
 	"\t@%p3 bra $L_small;\n" \
 	"\tmov.u32 %r14, 200;\n" \
@@ -52,7 +58,7 @@
 	"$L_small:\n" \
 	"\tmov.u32 %r14, 100;\n" \
 	"$L_join:\n" \
-	"\tadd.s32 %r15, %r14, %r13;\n" \
+	"\tadd.s32 %r15, %r14, %r22;\n" \
 	"\tmul.lo.s32 %r16, %r15, 3;\n" \
 	"\tmad.lo.s32 %r17, %r7, %r6, %r5;\n" \
 	"\tadd.s32 %r18, %r16, %r5;\n" \
@@ -103,12 +109,17 @@ START_TEST(test_runs_are_cut_where_warps_differ)
 	ck_assert_int_gt(f->nuruns, 0);
 	div = find_op(f, OP_DIV, 0);
 	u = run_at(f, div);
-	ck_assert_msg(u && u->start == div && u->len == 7,
+	/* cut before its ninth register output: the add after it is a run
+	 * of one, which is none */
+	ck_assert_msg(u && u->start == div && u->len == 9,
 		      "the run of the loop's arithmetic: %d, %d",
 		      u ? u->start : -1, u ? u->len : 0);
-	ck_assert_int_eq(u->nin, 2);     /* the counter and k */
+	ck_assert_int_eq(u->nin, 3);     /* the counter, k, sdata */
+	ck_assert_int_eq(u->in_kind[2], URUN_SYM);
 	ck_assert_int_eq(u->npout, 1);   /* %p2 */
-	tsetp = div + 7;                 /* setp on %tid.x */
+	ck_assert_int_eq(u->nout, URUN_OUT);
+	ck_assert_ptr_null(run_at(f, div + 9));
+	tsetp = div + 10;                /* setp on %tid.x */
 	ck_assert_ptr_null(run_at(f, tsetp));
 	mad = find_op(f, OP_MAD, 0);
 	ck_assert_ptr_null(run_at(f, mad));
