@@ -9,9 +9,9 @@
  * the register's uval, marked UNI_LANE0; the predicate in every lane of
  * the mask) and counted as the instructions would have been.  The
  * instructions' values depend on nothing else -- constants are the
- * function's, a kernel parameter the launch's, and the memory is kept
- * for one launch -- so the warp ends where running them would have
- * left it.
+ * function's, a kernel parameter the launch's, and what a run keeps
+ * lives for one launch -- so the warp ends where running them would
+ * have left it.
  */
 #include <stdlib.h>
 #include <string.h>
