@@ -212,6 +212,13 @@ void emu_urun_plan(struct emu_func *f)
 	for (int i = 0; i < f->ninsns; i++)
 		f->urun_at[i] = -1;
 	cut_runs(f, vreg, vpred, target);
+	if (f->nuruns) {	/* room was made for ninsns / 2 */
+		struct emu_urun *fit = realloc(f->uruns, (size_t)f->nuruns *
+					       sizeof(*f->uruns));
+
+		if (fit)
+			f->uruns = fit;
+	}
 out:
 	if (!f->nuruns) {
 		free(f->uruns);
