@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define PROTO_MAGIC0 'W'
@@ -237,17 +238,43 @@ int proto_write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+/* The n pieces of v, in order, in as few writes as the pipe takes
+ * (one for a frame that fits it): a frame's header and its parts go
+ * together, so the reader wakes once for them.  v is consumed. */
+static int write_pieces(int fd, struct iovec *v, int n)
+{
+	while (n) {
+		ssize_t w = writev(fd, v, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		while (n && (size_t)w >= v->iov_len) {
+			w -= (ssize_t)v->iov_len;
+			v++;
+			n--;
+		}
+		if (n) {
+			v->iov_base = (unsigned char *)v->iov_base + w;
+			v->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
 int proto_write_frame(int fd, enum proto_type type, const void *payload,
 		      size_t len)
 {
 	unsigned char h[PROTO_HEADER_SIZE];
+	struct iovec v[2];
 
 	if (len > PROTO_MAX_PAYLOAD)
 		return -1;
 	put_header(h, type, len);
-	if (proto_write_all(fd, h, sizeof(h)))
-		return -1;
-	return proto_write_all(fd, payload, len);
+	v[0] = (struct iovec){ h, sizeof(h) };
+	v[1] = (struct iovec){ (void *)payload, len };
+	return write_pieces(fd, v, 2);
 }
 
 void proto_decoder_init(struct proto_decoder *d, size_t max_payload)
@@ -563,10 +590,13 @@ int proto_write_shape(int fd, const struct proto_shape *m)
 	proto_buf_init(&f);
 	put_shape_fields(&f, m);
 	if (!f.oom && f.len + m->len <= PROTO_MAX_PAYLOAD) {
+		struct iovec v[3];
+
 		put_header(h, PROTO_SHAPE, f.len + m->len);
-		rc = proto_write_all(fd, h, sizeof(h)) ||
-		     proto_write_all(fd, f.data, f.len) ||
-		     proto_write_all(fd, m->data, m->len) ? -1 : 0;
+		v[0] = (struct iovec){ h, sizeof(h) };
+		v[1] = (struct iovec){ f.data, f.len };
+		v[2] = (struct iovec){ (void *)m->data, m->len };
+		rc = write_pieces(fd, v, 3);
 	}
 	proto_buf_release(&f);
 	return rc;

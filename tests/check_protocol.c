@@ -153,6 +153,75 @@ START_TEST(shape_written_in_place)
 }
 END_TEST
 
+/* A shape frame many times the pipe's buffer, its writer interrupted by
+ * a signal again and again while the reader drains the pipe a little at
+ * a time: each interrupted writev has written part of the frame, and
+ * the next must resume where it stopped, so the bytes are
+ * proto_enc_shape's. */
+struct big_shape {
+	int fd;
+	struct proto_shape s;
+	int rc;
+	volatile int done;
+};
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void *write_big_shape(void *arg)
+{
+	struct big_shape *w = arg;
+
+	w->rc = proto_write_shape(w->fd, &w->s);
+	w->done = 1;
+	close(w->fd);
+	return NULL;
+}
+
+START_TEST(shape_written_past_the_pipe)
+{
+	size_t len = 1u << 20, have = 0;
+	unsigned char *data = malloc(len), *got = malloc(len + 4096);
+	struct big_shape w = { -1, { 3, PROTO_GUARD_ELEMS, len, 0, 5, NULL,
+				     len }, -1, 0 };
+	struct sigaction sa;
+	struct proto_buf b;
+	pthread_t th;
+	int fd[2];
+	ssize_t k;
+
+	ck_assert_ptr_nonnull(data);
+	ck_assert_ptr_nonnull(got);
+	for (size_t i = 0; i < len; i++)
+		data[i] = (unsigned char)(i * 13 + (i >> 12));
+	w.s.data = data;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;       /* no SA_RESTART: writev returns */
+	sigaction(SIGUSR2, &sa, NULL);
+	ck_assert_int_eq(pipe(fd), 0);
+	w.fd = fd[1];
+	ck_assert_int_eq(pthread_create(&th, NULL, write_big_shape, &w), 0);
+	do {
+		if (!w.done)
+			pthread_kill(th, SIGUSR2);
+		k = read(fd[0], got + have, 3000);
+		have += k > 0 ? (size_t)k : 0;
+	} while (k > 0 && have < len + 4096 - 3000);
+	pthread_join(th, NULL);
+	close(fd[0]);
+	ck_assert_int_eq(w.rc, 0);
+	proto_buf_init(&b);
+	proto_enc_shape(&b, &w.s);
+	ck_assert_uint_eq(have, b.len);
+	ck_assert_mem_eq(got, b.data, b.len);
+	proto_buf_release(&b);
+	free(data);
+	free(got);
+}
+END_TEST
+
 START_TEST(perf_and_traffic_round_trip)
 {
 	struct proto_buf b;
@@ -798,6 +867,7 @@ static Suite *protocol_suite(void)
 	tcase_add_test(rt, shape_round_trip_and_bounds);
 	tcase_add_test(rt, digest_round_trip);
 	tcase_add_test(rt, shape_written_in_place);
+	tcase_add_test(rt, shape_written_past_the_pipe);
 	tcase_add_test(rt, perf_and_traffic_round_trip);
 	tcase_add_test(rt, record_key_note_replay_round_trip);
 	tcase_add_test(rt, kernels_round_trip);
