@@ -221,46 +221,39 @@ void proto_frame(struct proto_buf *b, enum proto_type type,
 	proto_put_bytes(b, payload, len);
 }
 
-int proto_write_all(int fd, const void *buf, size_t n)
-{
-	const unsigned char *p = buf;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The n pieces of v, in order, in as few writes as the pipe takes
  * (one for a frame that fits it): a frame's header and its parts go
  * together, so the reader wakes once for them.  v is consumed. */
 static int write_pieces(int fd, struct iovec *v, int n)
 {
-	while (n) {
-		ssize_t w = writev(fd, v, n);
+	for (;;) {
+		ssize_t w;
 
+		while (n && !v->iov_len) {	/* written, or empty */
+			v++;
+			n--;
+		}
+		if (!n)
+			return 0;
+		w = writev(fd, v, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
 			return -1;
-		while (n && (size_t)w >= v->iov_len) {
+		for (; n && (size_t)w >= v->iov_len; v++, n--)
 			w -= (ssize_t)v->iov_len;
-			v++;
-			n--;
-		}
 		if (n) {
 			v->iov_base = (unsigned char *)v->iov_base + w;
 			v->iov_len -= (size_t)w;
 		}
 	}
-	return 0;
+}
+
+int proto_write_all(int fd, const void *buf, size_t n)
+{
+	struct iovec v = { (void *)buf, n };
+
+	return write_pieces(fd, &v, 1);
 }
 
 int proto_write_frame(int fd, enum proto_type type, const void *payload,
