@@ -165,7 +165,7 @@ struct big_shape {
 	volatile int done;
 };
 
-static void on_alarm(int sig)
+static void on_usr2(int sig)
 {
 	(void)sig;
 }
@@ -198,7 +198,7 @@ START_TEST(shape_written_past_the_pipe)
 		data[i] = (unsigned char)(i * 13 + (i >> 12));
 	w.s.data = data;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_alarm;       /* no SA_RESTART: writev returns */
+	sa.sa_handler = on_usr2;        /* no SA_RESTART: writev returns */
 	sigaction(SIGUSR2, &sa, NULL);
 	ck_assert_int_eq(pipe(fd), 0);
 	w.fd = fd[1];
