@@ -590,17 +590,10 @@ static int gold_found;
 
 static void find_gold(void)
 {
-	const char *path = getenv("PATH"), *p = path ? path : "/usr/bin:/bin";
+	char *ld = find_program("ld.gold");
 
-	while (*p && !gold_found) {
-		size_t len = strcspn(p, ":");
-		char ld[PATH_MAX];
-
-		if (len && snprintf(ld, sizeof(ld), "%.*s/ld.gold", (int)len,
-				    p) < (int)sizeof(ld))
-			gold_found = access(ld, X_OK) == 0;
-		p += len + (p[len] == ':');
-	}
+	gold_found = strchr(ld, '/') != NULL;
+	free(ld);
 }
 
 /* Link with g++: argv is "g++", a slot for the linker's choice, then

@@ -81,11 +81,21 @@ static int find32(const int32_t *a, int n, int32_t v)
 	return 0;
 }
 
+/* register or symbol idx (kind URUN_REG or URUN_SYM) is an input of u */
+static int has_input(const struct emu_urun *u, uint8_t kind, int32_t idx)
+{
+	for (int i = 0; i < u->nin; i++)
+		if (u->in[i] == idx && u->in_kind[i] == kind)
+			return 1;
+	return 0;
+}
+
 /* Add in to the run u: 0, or -1 (u unchanged) when that would take more
  * inputs or outputs than a run records. */
 static int run_add(struct emu_urun *u, const struct emu_insn *in)
 {
 	struct emu_urun t = *u;
+	uint8_t kind;
 
 	for (int k = 0; k < in->nsrc && k < 4; k++) {
 		const struct emu_opnd *o = &in->s[k];
@@ -102,17 +112,13 @@ static int run_add(struct emu_urun *u, const struct emu_insn *in)
 		}
 		if (o->kind != OK_REG && o->kind != OK_SYM)
 			continue;
-		if (o->kind == OK_REG && find32(t.out, t.nout, o->idx))
-			continue;	/* computed earlier in the run */
-		int dup = 0;
-		for (int i = 0; i < t.nin && !dup; i++)
-			dup = t.in[i] == o->idx && t.in_kind[i] ==
-			      (o->kind == OK_REG ? URUN_REG : URUN_SYM);
-		if (dup)
-			continue;
+		kind = o->kind == OK_REG ? URUN_REG : URUN_SYM;
+		if ((o->kind == OK_REG && find32(t.out, t.nout, o->idx)) ||
+		    has_input(&t, kind, o->idx))
+			continue;	/* computed earlier, or read already */
 		if (t.nin == URUN_IN)
 			return -1;
-		t.in_kind[t.nin] = o->kind == OK_REG ? URUN_REG : URUN_SYM;
+		t.in_kind[t.nin] = kind;
 		t.in[t.nin++] = o->idx;
 	}
 	for (int k = 0; k < in->ndst && k < 4; k++) {
